@@ -1,0 +1,83 @@
+// Client: a connection to one lock service, chosen by URL. Thread-safe; one per process is
+// normal. Each client runs one renewal thread for the leases it granted.
+//
+//   memory://[name]                                in-process; clients with one name share locks
+//   redis://[user:password@]host[:port][/db][?query]
+//   redis+unix:///path/to/redis.sock[?db=N&query]
+//
+// Query parameters: connect_timeout, command_timeout (durations such as 2s), max_connections.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <distlock/duration.h>
+#include <distlock/key.h>
+#include <distlock/lease.h>
+#include <distlock/spec.h>
+
+namespace distlock {
+
+struct Options {
+  // Connecting (and authenticating) gives up after this: BackendUnavailable.
+  Millis connect_timeout = std::chrono::seconds(3);
+  // A command whose reply takes longer counts as a failed round trip.
+  Millis command_timeout = std::chrono::seconds(3);
+  // Connections kept for commands; callers beyond it wait for a free one.
+  unsigned max_connections = 16;
+  // A lease is renewed once this fraction of its ttl has passed since the last grant.
+  double renew_fraction = 1.0 / 3.0;
+};
+
+// Counters since the client was created.
+struct ClientStats {
+  std::uint64_t acquired = 0;             // leases granted, reentrant ones included
+  std::uint64_t contended = 0;            // acquisitions that found the lock taken
+  std::uint64_t woken_by_release = 0;     // waits ended by a release notification
+  std::uint64_t woken_by_timeout = 0;     // waits ended by the holder's ttl or the wait limit
+  std::uint64_t timeouts = 0;             // LockTimeout thrown or try_acquire empty
+  std::uint64_t renewals = 0;             // successful renewals
+  std::uint64_t renewal_failures = 0;     // renewals that failed for a network error
+  std::uint64_t lost = 0;                 // leases marked lost
+  std::uint64_t waiting = 0;              // callers waiting right now
+};
+
+namespace detail {
+class ClientCore;
+}
+
+class Client {
+ public:
+  // Connects (eagerly: an unreachable server throws BackendUnavailable here, within
+  // connect_timeout). Throws ConfigError for a bad URL.
+  static std::shared_ptr<Client> connect(std::string_view url, Options options = {});
+
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Waits as the spec says; throws LockTimeout when the wait runs out.
+  Lease acquire(const LockSpec& spec, const Key& key = {});
+  // Never waits, whatever the spec says: nullopt when the lock is taken.
+  std::optional<Lease> try_acquire(const LockSpec& spec, const Key& key = {});
+
+  // The server as error messages name it: the URL without its password.
+  const std::string& server() const;
+  ClientStats stats() const;
+
+ private:
+  explicit Client(std::shared_ptr<detail::ClientCore> core);
+
+  std::shared_ptr<detail::ClientCore> core_;
+};
+
+// Sets the URL of default_client(). Throws ConfigError once default_client() is in use.
+void configure(std::string_view url, Options options = {});
+// The process's client: configure(url), else the DISTLOCK_URL environment variable, else
+// redis://127.0.0.1:6379. Connects on first use.
+Client& default_client();
+
+}  // namespace distlock

@@ -1,0 +1,82 @@
+// Durations as a lock spec takes them: any std::chrono::duration, an integer number of
+// milliseconds, or text such as "30s", "500ms", "2m", "1h" or "1m30s".
+#pragma once
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <string_view>
+
+#include <distlock/error.h>
+
+namespace distlock {
+
+using Millis = std::chrono::milliseconds;
+
+namespace detail {
+
+// Thrown only from constant evaluation, where it becomes a compile-time error whose
+// note quotes this function's throw expression.
+[[noreturn]] inline void duration_syntax_error(std::string_view text) {
+  throw ConfigError("", "",
+                    "distlock: bad duration \"" + std::string(text) +
+                        "\": write a number followed by ms, s, m or h, such as \"30s\"");
+}
+
+constexpr Millis parse_duration(std::string_view text) {
+  if (text.empty()) duration_syntax_error(text);
+  Millis total{0};
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] < '0' || text[i] > '9') duration_syntax_error(text);
+    long long number = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (number > (Millis::max().count() - (text[i] - '0')) / 10)
+        duration_syntax_error(text);
+      number = number * 10 + (text[i] - '0');
+      ++i;
+    }
+    std::size_t unit_end = i;
+    while (unit_end < text.size() && (text[unit_end] < '0' || text[unit_end] > '9')) ++unit_end;
+    const std::string_view unit = text.substr(i, unit_end - i);
+    long long scale = 0;
+    if (unit == "ms") scale = 1;
+    else if (unit == "s") scale = 1000;
+    else if (unit == "m") scale = 60 * 1000;
+    else if (unit == "h") scale = 60 * 60 * 1000;
+    else duration_syntax_error(text);
+    if (number > Millis::max().count() / scale) duration_syntax_error(text);
+    total += Millis(number * scale);
+    i = unit_end;
+  }
+  return total;
+}
+
+}  // namespace detail
+
+// A duration argument of spec() and its options. Text literals are parsed at compile time.
+class DurationArg {
+ public:
+  template <class Rep, class Period>
+  constexpr DurationArg(std::chrono::duration<Rep, Period> d)  // NOLINT(google-explicit-constructor)
+      : value_(std::chrono::ceil<Millis>(d)) {}
+
+  template <std::integral Integer>
+    requires(!std::same_as<Integer, bool> && !std::same_as<Integer, char>)
+  constexpr DurationArg(Integer milliseconds)  // NOLINT(google-explicit-constructor)
+      : value_(static_cast<Millis::rep>(milliseconds)) {}
+
+  template <std::size_t N>
+  consteval DurationArg(const char (&text)[N])  // NOLINT(google-explicit-constructor)
+      : value_(detail::parse_duration(std::string_view(text, N - 1))) {}
+
+  constexpr DurationArg(std::string_view text)  // NOLINT(google-explicit-constructor)
+      : value_(detail::parse_duration(text)) {}
+
+  constexpr Millis value() const { return value_; }
+
+ private:
+  Millis value_;
+};
+
+}  // namespace distlock

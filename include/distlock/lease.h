@@ -1,0 +1,65 @@
+// Lease: one held lock. Move-only; releases the lock when destroyed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <distlock/duration.h>
+#include <distlock/error.h>
+
+namespace distlock {
+
+namespace detail {
+class LeaseState;
+}
+
+class Lease {
+ public:
+  using LostCallback = std::function<void(const LockLost&)>;
+
+  explicit Lease(std::shared_ptr<detail::LeaseState> state);
+  Lease(Lease&& other) noexcept;
+  Lease& operator=(Lease&& other) noexcept;
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  // Releases the lock; a failure is reported through the logger (set_logger), never thrown.
+  ~Lease();
+
+  // The lock name, "<type>:<key>".
+  const std::string& name() const;
+  // The acquisition id: the type, then a hash of the acquisition time; unique per acquisition.
+  const std::string& id() const;
+  // The server, as in error messages (no password).
+  const std::string& server() const;
+  // Fencing token: strictly increasing per lock name across all holders. A reentrant
+  // acquisition shares the fence of the holder's first acquisition.
+  std::uint64_t fence() const;
+  Millis ttl() const;
+
+  // True while the lease is held: not released, not known lost, and the local monotonic
+  // clock is before valid_until(). No I/O.
+  bool valid() const;
+  // Throws LockLost when !valid().
+  void ensure_held() const;
+  // When the lease stops being valid for sure: the send time of the last granted acquire or
+  // renewal, plus ttl, less a drift allowance of 1% of ttl + 2 ms.
+  std::chrono::steady_clock::time_point valid_until() const;
+
+  // Called once, on the renewal thread, when a renewal finds the lock gone or the lease
+  // runs out before a renewal gets through. Called at once if the lease is already lost.
+  // Keep it short: it delays the renewal of other leases.
+  void on_lost(LostCallback callback);
+
+  // Releases now. Throws LockLost if the server no longer had the lock for this lease
+  // (the protected work ran unprotected), BackendUnavailable if it could not be told.
+  // A second call does nothing.
+  void release();
+
+ private:
+  std::shared_ptr<detail::LeaseState> state_;
+};
+
+}  // namespace distlock

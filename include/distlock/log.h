@@ -1,0 +1,21 @@
+// Where the runtime reports what it cannot throw: release failures in destructors, renewal
+// errors, lost leases. The default logger writes warnings and errors to stderr.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+namespace distlock {
+
+enum class LogLevel { debug, info, warning, error };
+
+using Logger = std::function<void(LogLevel, std::string_view message)>;
+
+// Replaces the logger; an empty function silences the runtime. Thread-safe.
+void set_logger(Logger logger);
+
+namespace detail {
+void log(LogLevel level, std::string_view message);
+}
+
+}  // namespace distlock

@@ -1,0 +1,69 @@
+// The interface between the client core and a lock service. A backend knows one protocol;
+// names, ids, owner tokens, leases and renewal scheduling belong to the core.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <distlock/duration.h>
+
+#include "stats.h"
+
+namespace distlock::detail {
+
+using SteadyClock = std::chrono::steady_clock;
+
+struct AcquireRequest {
+  std::string_view name;            // the lock name, already escaped
+  std::string_view owner;           // client instance id + thread: equal owners reenter
+  std::string_view acquisition_id;  // unique per acquisition; makes retries idempotent
+  Millis ttl;
+  // Give up at this point (SteadyClock::time_point::max(): never; now or earlier: try once).
+  SteadyClock::time_point deadline;
+};
+
+struct Grant {
+  std::uint64_t fence;
+  // When the request that won the lock was sent: the lease's validity counts from here.
+  SteadyClock::time_point sent_at;
+};
+
+enum class ReleaseOutcome {
+  released,   // this acquisition's hold is gone (the lock is free if it was the last hold)
+  not_held,   // the server did not have this hold: expired, taken over, or deleted
+};
+
+struct RenewItem {
+  std::string_view name;
+  std::string_view owner;
+  std::string_view acquisition_id;
+  Millis ttl;
+  enum class Outcome { renewed, lost, failed } outcome = Outcome::failed;
+  std::string error;  // for `failed`: why the server could not be asked
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Takes the lock, waiting until `request.deadline`; nullopt when the deadline passed.
+  // Throws BackendUnavailable (naming the lock and the server) when the server fails.
+  virtual std::optional<Grant> acquire(const AcquireRequest& request) = 0;
+
+  // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
+  virtual ReleaseOutcome release(std::string_view name, std::string_view owner,
+                                 std::string_view acquisition_id) = 0;
+
+  // Extends each lease to its ttl if this acquisition still holds it, in one batch
+  // (pipelined where the protocol allows). Sets each item's outcome; never throws.
+  virtual void renew(std::span<RenewItem> items) = 0;
+
+  // The server as messages name it: the URL without its password.
+  virtual const std::string& server() const = 0;
+};
+
+}  // namespace distlock::detail

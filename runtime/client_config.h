@@ -1,0 +1,18 @@
+// Options as a URL's query string adjusts them.
+#pragma once
+
+#include <initializer_list>
+#include <string_view>
+
+#include <distlock/client.h>
+
+#include "url.h"
+
+namespace distlock::detail {
+
+// Applies connect_timeout, command_timeout and max_connections from the query string.
+// Throws ConfigError for a malformed value, or for a parameter outside `known`.
+Options options_from_url(const Url& url, Options defaults,
+                         std::initializer_list<std::string_view> known);
+
+}  // namespace distlock::detail

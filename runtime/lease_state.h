@@ -1,0 +1,71 @@
+// What a Lease shares with the client core and the renewal thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <distlock/error.h>
+#include <distlock/lease.h>
+
+namespace distlock::detail {
+
+class ClientCore;
+
+struct LeaseIdentity {
+  std::string name;
+  std::string acquisition_id;
+  std::string owner;
+  std::uint64_t fence = 0;
+  Millis ttl{0};
+};
+
+class LeaseState {
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+
+  LeaseState(std::shared_ptr<ClientCore> core, LeaseIdentity identity, TimePoint sent_at,
+             std::uint64_t serial);
+
+  const LeaseIdentity& identity() const { return identity_; }
+  std::uint64_t serial() const { return serial_; }
+  std::thread::id acquiring_thread() const { return acquiring_thread_; }
+  ClientCore& core() const { return *core_; }
+  const std::string& server() const;
+
+  bool valid(TimePoint now) const;
+  TimePoint valid_until() const;
+  // After a renewal sent at `sent_at` succeeded. Validity never moves backwards.
+  void extend(TimePoint sent_at);
+
+  bool released() const { return released_.load(std::memory_order_acquire); }
+  // True for the one caller that gets to release.
+  bool begin_release() { return !released_.exchange(true, std::memory_order_acq_rel); }
+
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  // Marks the lease lost; the first call reports it and runs the lost callback.
+  void mark_lost(const std::string& reason);
+  void set_lost_callback(Lease::LostCallback callback);
+  // Why it was lost, or why it is not valid.
+  std::string invalid_reason(TimePoint now) const;
+
+ private:
+  std::shared_ptr<ClientCore> core_;
+  const LeaseIdentity identity_;
+  const std::uint64_t serial_;
+  const std::thread::id acquiring_thread_;
+  std::atomic<TimePoint::rep> valid_until_;
+  std::atomic<bool> released_{false};
+  std::atomic<bool> lost_{false};
+
+  mutable std::mutex callback_mutex_;
+  Lease::LostCallback lost_callback_;
+  std::optional<LockLost> lost_error_;
+};
+
+}  // namespace distlock::detail

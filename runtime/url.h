@@ -1,0 +1,35 @@
+// Parsing of lock service URLs: scheme://[user[:password]@]host[:port][,host[:port]...][/path][?k=v&...]
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace distlock::detail {
+
+struct Endpoint {
+  std::string host;                   // without IPv6 brackets
+  std::optional<std::uint16_t> port;  // absent when the URL gives none
+};
+
+struct Url {
+  std::string scheme;  // lower case: memory, redis, redis+unix, zookeeper
+  std::optional<std::string> user;
+  std::optional<std::string> password;
+  std::vector<Endpoint> endpoints;  // empty for memory:// and redis+unix://
+  std::string path;                 // percent-decoded; "" or starting with '/'
+  std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
+
+  // The URL as messages show it: the password replaced by "***".
+  std::string redacted() const;
+  // The value of a query parameter, if given.
+  std::optional<std::string> query_value(std::string_view key) const;
+};
+
+// Throws ConfigError naming the URL (its password hidden) and what is wrong.
+Url parse_url(std::string_view text);
+
+}  // namespace distlock::detail
