@@ -14,6 +14,7 @@ namespace distlock {
 
 namespace detail {
 class LeaseState;
+class CurrentLeases;
 }
 
 class Lease {
@@ -59,7 +60,15 @@ class Lease {
   void release();
 
  private:
+  friend class detail::CurrentLeases;
+  struct Borrowed {};
+  // A view that current() hands out: it never releases.
+  Lease(Borrowed, std::shared_ptr<detail::LeaseState> state);
+  // release(), with a failure logged instead of thrown.
+  void release_and_log() noexcept;
+
   std::shared_ptr<detail::LeaseState> state_;
+  bool owning_ = true;
 };
 
 }  // namespace distlock

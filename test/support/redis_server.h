@@ -4,16 +4,24 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace distlock::testing {
+
+class Subprocess;
 
 class RedisServer {
  public:
   // Finds redis-server on PATH (or /usr/bin, /usr/sbin); throws std::runtime_error when it is
   // missing or does not come up, with the server's own output in the message.
   // `extra_args` are appended to the command line (e.g. {"--requirepass", "secret"}).
+  // The server runs with --port P --bind 127.0.0.1 --save "" --appendonly no --dir <tmp>
+  // --daemonize no; it is ready once it has logged "Ready to accept connections". A port
+  // that turns out to be taken (another process bound it meanwhile) is retried with another.
+  // The server is killed if the thread that started it exits (PR_SET_PDEATHSIG), so a
+  // crashed test leaves no server behind: start servers on a thread that outlives them.
   explicit RedisServer(std::vector<std::string> extra_args = {});
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
@@ -23,13 +31,21 @@ class RedisServer {
   const std::filesystem::path& directory() const { return directory_; }
   // "redis://127.0.0.1:<port>"
   std::string url() const;
-  // Runs a command through redis-cli against this server; returns its trimmed stdout.
+  // Runs a command through redis-cli against this server; returns its trimmed stdout
+  // (authenticating when the extra arguments gave --requirepass). Throws std::runtime_error when redis-cli is missing or fails (with its output).
   std::string cli(const std::vector<std::string>& args) const;
+  // The process id of redis-server.
+  int pid() const { return pid_; }
+  // What the server wrote up to the point it was ready.
+  const std::string& startup_output() const { return startup_output_; }
 
  private:
   std::filesystem::path directory_;
   std::uint16_t port_ = 0;
   int pid_ = -1;
+  std::string startup_output_;
+  std::string password_;
+  std::unique_ptr<Subprocess> process_;
 };
 
 // A loopback port nobody listens on right now.

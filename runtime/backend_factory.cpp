@@ -1,0 +1,35 @@
+#include "backend_factory.h"
+
+#include <distlock/error.h>
+
+#include "backends/memory/memory_backend.h"
+#include "backends/redis/redis_backend.h"
+#include "client_config.h"
+#include "url.h"
+
+namespace distlock::detail {
+
+std::unique_ptr<Backend> make_backend(std::string_view text, const Options& options,
+                                      StatsCounters& stats) {
+  const Url url = parse_url(text);
+  if (url.scheme == "memory") {
+    return make_memory_backend(url, options_from_url(url, options, {}), stats);
+  }
+  if (url.scheme == "redis") {
+    return make_redis_backend(
+        url, options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
+        stats);
+  }
+  if (url.scheme == "redis+unix") {
+    return make_redis_backend(
+        url,
+        options_from_url(url, options,
+                         {"connect_timeout", "command_timeout", "max_connections", "db"}),
+        stats);
+  }
+  throw ConfigError("", url.redacted(),
+                    "distlock: bad URL '" + url.redacted() + "': unknown scheme '" + url.scheme +
+                        "'; use memory://, redis://host:port or redis+unix:///path");
+}
+
+}  // namespace distlock::detail

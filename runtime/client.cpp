@@ -1,0 +1,31 @@
+#include <distlock/client.h>
+
+#include "client_core.h"
+
+namespace distlock {
+
+std::shared_ptr<Client> Client::connect(std::string_view url, Options options) {
+  if (!(options.renew_fraction > 0.0 && options.renew_fraction < 1.0))
+    throw ConfigError("", std::string(url),
+                      "distlock: Options::renew_fraction must be between 0 and 1 (exclusive)");
+  auto core = std::make_shared<detail::ClientCore>(url, options);
+  return std::shared_ptr<Client>(new Client(std::move(core)));
+}
+
+Client::Client(std::shared_ptr<detail::ClientCore> core) : core_(std::move(core)) {}
+
+Client::~Client() = default;
+
+Lease Client::acquire(const LockSpec& spec, const Key& key) {
+  return *core_->acquire(spec, key, false);
+}
+
+std::optional<Lease> Client::try_acquire(const LockSpec& spec, const Key& key) {
+  return core_->acquire(spec, key, true);
+}
+
+const std::string& Client::server() const { return core_->server(); }
+
+ClientStats Client::stats() const { return core_->stats().snapshot(); }
+
+}  // namespace distlock

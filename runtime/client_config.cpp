@@ -1,0 +1,56 @@
+#include "client_config.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include <distlock/error.h>
+
+namespace distlock::detail {
+namespace {
+
+[[noreturn]] void bad_parameter(const Url& url, std::string_view key, const std::string& why) {
+  throw ConfigError("", url.redacted(),
+                    "distlock: bad URL '" + url.redacted() + "': query parameter '" +
+                        std::string(key) + "' " + why);
+}
+
+Millis parse_timeout(const Url& url, std::string_view key, const std::string& value) {
+  try {
+    const Millis timeout = DurationArg(std::string_view(value)).value();
+    if (timeout <= Millis::zero()) bad_parameter(url, key, "must be positive");
+    return timeout;
+  } catch (const ConfigError&) {
+    bad_parameter(url, key, "is not a duration such as 500ms or 3s");
+  }
+}
+
+unsigned parse_count(const Url& url, std::string_view key, const std::string& value) {
+  unsigned count = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+  if (error != std::errc() || end != value.data() + value.size() || count == 0)
+    bad_parameter(url, key, "must be a positive whole number");
+  return count;
+}
+
+}  // namespace
+
+Options options_from_url(const Url& url, Options options,
+                         std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : url.query) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+      bad_parameter(url, key, "is unknown here; known: " + list);
+    }
+    if (key == "connect_timeout") {
+      options.connect_timeout = parse_timeout(url, key, value);
+    } else if (key == "command_timeout") {
+      options.command_timeout = parse_timeout(url, key, value);
+    } else if (key == "max_connections") {
+      options.max_connections = parse_count(url, key, value);
+    }
+  }
+  return options;
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,83 @@
+#include "client_core.h"
+
+#include <distlock/error.h>
+
+#include "acquisition_id.h"
+#include "backend_factory.h"
+#include "current_leases.h"
+#include "owner_token.h"
+
+namespace distlock::detail {
+namespace {
+
+SteadyClock::time_point deadline_for(const LockSpec& spec, bool try_only,
+                                     SteadyClock::time_point start) {
+  if (try_only || spec.wait <= Millis::zero()) return start;
+  if (spec.wait >= std::chrono::duration_cast<Millis>(SteadyClock::time_point::max() - start))
+    return SteadyClock::time_point::max();
+  return start + spec.wait;
+}
+
+std::string describe_wait(const LockSpec& spec, bool try_only) {
+  if (try_only || spec.wait <= Millis::zero()) return "it is held by another owner (try_only)";
+  return "not acquired within " + std::to_string(spec.wait.count()) +
+         " ms; another owner holds it";
+}
+
+}  // namespace
+
+ClientCore::ClientCore(std::string_view url, const Options& options)
+    : instance_id_(make_instance_id()),
+      backend_(make_backend(url, options, stats_)),
+      renewals_(*backend_, stats_, options.renew_fraction) {}
+
+ClientCore::~ClientCore() = default;
+
+void ClientCore::validate(const LockSpec& spec) const {
+  const std::string type(spec.type);
+  if (spec.type.empty())
+    throw ConfigError(type, server(), "distlock: a lock on " + server() + " has an empty type");
+  if (spec.ttl <= Millis::zero())
+    throw ConfigError(type, server(),
+                      "distlock: lock type '" + type + "' on " + server() +
+                          ": the ttl must be positive");
+}
+
+std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, bool try_only) {
+  validate(spec);
+  std::string name;
+  try {
+    name = lock_name(spec.type, key);
+  } catch (const ConfigError& error) {
+    throw ConfigError(error.lock(), server(), error.what() + std::string(" (on ") + server() + ")");
+  }
+  LeaseIdentity identity{std::move(name), make_acquisition_id(spec.type), owner_token(instance_id_),
+                         0, spec.ttl};
+  const auto start = SteadyClock::now();
+  const auto grant = backend_->acquire({identity.name, identity.owner, identity.acquisition_id,
+                                        identity.ttl, deadline_for(spec, try_only, start)});
+  if (!grant) {
+    ++stats_.timeouts;
+    if (try_only) return std::nullopt;
+    throw LockTimeout(identity.name, server(),
+                      "distlock: lock '" + identity.name + "' on " + server() + ": " +
+                          describe_wait(spec, try_only));
+  }
+  identity.fence = grant->fence;
+  auto state = std::make_shared<LeaseState>(shared_from_this(), std::move(identity),
+                                            grant->sent_at, next_serial_++);
+  // From here the lease owns the hold: if anything below throws, its destructor releases.
+  Lease lease(state);
+  ++stats_.acquired;
+  if (spec.renew) renewals_.add(state, grant->sent_at);
+  CurrentLeases::push(std::move(state));
+  return std::optional<Lease>(std::move(lease));
+}
+
+ReleaseOutcome ClientCore::release(LeaseState& lease) {
+  renewals_.remove(lease);
+  const auto& identity = lease.identity();
+  return backend_->release(identity.name, identity.owner, identity.acquisition_id);
+}
+
+}  // namespace distlock::detail

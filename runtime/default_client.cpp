@@ -1,0 +1,54 @@
+#include <cstdlib>
+#include <mutex>
+
+#include <distlock/client.h>
+#include <distlock/error.h>
+
+namespace distlock {
+namespace {
+
+constexpr const char* kDefaultUrl = "redis://127.0.0.1:6379";
+
+struct DefaultClient {
+  std::mutex mutex;
+  std::string url;
+  Options options;
+  bool configured = false;
+  std::shared_ptr<Client> client;
+};
+
+DefaultClient& default_state() {
+  static DefaultClient state;
+  return state;
+}
+
+}  // namespace
+
+void configure(std::string_view url, Options options) {
+  auto& state = default_state();
+  std::lock_guard lock(state.mutex);
+  if (state.client)
+    throw ConfigError("", state.client->server(),
+                      "distlock::configure: the default client (" + state.client->server() +
+                          ") is already in use; call configure() before the first lock");
+  state.url = url;
+  state.options = options;
+  state.configured = true;
+}
+
+Client& default_client() {
+  auto& state = default_state();
+  std::lock_guard lock(state.mutex);
+  if (!state.client) {
+    std::string url = state.url;
+    if (!state.configured) {
+      const char* from_environment = std::getenv("DISTLOCK_URL");
+      url = from_environment != nullptr && *from_environment != '\0' ? from_environment
+                                                                       : kDefaultUrl;
+    }
+    state.client = Client::connect(url, state.options);
+  }
+  return *state.client;
+}
+
+}  // namespace distlock

@@ -1,0 +1,86 @@
+#include <distlock/lease.h>
+
+#include <distlock/log.h>
+
+#include "client_core.h"
+#include "current_leases.h"
+#include "lease_state.h"
+
+namespace distlock {
+namespace {
+
+const detail::LeaseState& checked_state(const std::shared_ptr<detail::LeaseState>& state) {
+  if (!state) throw std::logic_error("distlock::Lease: used after it was moved from");
+  return *state;
+}
+
+}  // namespace
+
+Lease::Lease(std::shared_ptr<detail::LeaseState> state) : state_(std::move(state)) {}
+
+Lease::Lease(Borrowed, std::shared_ptr<detail::LeaseState> state)
+    : state_(std::move(state)), owning_(false) {}
+
+Lease::Lease(Lease&& other) noexcept
+    : state_(std::move(other.state_)), owning_(other.owning_) {}
+
+Lease& Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    release_and_log();
+    state_ = std::move(other.state_);
+    owning_ = other.owning_;
+  }
+  return *this;
+}
+
+Lease::~Lease() { release_and_log(); }
+
+void Lease::release_and_log() noexcept {
+  try {
+    release();
+  } catch (const std::exception& error) {
+    detail::log(LogLevel::error, std::string(error.what()) + " (while releasing on scope exit)");
+  }
+}
+
+const std::string& Lease::name() const { return checked_state(state_).identity().name; }
+const std::string& Lease::id() const { return checked_state(state_).identity().acquisition_id; }
+const std::string& Lease::server() const { return checked_state(state_).server(); }
+std::uint64_t Lease::fence() const { return checked_state(state_).identity().fence; }
+Millis Lease::ttl() const { return checked_state(state_).identity().ttl; }
+
+bool Lease::valid() const {
+  return state_ && state_->valid(std::chrono::steady_clock::now());
+}
+
+void Lease::ensure_held() const {
+  const auto& state = checked_state(state_);
+  const auto now = std::chrono::steady_clock::now();
+  if (state.valid(now)) return;
+  const std::string reason = state.invalid_reason(now);
+  throw LockLost(name(), server(),
+                 "distlock: lock '" + name() + "' on " + server() + ": not held: " + reason);
+}
+
+std::chrono::steady_clock::time_point Lease::valid_until() const {
+  return checked_state(state_).valid_until();
+}
+
+void Lease::on_lost(LostCallback callback) {
+  checked_state(state_);
+  state_->set_lost_callback(std::move(callback));
+}
+
+void Lease::release() {
+  if (!state_ || !owning_ || !state_->begin_release()) return;
+  detail::CurrentLeases::pop(*state_);
+  if (state_->core().release(*state_) == detail::ReleaseOutcome::not_held) {
+    throw LockLost(name(), server(),
+                   "distlock: lock '" + name() + "' on " + server() +
+                       ": the server no longer held this lease when it was released (it ran "
+                       "out or was taken over); work done under it may have overlapped another "
+                       "holder");
+  }
+}
+
+}  // namespace distlock

@@ -1,0 +1,139 @@
+#include "renewal_queue.h"
+
+#include <algorithm>
+
+namespace distlock::detail {
+namespace {
+
+// An idle thread looks at the schedule this often, so adding a lease that is due later
+// costs no wake-up.
+constexpr auto kIdleWake = std::chrono::seconds(1);
+constexpr std::size_t kMaxBatch = 512;
+constexpr auto kMinRetry = std::chrono::milliseconds(10);
+constexpr auto kMaxRetry = std::chrono::milliseconds(1000);
+
+}  // namespace
+
+RenewalQueue::RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction)
+    : backend_(backend), stats_(stats), renew_fraction_(renew_fraction), thread_([this] { run(); }) {}
+
+RenewalQueue::~RenewalQueue() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+SteadyClock::time_point RenewalQueue::next_renewal(const LeaseState& lease,
+                                                   SteadyClock::time_point granted_at) const {
+  const auto ttl = std::chrono::duration<double, std::milli>(lease.identity().ttl);
+  return granted_at + std::chrono::duration_cast<SteadyClock::duration>(ttl * renew_fraction_);
+}
+
+void RenewalQueue::add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at) {
+  const auto due = next_renewal(*lease, granted_at);
+  bool wake = false;
+  {
+    std::lock_guard lock(mutex_);
+    const auto serial = lease->serial();
+    leases_.emplace(serial, std::move(lease));
+    schedule_.schedule(serial, due);
+    wake = due < sleeping_until_;
+  }
+  if (wake) wake_.notify_one();
+}
+
+void RenewalQueue::remove(const LeaseState& lease) {
+  std::unique_lock lock(mutex_);
+  settled_.wait(lock, [&] { return !in_flight_.contains(lease.serial()); });
+  schedule_.erase(lease.serial());
+  leases_.erase(lease.serial());
+}
+
+RenewalQueue::Batch RenewalQueue::take_due(SteadyClock::time_point now) {
+  Batch batch;
+  while (batch.size() < kMaxBatch) {
+    const auto serial = schedule_.pop_due(now);
+    if (!serial) break;
+    in_flight_.insert(*serial);
+    batch.push_back(leases_.at(*serial));
+  }
+  return batch;
+}
+
+void RenewalQueue::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    const auto now = SteadyClock::now();
+    const Batch batch = take_due(now);
+    if (batch.empty()) {
+      sleeping_until_ = std::min(schedule_.next_due().value_or(now + kIdleWake), now + kIdleWake);
+      wake_.wait_until(lock, sleeping_until_);
+      sleeping_until_ = SteadyClock::time_point::min();
+      continue;
+    }
+
+    std::vector<RenewItem> items;
+    items.reserve(batch.size());
+    for (const auto& lease : batch) {
+      const auto& identity = lease->identity();
+      items.push_back({.name = identity.name,
+                       .owner = identity.owner,
+                       .acquisition_id = identity.acquisition_id,
+                       .ttl = identity.ttl});
+    }
+    lock.unlock();
+    const auto sent_at = SteadyClock::now();
+    backend_.renew(items);
+    lock.lock();
+
+    const auto lost = settle(batch, items, sent_at);
+    for (const auto& lease : batch) in_flight_.erase(lease->serial());
+    settled_.notify_all();
+
+    lock.unlock();
+    for (const auto& [lease, reason] : lost) {
+      if (lease->lost()) continue;
+      ++stats_.lost;
+      lease->mark_lost(reason);
+    }
+    lock.lock();
+  }
+}
+
+std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::settle(
+    const Batch& batch, std::vector<RenewItem>& items, SteadyClock::time_point sent_at) {
+  std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> lost;
+  const auto now = SteadyClock::now();
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto& lease = batch[i];
+    if (lease->released()) continue;
+    switch (items[i].outcome) {
+      case RenewItem::Outcome::renewed:
+        ++stats_.renewals;
+        lease->extend(sent_at);
+        schedule_.schedule(lease->serial(), next_renewal(*lease, sent_at));
+        break;
+      case RenewItem::Outcome::lost:
+        lost.emplace_back(lease, "a renewal found the lock gone (expired, deleted or taken over)");
+        break;
+      case RenewItem::Outcome::failed: {
+        ++stats_.renewal_failures;
+        const auto valid_until = lease->valid_until();
+        if (now >= valid_until) {
+          lost.emplace_back(lease, "renewals failed until the lease ran out: " + items[i].error);
+          break;
+        }
+        const auto retry = std::clamp<SteadyClock::duration>((valid_until - now) / 4, kMinRetry,
+                                                             kMaxRetry);
+        schedule_.schedule(lease->serial(), std::min(now + retry, valid_until));
+        break;
+      }
+    }
+  }
+  return lost;
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,57 @@
+// The watchdog: one thread per client that renews held leases before they expire.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "backend.h"
+#include "lease_state.h"
+#include "renewal_schedule.h"
+#include "stats.h"
+
+namespace distlock::detail {
+
+class RenewalQueue {
+ public:
+  // Renews each lease once `renew_fraction` of its ttl has passed since its last grant.
+  RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction);
+  ~RenewalQueue();
+  RenewalQueue(const RenewalQueue&) = delete;
+  RenewalQueue& operator=(const RenewalQueue&) = delete;
+
+  void add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at);
+  // After this returns, the lease is never renewed again: a renewal in flight is waited for.
+  void remove(const LeaseState& lease);
+
+ private:
+  using Batch = std::vector<std::shared_ptr<LeaseState>>;
+
+  void run();
+  Batch take_due(SteadyClock::time_point now);
+  // Returns the leases found lost, to be reported outside the lock.
+  std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> settle(
+      const Batch& batch, std::vector<RenewItem>& items, SteadyClock::time_point sent_at);
+  SteadyClock::time_point next_renewal(const LeaseState& lease,
+                                       SteadyClock::time_point granted_at) const;
+
+  Backend& backend_;
+  StatsCounters& stats_;
+  const double renew_fraction_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;      // new earlier work, or stop
+  std::condition_variable settled_;   // a batch in flight has been settled
+  RenewalSchedule schedule_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<LeaseState>> leases_;
+  std::unordered_set<std::uint64_t> in_flight_;
+  SteadyClock::time_point sleeping_until_ = SteadyClock::time_point::min();
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace distlock::detail

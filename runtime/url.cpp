@@ -1,0 +1,190 @@
+#include "url.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include <distlock/error.h>
+
+namespace distlock::detail {
+namespace {
+
+// Hides the password of a URL that may not have parsed: whatever sits between "://" and
+// the last '@' of the authority, after the first ':'.
+std::string redact_raw(std::string_view text) {
+  const auto scheme_end = text.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(text);
+  const auto authority_begin = scheme_end + 3;
+  const auto authority_end = std::min(text.find_first_of("/?", authority_begin), text.size());
+  const auto at = text.rfind('@', authority_end);
+  if (at == std::string_view::npos || at < authority_begin) return std::string(text);
+  const auto colon = text.find(':', authority_begin);
+  if (colon == std::string_view::npos || colon > at) return std::string(text);
+  std::string redacted(text.substr(0, colon + 1));
+  redacted += "***";
+  redacted += text.substr(at);
+  return redacted;
+}
+
+class UrlParser {
+ public:
+  explicit UrlParser(std::string_view text) : text_(text) {}
+
+  Url parse() {
+    const auto scheme_end = text_.find("://");
+    if (scheme_end == std::string_view::npos || scheme_end == 0)
+      fail("expected scheme://..., such as redis://127.0.0.1:6379 or memory://");
+    url_.scheme.assign(text_.substr(0, scheme_end));
+    for (char& c : url_.scheme) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.')
+        fail("the scheme contains '" + std::string(1, c) + "'");
+    }
+
+    std::string_view rest = text_.substr(scheme_end + 3);
+    const auto query_begin = rest.find('?');
+    if (query_begin != std::string_view::npos) {
+      parse_query(rest.substr(query_begin + 1));
+      rest = rest.substr(0, query_begin);
+    }
+    const auto path_begin = rest.find('/');
+    if (path_begin != std::string_view::npos) {
+      url_.path = decode(rest.substr(path_begin), "path");
+      rest = rest.substr(0, path_begin);
+    }
+    const auto at = rest.rfind('@');
+    if (at != std::string_view::npos) {
+      parse_userinfo(rest.substr(0, at));
+      rest = rest.substr(at + 1);
+    }
+    parse_endpoints(rest);
+    return std::move(url_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ConfigError("", redact_raw(text_),
+                      "distlock: bad URL '" + redact_raw(text_) + "': " + what);
+  }
+
+  std::string decode(std::string_view part, const char* where) const {
+    std::string decoded;
+    decoded.reserve(part.size());
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      if (part[i] != '%') {
+        decoded += part[i];
+        continue;
+      }
+      unsigned value = 0;
+      if (i + 2 >= part.size())
+        fail(std::string("truncated %-escape in the ") + where);
+      const auto [end, error] = std::from_chars(part.data() + i + 1, part.data() + i + 3, value, 16);
+      if (error != std::errc() || end != part.data() + i + 3)
+        fail(std::string("bad %-escape in the ") + where);
+      decoded += static_cast<char>(value);
+      i += 2;
+    }
+    return decoded;
+  }
+
+  void parse_userinfo(std::string_view userinfo) {
+    const auto colon = userinfo.find(':');
+    if (colon == std::string_view::npos) {
+      url_.user = decode(userinfo, "user name");
+      return;
+    }
+    if (colon > 0) url_.user = decode(userinfo.substr(0, colon), "user name");
+    url_.password = decode(userinfo.substr(colon + 1), "password");
+  }
+
+  void parse_endpoints(std::string_view hosts) {
+    if (hosts.empty()) return;
+    std::size_t begin = 0;
+    while (begin <= hosts.size()) {
+      const auto comma = std::min(hosts.find(',', begin), hosts.size());
+      url_.endpoints.push_back(parse_endpoint(hosts.substr(begin, comma - begin)));
+      begin = comma + 1;
+    }
+  }
+
+  Endpoint parse_endpoint(std::string_view text) const {
+    Endpoint endpoint;
+    std::string_view port;
+    if (text.starts_with('[')) {
+      const auto close = text.find(']');
+      if (close == std::string_view::npos) fail("unclosed '[' in an IPv6 host");
+      endpoint.host.assign(text.substr(1, close - 1));
+      const auto after = text.substr(close + 1);
+      if (!after.empty()) {
+        if (after[0] != ':') fail("expected ':' after ']'");
+        port = after.substr(1);
+        if (port.empty()) fail("empty port");
+      }
+    } else {
+      const auto colon = text.find(':');
+      endpoint.host.assign(text.substr(0, colon));
+      if (colon != std::string_view::npos) {
+        port = text.substr(colon + 1);
+        if (port.empty()) fail("empty port");
+      }
+    }
+    if (endpoint.host.empty()) fail("empty host");
+    if (!port.empty()) {
+      unsigned value = 0;
+      const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
+      if (error != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)
+        fail("the port '" + std::string(port) + "' is not a number from 1 to 65535");
+      endpoint.port = static_cast<std::uint16_t>(value);
+    }
+    return endpoint;
+  }
+
+  void parse_query(std::string_view query) {
+    std::size_t begin = 0;
+    while (begin < query.size()) {
+      const auto amp = std::min(query.find('&', begin), query.size());
+      const auto item = query.substr(begin, amp - begin);
+      begin = amp + 1;
+      if (item.empty()) continue;
+      const auto eq = item.find('=');
+      if (eq == std::string_view::npos || eq == 0)
+        fail("query parameter '" + std::string(item) + "' is not key=value");
+      url_.query.emplace_back(decode(item.substr(0, eq), "query"),
+                              decode(item.substr(eq + 1), "query"));
+    }
+  }
+
+  std::string_view text_;
+  Url url_;
+};
+
+}  // namespace
+
+std::string Url::redacted() const {
+  std::string text = scheme + "://";
+  if (user || password) {
+    if (user) text += *user;
+    if (password) text += ":***";
+    text += '@';
+  }
+  for (std::size_t i = 0; i < endpoints.size(); ++i) {
+    if (i > 0) text += ',';
+    const bool ipv6 = endpoints[i].host.find(':') != std::string::npos;
+    text += ipv6 ? "[" + endpoints[i].host + "]" : endpoints[i].host;
+    if (endpoints[i].port) text += ":" + std::to_string(*endpoints[i].port);
+  }
+  text += path;
+  for (std::size_t i = 0; i < query.size(); ++i)
+    text += (i == 0 ? "?" : "&") + query[i].first + "=" + query[i].second;
+  return text;
+}
+
+std::optional<std::string> Url::query_value(std::string_view key) const {
+  for (const auto& [name, value] : query)
+    if (name == key) return value;
+  return std::nullopt;
+}
+
+Url parse_url(std::string_view text) { return UrlParser(text).parse(); }
+
+}  // namespace distlock::detail

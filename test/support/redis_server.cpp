@@ -1,0 +1,193 @@
+#include "redis_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include "subprocess.h"
+
+namespace distlock::testing {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr auto kStartupDeadline = std::chrono::seconds(20);
+constexpr auto kStopGrace = std::chrono::seconds(10);
+constexpr auto kCliDeadline = std::chrono::seconds(30);
+constexpr int kPortAttempts = 8;
+
+std::filesystem::path make_temp_directory() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string pattern = (base / "distlock-redis-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+  }
+  return pattern;
+}
+
+bool bind_failed(const std::string& output) {
+  return output.find("Address already in use") != std::string::npos ||
+         output.find("Could not create server TCP listening socket") != std::string::npos ||
+         output.find("Failed listening on port") != std::string::npos;
+}
+
+std::string trim(std::string text) {
+  const auto end = text.find_last_not_of(" \t\r\n");
+  text.erase(end == std::string::npos ? 0 : end + 1);
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  text.erase(0, begin == std::string::npos ? text.size() : begin);
+  return text;
+}
+
+}  // namespace
+
+std::uint16_t free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "socket");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::system_error(error, std::generic_category(), "bind 127.0.0.1:0");
+  }
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+RedisServer::RedisServer(std::vector<std::string> extra_args) {
+  const auto program = find_program("redis-server");
+  if (program.empty()) {
+    throw std::runtime_error(
+        "redis-server not found on PATH, in /usr/local/bin, /usr/bin or /usr/sbin; the "
+        "integration tests need it (Debian: apt-get install redis-server)");
+  }
+  for (std::size_t i = 0; i + 1 < extra_args.size(); ++i) {
+    if (extra_args[i] == "--requirepass") password_ = extra_args[i + 1];
+  }
+  directory_ = make_temp_directory();
+
+  std::string failures;
+  try {
+    for (int attempt = 1; attempt <= kPortAttempts; ++attempt) {
+      const std::uint16_t port = free_loopback_port();
+      std::vector<std::string> args = {"--port",       std::to_string(port),
+                                       "--bind",       "127.0.0.1",
+                                       "--save",       "",
+                                       "--appendonly", "no",
+                                       "--dir",        directory_.string(),
+                                       "--daemonize",  "no"};
+      args.insert(args.end(), extra_args.begin(), extra_args.end());
+
+      Subprocess::Options options;
+      options.merge_stderr = true;
+      auto process = std::make_unique<Subprocess>(program, args, options);
+
+      std::string output;
+      bool ready = false;
+      const auto deadline = Clock::now() + kStartupDeadline;
+      try {
+        for (;;) {
+          const auto left = std::chrono::ceil<milliseconds>(deadline - Clock::now());
+          auto line = process->read_line(std::max(left, milliseconds(0)));
+          if (!line) break;  // the server closed its output: it exited
+          output += *line;
+          output += '\n';
+          if (line->find("Ready to accept connections") != std::string::npos) {
+            ready = true;
+            break;
+          }
+        }
+      } catch (const std::runtime_error& timeout) {
+        output += process->pending_output();
+        process->terminate(kStopGrace);
+        throw std::runtime_error("redis-server on port " + std::to_string(port) +
+                                 " was not ready within " +
+                                 std::to_string(kStartupDeadline.count()) +
+                                 " s; its output:\n" + output);
+      }
+
+      if (ready) {
+        // Keep its later log lines from filling the pipe and blocking it.
+        process->discard_output();
+        port_ = port;
+        pid_ = process->pid();
+        startup_output_ = std::move(output);
+        process_ = std::move(process);
+        return;
+      }
+
+      const ExitStatus status = process->terminate(kStopGrace);
+      if (!bind_failed(output)) {
+        throw std::runtime_error("redis-server (" + program.string() + ") on port " +
+                                 std::to_string(port) + " ended (" + status.describe() +
+                                 ") before it was ready; its output:\n" + output);
+      }
+      failures += "port " + std::to_string(port) + ": " + output;
+    }
+    throw std::runtime_error("redis-server could not bind a loopback port in " +
+                             std::to_string(kPortAttempts) + " attempts:\n" + failures);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(directory_, ec);
+    throw;
+  }
+}
+
+RedisServer::~RedisServer() {
+  if (process_) {
+    try {
+      process_->terminate(kStopGrace);
+    } catch (...) {
+      // Subprocess's own destructor SIGKILLs and reaps what is left.
+    }
+    process_.reset();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(directory_, ec);
+}
+
+std::string RedisServer::url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+
+std::string RedisServer::cli(const std::vector<std::string>& args) const {
+  static const std::filesystem::path program = find_program("redis-cli");
+  if (program.empty()) {
+    throw std::runtime_error("redis-cli not found on PATH, in /usr/local/bin, /usr/bin or /usr/sbin");
+  }
+  std::vector<std::string> argv = {"-h", "127.0.0.1", "-p", std::to_string(port_)};
+  if (!password_.empty()) {
+    argv.insert(argv.end(), {"-a", password_, "--no-auth-warning"});
+  }
+  argv.insert(argv.end(), args.begin(), args.end());
+
+  Subprocess::Options options;
+  options.merge_stderr = true;
+  Subprocess process(program, argv, options);
+  std::string output = process.read_all(kCliDeadline);
+  const ExitStatus status = process.wait(kCliDeadline);
+  if (!status.success()) {
+    std::string command;
+    for (const auto& arg : args) command += " " + arg;
+    throw std::runtime_error("redis-cli" + command + " failed (" + status.describe() +
+                             "): " + output);
+  }
+  return trim(std::move(output));
+}
+
+}  // namespace distlock::testing
