@@ -79,10 +79,11 @@ void RenewalQueue::run() {
     items.reserve(batch.size());
     for (const auto& lease : batch) {
       const auto& identity = lease->identity();
-      items.push_back({.name = identity.name,
-                       .owner = identity.owner,
-                       .acquisition_id = identity.acquisition_id,
-                       .ttl = identity.ttl});
+      RenewItem& item = items.emplace_back();
+      item.name = identity.name;
+      item.owner = identity.owner;
+      item.acquisition_id = identity.acquisition_id;
+      item.ttl = identity.ttl;
     }
     lock.unlock();
     const auto sent_at = SteadyClock::now();

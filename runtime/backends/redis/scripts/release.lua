@@ -1,0 +1,19 @@
+-- Removes one acquisition's hold; the last hold deletes the lock and wakes a waiter.
+-- KEYS: lock hash
+-- ARGV: owner, acquisition_id, release channel
+-- Returns 1 when the hold was removed, 0 when the server did not have it (expired, taken
+-- over, or already released: a retried release is harmless).
+local hash = KEYS[1]
+local owner, id, channel = ARGV[1], ARGV[2], ARGV[3]
+
+if redis.call('HGET', hash, 'owner') ~= owner then
+  return 0
+end
+if redis.call('HDEL', hash, 'h:' .. id) == 0 then
+  return 0
+end
+if redis.call('HINCRBY', hash, 'count', -1) <= 0 then
+  redis.call('DEL', hash)
+  redis.call('PUBLISH', channel, id)
+end
+return 1
