@@ -1,0 +1,92 @@
+// Child process of the multi-process integration tests.
+//
+//   counter_worker <url> <counter-file> <iterations> <threads>
+//       Each thread, `iterations` times: takes the lock "counter:shared", increments the
+//       counter file (read, random pause, write), releases. Prints "done <increments>".
+//       Exit code 0: all went well; 2: a fence was not larger than the previous writer's;
+//       1: an error (on stderr).
+//
+//   counter_worker --hold <url> <type> <key> <ttl-ms>
+//       Takes the lock, prints "acquired <fence>" and then holds it (the watchdog renewing
+//       it) until killed.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "counter_file.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+int usage() {
+  std::cerr << "usage: counter_worker <url> <counter-file> <iterations> <threads>\n"
+               "       counter_worker --hold <url> <type> <key> <ttl-ms>\n";
+  return 64;
+}
+
+int hold(const std::string& url, const std::string& type, const std::string& key, long ttl_ms) {
+  auto client = distlock::Client::connect(url);
+  distlock::Lease lease = client->acquire(
+      distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s)), key);
+  std::cout << "acquired " << lease.fence() << std::endl;  // endl: flushed at once
+  for (;;) ::pause();
+}
+
+int count(const std::string& url, const std::string& path, int iterations, int threads) {
+  auto client = distlock::Client::connect(url);
+  const auto spec = distlock::spec("counter", 30s, distlock::wait(60s));
+  std::atomic<int> increments{0};
+  std::atomic<bool> fence_violation{false};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      try {
+        for (int i = 0; i < iterations; ++i) {
+          distlock::Lease lease = client->acquire(spec, "shared");
+          if (!distlock::testing::increment_counter_file(path, lease.fence(), 1000us)) {
+            fence_violation = true;
+            std::cerr << "counter_worker: fence " << lease.fence()
+                      << " not larger than the previous writer's\n";
+          }
+          lease.ensure_held();
+          lease.release();
+          ++increments;
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "counter_worker: " << e.what() << "\n";
+        failed = true;
+      }
+    });
+  }
+  for (auto& worker : workers) worker.join();
+  std::cout << "done " << increments.load() << std::endl;
+  if (failed) return 1;
+  return fence_violation ? 2 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 6 && std::string(argv[1]) == "--hold") {
+      return hold(argv[2], argv[3], argv[4], std::stol(argv[5]));
+    }
+    if (argc == 5) return count(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
+    return usage();
+  } catch (const std::exception& e) {
+    std::cerr << "counter_worker: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,145 @@
+// Small helpers shared by the integration suites.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+
+#include "redis_server.h"
+
+namespace distlock::testing {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits for an observable state that has no event to await (a counter another thread
+// changes): checks `condition` every millisecond until it holds or `limit` passes.
+template <class Condition>
+bool eventually(Condition&& condition,
+                std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  const auto deadline = Clock::now() + limit;
+  while (!condition()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// A one-shot event: set() on one thread, wait_for() on another.
+class Event {
+ public:
+  void set(std::string detail = {}) {
+    {
+      std::lock_guard lock(mutex_);
+      if (set_) return;
+      set_ = true;
+      detail_ = std::move(detail);
+    }
+    changed_.notify_all();
+  }
+  bool wait_for(std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, limit, [this] { return set_; });
+  }
+  bool is_set() const {
+    std::lock_guard lock(mutex_);
+    return set_;
+  }
+  std::string detail() const {
+    std::lock_guard lock(mutex_);
+    return detail_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool set_ = false;
+  std::string detail_;
+};
+
+// A temporary directory, removed with everything in it when the object goes away.
+class TempDirectory {
+ public:
+  TempDirectory() {
+    std::error_code ec;
+    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    std::string pattern = (base / "distlock-itest-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+    }
+    path_ = pattern;
+  }
+  ~TempDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDirectory(const TempDirectory&) = delete;
+  TempDirectory& operator=(const TempDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A redis-server shared by the tests of one suite: started by the first test that needs it,
+// stopped by the suite's TearDownTestSuite. A server that failed to start fails every test
+// that asks for it, with the same message.
+class SuiteRedis {
+ public:
+  RedisServer& get() {
+    if (!server_) {
+      if (!error_.empty()) throw std::runtime_error(error_);
+      try {
+        server_ = std::make_unique<RedisServer>();
+      } catch (const std::exception& e) {
+        error_ = e.what();
+        throw;
+      }
+    }
+    return *server_;
+  }
+  void stop() {
+    server_.reset();
+    error_.clear();
+  }
+
+ private:
+  std::unique_ptr<RedisServer> server_;
+  std::string error_;
+};
+
+// "<prefix>-<pid>-<n>": distinct across the tests of one process and across processes.
+inline std::string unique_name(std::string_view prefix) {
+  static std::mutex mutex;
+  static unsigned counter = 0;
+  std::lock_guard lock(mutex);
+  return std::string(prefix) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+// redis-cli's HGETALL output (field and value on alternate lines) as a map.
+inline std::map<std::string, std::string> parse_hgetall(const std::string& output) {
+  std::map<std::string, std::string> fields;
+  std::istringstream lines(output);
+  std::string field;
+  std::string value;
+  while (std::getline(lines, field)) {
+    if (!std::getline(lines, value)) value.clear();
+    fields[field] = value;
+  }
+  return fields;
+}
+
+}  // namespace distlock::testing

@@ -1,0 +1,6 @@
+// A negative ttl in a constant-evaluated spec is a compile-time error.
+// EXPECT-ERROR: the ttl must be positive
+#include <chrono>
+#include <distlock/spec.h>
+
+constexpr auto s = distlock::spec("order", std::chrono::milliseconds(-5));

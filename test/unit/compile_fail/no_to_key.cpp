@@ -1,0 +1,11 @@
+// A key of a type with no to_key is a compile-time error whose message says what to do.
+// EXPECT-ERROR: static assertion failed.*distlock::to_key: this type cannot name a lock
+#include <distlock/key.h>
+
+namespace app {
+struct SomeStructWithoutToKey {
+  int id;
+};
+}  // namespace app
+
+void use() { (void)distlock::to_key(app::SomeStructWithoutToKey{42}); }

@@ -1,0 +1,6 @@
+// A ttl of zero in a constant-evaluated spec is a compile-time error.
+// EXPECT-ERROR: the ttl must be positive
+#include <chrono>
+#include <distlock/spec.h>
+
+constexpr auto s = distlock::spec("order", std::chrono::seconds(0));
