@@ -1,0 +1,229 @@
+// redis_cycle_bench: how close an uncontended acquire+release cycle comes to the speed of
+// the server itself.
+//
+// Starts a private redis-server, runs acquire+release cycles on one client and one lock
+// name, then runs redis-benchmark with one connection (EVALSHA of a one-line script) against
+// the same server. A cycle needs at least two script calls (acquire, release), so the
+// reference is EVALSHA/s ÷ 2, and
+//
+//     ratio = cycles/s ÷ (EVALSHA/s ÷ 2)          goal: ≥ 0.9
+//
+//   redis_cycle_bench [--cycles N] [--requests N] [--rounds N] [--quick] [--require-goal]
+//
+// Each figure is the median of --rounds runs. --require-goal exits 1 below the goal.
+#include <distlock/distlock.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redis_server.h"
+#include "subprocess.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr double kGoal = 0.9;
+// A script comparable to the smallest useful lock call: one key, one read.
+constexpr const char* kReferenceScript = "return redis.call('EXISTS', KEYS[1])";
+
+struct Settings {
+  int cycles = 20000;
+  int warmup = 2000;
+  int requests = 50000;
+  int rounds = 3;
+  bool require_goal = false;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+// Sum of cmdstat_*:calls=N, plus the per-command counts, from INFO commandstats.
+std::map<std::string, std::uint64_t> command_calls(const distlock::testing::RedisServer& server) {
+  std::map<std::string, std::uint64_t> calls;
+  std::istringstream info(server.cli({"INFO", "commandstats"}));
+  std::string line;
+  static const std::regex pattern(R"(^cmdstat_([^:]+):calls=(\d+))");
+  while (std::getline(info, line)) {
+    std::smatch match;
+    if (std::regex_search(line, match, pattern)) {
+      const auto n = std::stoull(match[2].str());
+      calls[match[1].str()] += n;
+      calls["*"] += n;
+    }
+  }
+  return calls;
+}
+
+// Cycles per second of acquire+release on one client, one lock name.
+double run_cycles(distlock::Client& client, int cycles) {
+  constexpr auto bench_lock = distlock::spec("bench", 30s);
+  std::uint64_t last_fence = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < cycles; ++i) {
+    distlock::Lease lease = client.acquire(bench_lock, "cycle");
+    if (lease.fence() <= last_fence) throw std::runtime_error("the fence did not increase");
+    last_fence = lease.fence();
+    lease.release();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return cycles / seconds;
+}
+
+// redis-benchmark -c 1 -n N -q EVALSHA <sha> 1 somekey: its requests per second.
+double run_redis_benchmark(const distlock::testing::RedisServer& server, const std::string& sha,
+                           int requests) {
+  const auto program = distlock::testing::find_program("redis-benchmark");
+  if (program.empty()) {
+    throw std::runtime_error("redis-benchmark not found (Debian: apt-get install redis-tools)");
+  }
+  distlock::testing::Subprocess::Options options;
+  options.merge_stderr = true;
+  distlock::testing::Subprocess process(
+      program,
+      {"-h", "127.0.0.1", "-p", std::to_string(server.port()), "-c", "1", "-n",
+       std::to_string(requests), "-q", "EVALSHA", sha, "1", "somekey"},
+      options);
+  const std::string output = process.read_all(300s);
+  const auto status = process.wait(30s);
+  if (!status.success()) {
+    throw std::runtime_error("redis-benchmark failed (" + status.describe() + "): " + output);
+  }
+  // With -q it prints progress lines ending in '\r', then "EVALSHA ...: 41322.31 requests
+  // per second, p50=0.023 msec": take the last figure.
+  static const std::regex pattern(R"(([0-9]+(?:\.[0-9]+)?) requests per second)");
+  double rate = 0;
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
+    rate = std::stod((*it)[1].str());
+  }
+  if (rate <= 0) throw std::runtime_error("cannot read redis-benchmark's output: " + output);
+  return rate;
+}
+
+int parse_count(const char* flag, const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 1 || value > 100'000'000) {
+    std::fprintf(stderr, "redis_cycle_bench: bad value for %s: %s\n", flag, text);
+    std::exit(2);
+  }
+  return static_cast<int>(value);
+}
+
+Settings parse_args(int argc, char** argv) {
+  Settings settings;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "redis_cycle_bench: %s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--cycles") settings.cycles = parse_count(argv[i], value());
+    else if (arg == "--requests") settings.requests = parse_count(argv[i], value());
+    else if (arg == "--rounds") settings.rounds = parse_count(argv[i], value());
+    else if (arg == "--require-goal") settings.require_goal = true;
+    else if (arg == "--quick") {
+      settings.cycles = 2000;
+      settings.warmup = 200;
+      settings.requests = 5000;
+      settings.rounds = 1;
+    } else {
+      std::fprintf(stderr,
+                   "usage: redis_cycle_bench [--cycles N] [--requests N] [--rounds N] "
+                   "[--quick] [--require-goal]\n");
+      std::exit(2);
+    }
+  }
+  settings.warmup = std::min(settings.warmup, settings.cycles);
+  return settings;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Settings settings = parse_args(argc, argv);
+  try {
+    distlock::testing::RedisServer server;
+    const std::string version = server.cli({"INFO", "server"});
+    std::string redis_version = "?";
+    if (auto at = version.find("redis_version:"); at != std::string::npos) {
+      redis_version = version.substr(at + 14, version.find_first_of("\r\n", at) - at - 14);
+    }
+    std::printf("redis_cycle_bench: redis-server %s on 127.0.0.1:%u, one client, one lock name\n",
+                redis_version.c_str(), static_cast<unsigned>(server.port()));
+    std::fflush(stdout);
+
+    auto client = distlock::Client::connect(server.url());
+
+    // Warm up (connections, script loading), then count what one cycle costs the server.
+    run_cycles(*client, settings.warmup);
+    server.cli({"CONFIG", "RESETSTAT"});
+    std::vector<double> cycle_rates;
+    for (int round = 0; round < settings.rounds; ++round) {
+      cycle_rates.push_back(run_cycles(*client, settings.cycles));
+    }
+    const auto calls = command_calls(server);
+    const double total_cycles = static_cast<double>(settings.cycles) * settings.rounds;
+
+    const std::string sha = server.cli({"SCRIPT", "LOAD", kReferenceScript});
+    if (sha.size() != 40) throw std::runtime_error("SCRIPT LOAD returned '" + sha + "'");
+    std::vector<double> evalsha_rates;
+    for (int round = 0; round < settings.rounds; ++round) {
+      evalsha_rates.push_back(run_redis_benchmark(server, sha, settings.requests));
+    }
+
+    const double cycles_per_s = median(cycle_rates);
+    const double evalsha_per_s = median(evalsha_rates);
+    const double ratio = cycles_per_s / (evalsha_per_s / 2.0);
+
+    std::printf("\n");
+    std::printf("  %-44s %12.0f   (%d cycles x %d rounds, median)\n",
+                "distlock acquire+release cycles/s", cycles_per_s, settings.cycles,
+                settings.rounds);
+    std::printf("  %-44s %12.0f   (redis-benchmark -c 1 -n %d, median)\n",
+                "redis-benchmark EVALSHA/s", evalsha_per_s, settings.requests);
+    std::printf("  %-44s %12.2f   (goal >= %.1f: %s)\n", "ratio = cycles/s / (EVALSHA/s / 2)",
+                ratio, kGoal, ratio >= kGoal ? "met" : "NOT met");
+    std::printf("  %-44s %12.0f us\n", "one cycle", 1e6 / cycles_per_s);
+    std::printf("  %-44s %12.0f us\n", "one EVALSHA round trip", 1e6 / evalsha_per_s);
+    // Commands the server ran per cycle (CONFIG/INFO of this program excluded).
+    std::string per_command;
+    double counted = 0;
+    for (const auto& [name, n] : calls) {
+      if (name == "*" || name == "config" || name == "info") continue;
+      counted += static_cast<double>(n);
+      char buffer[96];
+      std::snprintf(buffer, sizeof buffer, "%s%s %.2f", per_command.empty() ? "" : ", ",
+                    name.c_str(), static_cast<double>(n) / total_cycles);
+      per_command += buffer;
+    }
+    std::printf("  %-44s %12.2f   (%s)\n", "server commands per cycle", counted / total_cycles,
+                per_command.c_str());
+    std::fflush(stdout);
+
+    client.reset();
+    return settings.require_goal && ratio < kGoal ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "redis_cycle_bench: %s\n", e.what());
+    return 1;
+  }
+}
