@@ -133,6 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "99999999999999999999ms",
                       // each term fits, the sum does not
                       "9223372036854775807ms1ms", "2562047788015h2562047788015h",
+                      // three terms: a wrapping sum would come out positive again
+                      "9223372036854775807ms9223372036854775807ms9223372036854775807ms",
                       // one hour more than Millis can hold
                       "2562047788016h"),
     [](const ::testing::TestParamInfo<std::string>& info) {

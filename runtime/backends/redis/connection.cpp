@@ -1,0 +1,128 @@
+#include "backends/redis/connection.h"
+
+#include <sys/time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <vector>
+
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// hiredis refuses timeouts whose milliseconds overflow an int.
+constexpr Millis kMaxTimeout{INT_MAX / 2};
+
+timeval to_timeval(Millis timeout) {
+  const auto ms = std::clamp(timeout, Millis(1), kMaxTimeout).count();
+  return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)};
+}
+
+bool is_timeout(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT; }
+
+}  // namespace
+
+Connection::Connection(const ConnectionSettings& settings) : settings_(settings) {
+  const auto deadline = Clock::now() + settings.connect_timeout;
+  const timeval connect_timeout = to_timeval(settings.connect_timeout);
+  errno = 0;
+  context_.reset(settings.socket_path.empty()
+                     ? redisConnectWithTimeout(settings.host.c_str(), settings.port, connect_timeout)
+                     : redisConnectUnixWithTimeout(settings.socket_path.c_str(), connect_timeout));
+  if (!context_) throw ServerError(settings.server, "cannot connect: out of memory");
+  if (context_->err != 0) {
+    const int error = errno;
+    std::string reason = "cannot connect: " + reason_text(context_->errstr);
+    if (is_timeout(error))
+      reason += " (connect_timeout " + std::to_string(settings.connect_timeout.count()) + " ms)";
+    throw ServerError(settings.server, std::move(reason), is_timeout(error));
+  }
+  authenticate_and_select(deadline);
+  set_timeout(settings.command_timeout, "command_timeout");
+}
+
+void Connection::authenticate_and_select(Clock::time_point deadline) {
+  // Connecting and authenticating share one budget: each step gets what is left of it.
+  const auto budget_left = [&] {
+    const auto left = std::chrono::ceil<Millis>(deadline - Clock::now());
+    if (left <= Millis::zero())
+      throw ServerError(settings_.server,
+                        "not ready within connect_timeout (" +
+                            std::to_string(settings_.connect_timeout.count()) + " ms)",
+                        true);
+    return left;
+  };
+
+  if (settings_.password) {
+    set_timeout(budget_left(), "connect_timeout");
+    std::vector<std::string_view> args{"AUTH"};
+    if (settings_.user) args.emplace_back(*settings_.user);
+    args.emplace_back(*settings_.password);
+    const Reply reply = command(args);
+    if (is_error(*reply))
+      throw ServerError(settings_.server, "authentication failed: " + describe_reply(*reply));
+  }
+  if (settings_.db != 0) {
+    set_timeout(budget_left(), "connect_timeout");
+    const std::string db = std::to_string(settings_.db);
+    const std::string_view args[] = {"SELECT", db};
+    const Reply reply = command(args);
+    if (is_error(*reply))
+      throw ServerError(settings_.server,
+                        "cannot select database " + db + ": " + describe_reply(*reply));
+  }
+}
+
+void Connection::set_timeout(Millis timeout, std::string_view name) {
+  if (redisSetTimeout(context_.get(), to_timeval(timeout)) != REDIS_OK)
+    fail("setting the socket timeout", errno);
+  timeout_ = timeout;
+  timeout_name_ = name;
+}
+
+Reply Connection::command(std::span<const std::string_view> args) {
+  append(args);
+  return read_reply();
+}
+
+void Connection::append(std::span<const std::string_view> args) {
+  if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lengths;
+  argv.reserve(args.size());
+  lengths.reserve(args.size());
+  for (const auto arg : args) {
+    argv.push_back(arg.data());
+    lengths.push_back(arg.size());
+  }
+  if (redisAppendCommandArgv(context_.get(), static_cast<int>(args.size()), argv.data(),
+                             lengths.data()) != REDIS_OK)
+    fail("queueing a command", errno);
+  last_command_ = args.empty() ? "" : args.front();
+}
+
+Reply Connection::read_reply() {
+  if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
+  void* reply = nullptr;
+  errno = 0;
+  if (redisGetReply(context_.get(), &reply) != REDIS_OK || reply == nullptr)
+    fail("waiting for a reply", errno);
+  return Reply(static_cast<redisReply*>(reply));
+}
+
+void Connection::fail(std::string_view doing, int error) {
+  broken_ = true;
+  // A socket timeout surfaces as EAGAIN from a blocking read or write.
+  const bool timed_out = context_->err == REDIS_ERR_IO && is_timeout(error);
+  std::string reason =
+      timed_out ? "no reply to " + last_command_ + " within " + std::to_string(timeout_.count()) +
+                      " ms (" + std::string(timeout_name_) + ")"
+                : std::string(doing) + ": " + reason_text(context_->errstr);
+  throw ServerError(settings_.server, std::move(reason), timed_out);
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,66 @@
+#include "backends/redis/connection_pool.h"
+
+#include <chrono>
+
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail {
+
+ConnectionPool::Handle ConnectionPool::borrow() { return take(true); }
+
+ConnectionPool::Handle ConnectionPool::borrow_new() { return take(false); }
+
+ConnectionPool::Handle ConnectionPool::take(bool reuse) {
+  std::unique_lock lock(mutex_);
+  const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout, [&] {
+    return !idle_.empty() || open_ < settings_.max_connections;
+  });
+  if (!available)
+    throw ServerError(settings_.server,
+                      "all " + std::to_string(settings_.max_connections) +
+                          " connections (max_connections) stayed busy for " +
+                          std::to_string(settings_.connect_timeout.count()) + " ms",
+                      true);
+  if (!idle_.empty()) {
+    // Most recently used first: the likeliest to be alive.
+    std::unique_ptr<Connection> connection = std::move(idle_.back());
+    idle_.pop_back();
+    if (reuse) return Handle(*this, std::move(connection), true);
+    // Its slot goes to the new connection made below.
+    --open_;
+    lock.unlock();
+    connection.reset();
+    lock.lock();
+  }
+  ++open_;
+  lock.unlock();
+  try {
+    return Handle(*this, std::make_unique<Connection>(settings_), false);
+  } catch (...) {
+    lock.lock();
+    --open_;
+    lock.unlock();
+    slot_freed_.notify_one();
+    throw;
+  }
+}
+
+void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {
+  std::vector<std::unique_ptr<Connection>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    if (connection->broken()) {
+      // One broken connection usually means the server restarted or the network dropped:
+      // the idle ones are likely dead too, and each would fail its next caller once.
+      dropped = std::move(idle_);
+      idle_.clear();
+      open_ -= static_cast<unsigned>(dropped.size()) + 1;
+      dropped.push_back(std::move(connection));
+    } else {
+      idle_.push_back(std::move(connection));
+    }
+  }
+  slot_freed_.notify_all();
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,59 @@
+// Connections for commands, shared by every thread of one backend: at most
+// max_connections open at once; broken ones are dropped, never handed out again.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backends/redis/connection.h"
+#include "backends/redis/connection_settings.h"
+
+namespace distlock::detail {
+
+class ConnectionPool {
+ public:
+  // A borrowed connection; goes back to the pool (or, if broken, away) when destroyed.
+  class Handle {
+   public:
+    Handle(ConnectionPool& pool, std::unique_ptr<Connection> connection, bool reused)
+        : pool_(pool), connection_(std::move(connection)), reused_(reused) {}
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() { pool_.give_back(std::move(connection_)); }
+
+    Connection& operator*() const { return *connection_; }
+    Connection* operator->() const { return connection_.get(); }
+    // It served an earlier caller, so it may have gone stale meanwhile (a server restart).
+    bool reused() const { return reused_; }
+
+   private:
+    ConnectionPool& pool_;
+    std::unique_ptr<Connection> connection_;
+    bool reused_;
+  };
+
+  // `settings` must outlive the pool.
+  explicit ConnectionPool(const ConnectionSettings& settings) : settings_(settings) {}
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
+
+  // An idle connection, else a new one; at the cap, waits up to connect_timeout for one
+  // to come back. Throws ServerError.
+  Handle borrow();
+  // Always a newly made connection: for the retry after a connection failed.
+  Handle borrow_new();
+
+ private:
+  Handle take(bool reuse);
+  void give_back(std::unique_ptr<Connection> connection);
+
+  const ConnectionSettings& settings_;
+  std::mutex mutex_;
+  std::condition_variable slot_freed_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  unsigned open_ = 0;  // idle, borrowed, and being made
+};
+
+}  // namespace distlock::detail

@@ -1,0 +1,245 @@
+#include "backends/redis/redis_backend.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+
+#include "backends/redis/connection_pool.h"
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/redis_keys.h"
+#include "backends/redis/release_listener.h"
+#include "backends/redis/script_runner.h"
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail {
+namespace {
+
+// One try at the lock: granted, or the holder's remaining PTTL.
+struct Attempt {
+  std::optional<Grant> grant;
+  long long holder_pttl = 0;
+};
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+// Until when a waiter can sleep before the holder's lock runs out by itself. PTTL -2: the
+// lock vanished just now, retry at once. -1: someone removed its expiry by hand, so wait
+// one ttl and look again. The extra millisecond keeps the retry from landing just before
+// the server expires the key.
+SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
+  const auto now = SteadyClock::now();
+  if (pttl == -2) return now;
+  if (pttl < 0) return now + ttl;
+  return now + Millis(pttl + 1);
+}
+
+std::optional<std::uint64_t> parse_fence(const redisReply& reply) {
+  if (reply.type == REDIS_REPLY_INTEGER && reply.integer >= 0)
+    return static_cast<std::uint64_t>(reply.integer);
+  if (reply.type != REDIS_REPLY_STRING) return std::nullopt;
+  std::uint64_t fence = 0;
+  const auto [end, error] = std::from_chars(reply.str, reply.str + reply.len, fence);
+  if (error != std::errc() || end != reply.str + reply.len) return std::nullopt;
+  return fence;
+}
+
+std::string script_failure(std::string_view script, const redisReply& reply) {
+  return (is_error(reply) ? "the " + std::string(script) + " script failed: "
+                          : "unexpected reply to the " + std::string(script) + " script: ") +
+         describe_reply(reply);
+}
+
+class RedisBackend final : public Backend {
+ public:
+  RedisBackend(ConnectionSettings settings, StatsCounters& stats);
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(std::string_view name, std::string_view owner,
+                         std::string_view acquisition_id) override;
+  void renew(std::span<RenewItem> items) override;
+  const std::string& server() const override { return settings_.server; }
+
+ private:
+  enum class Retry {
+    // Only when a reused connection broke without timing out: it had gone stale (a
+    // server restart), and a fresh one will likely work. A silent server is not asked twice.
+    after_reset,
+    // After any broken exchange: for release, whose hold would otherwise linger to its ttl.
+    after_any_failure,
+  };
+
+  // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
+  template <class Operation>
+  auto with_connection(Retry retry, Operation&& operation);
+  Attempt try_acquire(const AcquireRequest& request);
+  Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+
+  const ConnectionSettings settings_;
+  StatsCounters& stats_;
+  const std::string host_ = host_name();
+  const std::string pid_ = std::to_string(getpid());
+  ConnectionPool pool_;
+  const ScriptRunner scripts_;
+  ReleaseListener listener_;
+};
+
+ScriptRunner load_scripts(ConnectionPool& pool) {
+  const auto connection = pool.borrow();
+  return ScriptRunner(*connection);
+}
+
+RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
+    : settings_(std::move(settings)),
+      stats_(stats),
+      pool_(settings_),
+      scripts_(load_scripts(pool_)),
+      listener_(settings_) {}
+
+template <class Operation>
+auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
+  {
+    const auto connection = pool_.borrow();
+    try {
+      return operation(*connection);
+    } catch (const ServerError& error) {
+      // An error reply leaves the connection sound, and asking again would repeat it.
+      const bool again = connection->broken() &&
+                         (retry == Retry::after_any_failure ||
+                          (connection.reused() && !error.timed_out()));
+      if (!again) throw;
+    }
+  }
+  const auto connection = pool_.borrow_new();
+  return operation(*connection);
+}
+
+std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
+  Attempt attempt = try_acquire(request);
+  if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
+
+  ++stats_.contended;
+  WaitingScope waiting(stats_);
+  auto ticket = listener_.watch(release_channel(request.name));
+  // Only a retry made after the server confirmed the subscription is sure to hear of every
+  // later release. Should the subscriber be down, the holder's ttl bounds the wait.
+  ticket.wait_subscribed(std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline));
+  for (;;) {
+    const auto seen = ticket.generation();
+    attempt = try_acquire(request);
+    if (attempt.grant) return attempt.grant;
+    if (SteadyClock::now() >= request.deadline) return std::nullopt;
+    const auto until = std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline);
+    if (ticket.wait_for_release(seen, until))
+      ++stats_.woken_by_release;
+    else
+      ++stats_.woken_by_timeout;
+  }
+}
+
+Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
+  const std::string hash = lock_key(request.name);
+  const std::string fence = fence_key(request.name);
+  const std::string ttl = std::to_string(request.ttl.count());
+  const ScriptCall call{{hash, fence},
+                        {request.owner, ttl, request.acquisition_id, host_, pid_}};
+  try {
+    return with_connection(Retry::after_reset, [&](Connection& connection) {
+      // The lease's validity counts from the send time of the request that won.
+      const auto sent_at = SteadyClock::now();
+      const Reply reply = scripts_.run(connection, Script::acquire, call);
+      return read_acquire_reply(*reply, sent_at);
+    });
+  } catch (const ServerError& error) {
+    throw error.for_lock(request.name);
+  }
+}
+
+Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
+                                         SteadyClock::time_point sent_at) const {
+  if (reply.type == REDIS_REPLY_ARRAY && reply.elements == 2 &&
+      reply.element[0]->type == REDIS_REPLY_INTEGER) {
+    const redisReply& value = *reply.element[1];
+    if (reply.element[0]->integer == 0 && value.type == REDIS_REPLY_INTEGER)
+      return Attempt{std::nullopt, value.integer};
+    if (reply.element[0]->integer == 1)
+      if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}};
+  }
+  throw ServerError(settings_.server, script_failure("acquire", reply));
+}
+
+ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view owner,
+                                     std::string_view acquisition_id) {
+  const std::string hash = lock_key(name);
+  const std::string channel = release_channel(name);
+  const ScriptCall call{{hash}, {owner, acquisition_id, channel}};
+  try {
+    // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
+    return with_connection(Retry::after_any_failure, [&](Connection& connection) {
+      const Reply reply = scripts_.run(connection, Script::release, call);
+      if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
+        return reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+      throw ServerError(settings_.server, script_failure("release", *reply));
+    });
+  } catch (const ServerError& error) {
+    throw error.for_lock(name);
+  }
+}
+
+void RedisBackend::renew(std::span<RenewItem> items) {
+  if (items.empty()) return;
+  const auto fail_all = [&](std::string_view reason) {
+    for (auto& item : items) {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = failure_message(item.name, settings_.server, reason);
+    }
+  };
+  try {
+    std::vector<std::string> texts;  // keys and ttls the calls point into
+    texts.reserve(items.size() * 2);
+    std::vector<ScriptCall> calls;
+    calls.reserve(items.size());
+    for (const auto& item : items) {
+      const std::string& hash = texts.emplace_back(lock_key(item.name));
+      const std::string& ttl = texts.emplace_back(std::to_string(item.ttl.count()));
+      calls.push_back({{hash}, {item.owner, item.acquisition_id, ttl}});
+    }
+    with_connection(Retry::after_reset, [&](Connection& connection) {
+      const auto replies = scripts_.run_all(connection, Script::renew, calls);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const redisReply& reply = *replies[i];
+        RenewItem& item = items[i];
+        if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1)) {
+          item.outcome = reply.integer == 1 ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
+          item.error.clear();
+        } else {
+          item.outcome = RenewItem::Outcome::failed;
+          item.error = failure_message(item.name, settings_.server, script_failure("renew", reply));
+        }
+      }
+    });
+  } catch (const ServerError& error) {
+    fail_all(error.reason());
+  } catch (const std::exception& error) {
+    fail_all(error.what());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_redis_backend(const Url& url, const Options& options,
+                                            StatsCounters& stats) {
+  auto settings = connection_settings(url, options);
+  try {
+    return std::make_unique<RedisBackend>(std::move(settings), stats);
+  } catch (const ServerError& error) {
+    throw error.for_lock("");
+  }
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,233 @@
+#include "backends/redis/release_listener.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <distlock/log.h>
+
+#include "backends/redis/reply.h"
+#include "backends/redis/server_error.h"
+#include "backends/redis/subscriber_connection.h"
+
+namespace distlock::detail {
+namespace {
+
+constexpr std::chrono::milliseconds kFirstRetry{50};
+constexpr std::chrono::milliseconds kLongestRetry{2000};
+
+// The channel of a pub/sub push reply such as ["message", channel, payload]; empty for
+// other replies.
+std::string_view push_kind(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_ARRAY || reply.elements < 3) return {};
+  return reply_text(*reply.element[0]);
+}
+
+}  // namespace
+
+bool ReleaseListener::Ticket::wait_subscribed(TimePoint until) {
+  std::unique_lock lock(listener_.mutex_);
+  Channel& channel = channel_.second;
+  return channel.subscribed_changed.wait_until(
+      lock, until, [&] { return channel.subscribed || listener_.stopping_; });
+}
+
+std::uint64_t ReleaseListener::Ticket::generation() const {
+  std::lock_guard lock(listener_.mutex_);
+  return channel_.second.generation;
+}
+
+bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint until) {
+  std::unique_lock lock(listener_.mutex_);
+  Channel& channel = channel_.second;
+  return channel.released.wait_until(
+      lock, until, [&] { return channel.generation != seen || listener_.stopping_; });
+}
+
+ReleaseListener::ReleaseListener(const ConnectionSettings& settings)
+    : settings_(settings), requests_(settings.server), stop_(settings.server),
+      thread_([this] { run(); }) {}
+
+ReleaseListener::~ReleaseListener() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto& [name, channel] : channels_) {
+      channel.subscribed_changed.notify_all();
+      channel.released.notify_all();
+    }
+  }
+  stop_.signal();
+  thread_.join();
+}
+
+ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel) {
+  bool first = false;
+  Channels::value_type* entry = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    entry = &*channels_.try_emplace(channel).first;
+    first = ++entry->second.watchers == 1;
+    if (first) dirty_.push_back(channel);
+  }
+  if (first) requests_.signal();
+  return Ticket(*this, *entry);
+}
+
+void ReleaseListener::unwatch(Channels::value_type& entry) {
+  bool last = false;
+  {
+    std::lock_guard lock(mutex_);
+    last = --entry.second.watchers == 0;
+    if (last) {
+      dirty_.push_back(entry.first);
+      erase_if_unused(channels_.find(entry.first));
+    }
+  }
+  if (last) requests_.signal();
+}
+
+void ReleaseListener::erase_if_unused(Channels::iterator channel) {
+  const Channel& state = channel->second;
+  if (state.watchers == 0 && !state.requested && state.confirmations_due == 0)
+    channels_.erase(channel);
+}
+
+void ReleaseListener::run() {
+  auto retry_after = kFirstRetry;
+  bool failing = false;
+  for (;;) {
+    try {
+      const auto connection = SubscriberConnection::open(settings_, stop_.fd());
+      if (!connection) return;
+      if (failing)
+        log(LogLevel::info, "distlock: " + settings_.server + ": release notifications restored");
+      failing = false;
+      retry_after = kFirstRetry;
+      serve(*connection);
+      return;
+    } catch (const std::exception& error) {
+      if (!failing)
+        log(LogLevel::warning, std::string(error.what()) +
+                                   " (release notifications; waiters fall back to the holder's "
+                                   "ttl until the subscriber reconnects)");
+      failing = true;
+    }
+    forget_subscriptions();
+    if (!pause(retry_after)) return;
+    retry_after = std::min(retry_after * 2, kLongestRetry);
+  }
+}
+
+void ReleaseListener::serve(SubscriberConnection& connection) {
+  {
+    std::lock_guard lock(mutex_);
+    // A new connection subscribes to everything watched, whatever was pending before.
+    dirty_.clear();
+    for (const auto& [name, channel] : channels_)
+      if (channel.watchers > 0) dirty_.push_back(name);
+  }
+  send_requests(connection);
+  for (;;) {
+    const short socket_events = POLLIN | (connection.has_output() ? POLLOUT : 0);
+    pollfd fds[] = {{connection.fd(), socket_events, 0},
+                    {requests_.fd(), POLLIN, 0},
+                    {stop_.fd(), POLLIN, 0}};
+    if (poll(fds, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      throw ServerError(settings_.server, "poll failed: " + reason_text(std::strerror(errno)));
+    }
+    if (fds[2].revents != 0) return;
+    if (fds[1].revents != 0) {
+      // Drained before reading dirty_: a request queued after this is signalled anew.
+      requests_.drain();
+      send_requests(connection);
+    }
+    if ((fds[0].revents & POLLOUT) != 0) connection.flush();
+    if ((fds[0].revents & ~POLLOUT) != 0)
+      for (const auto& reply : connection.receive()) handle(*reply);
+  }
+}
+
+void ReleaseListener::send_requests(SubscriberConnection& connection) {
+  std::lock_guard lock(mutex_);
+  for (const auto& name : dirty_) {
+    const auto found = channels_.find(name);
+    if (found == channels_.end()) continue;
+    Channel& channel = found->second;
+    if (channel.watchers > 0 && !channel.requested) {
+      const std::string_view command[] = {"SUBSCRIBE", name};
+      connection.send(command);
+      channel.requested = true;
+      ++channel.confirmations_due;
+    } else if (channel.watchers == 0 && channel.requested) {
+      const std::string_view command[] = {"UNSUBSCRIBE", name};
+      connection.send(command);
+      channel.requested = false;
+      channel.subscribed = false;
+      erase_if_unused(found);
+    }
+  }
+  dirty_.clear();
+}
+
+void ReleaseListener::handle(const redisReply& reply) {
+  if (is_error(reply))
+    throw ServerError(settings_.server, "the subscriber got an error: " + describe_reply(reply));
+  const std::string_view kind = push_kind(reply);
+  if (kind != "message" && kind != "subscribe") return;
+  const std::string channel_name(reply_text(*reply.element[1]));
+
+  std::lock_guard lock(mutex_);
+  const auto found = channels_.find(channel_name);
+  if (found == channels_.end()) return;
+  Channel& channel = found->second;
+  if (kind == "message") {
+    ++channel.generation;
+    // One release frees the lock for one taker. A woken waiter that loses the race to
+    // another client waits again and is woken by that client's release.
+    channel.released.notify_one();
+    return;
+  }
+  if (channel.confirmations_due == 0) return;
+  // Replies come in order, so once the latest SUBSCRIBE is confirmed the server has applied
+  // every earlier (UN)SUBSCRIBE too.
+  if (--channel.confirmations_due == 0 && channel.requested) {
+    channel.subscribed = true;
+    channel.subscribed_changed.notify_all();
+    // Waiters that retried before this confirmation could have missed a release.
+    ++channel.generation;
+    channel.released.notify_all();
+  }
+  erase_if_unused(found);
+}
+
+void ReleaseListener::forget_subscriptions() {
+  std::lock_guard lock(mutex_);
+  dirty_.clear();
+  for (auto it = channels_.begin(); it != channels_.end();) {
+    Channel& channel = it->second;
+    channel.requested = false;
+    channel.subscribed = false;
+    channel.confirmations_due = 0;
+    // Messages may have been lost with the connection: everyone retries.
+    ++channel.generation;
+    channel.released.notify_all();
+    it = channel.watchers == 0 ? channels_.erase(it) : std::next(it);
+  }
+}
+
+bool ReleaseListener::pause(std::chrono::milliseconds duration) {
+  pollfd stop{stop_.fd(), POLLIN, 0};
+  const auto until = std::chrono::steady_clock::now() + duration;
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left <= std::chrono::milliseconds::zero()) return true;
+    if (poll(&stop, 1, static_cast<int>(left.count())) > 0) return false;
+  }
+}
+
+}  // namespace distlock::detail

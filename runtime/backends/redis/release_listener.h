@@ -1,0 +1,113 @@
+// Wakes local waiters when a lock they wait for is released: Redis pub/sub over one
+// subscriber connection and one thread per backend. A channel is subscribed while at least
+// one local waiter watches it.
+//
+// A waiter cannot miss a release if it goes about it in this order:
+//
+//   auto ticket = listener.watch(channel);
+//   ticket.wait_subscribed(limit);          // the server confirmed the subscription
+//   for (;;) {
+//     const auto seen = ticket.generation();
+//     ... try to acquire; return if won ...
+//     ticket.wait_for_release(seen, until); // returns at once if a release came meanwhile
+//   }
+//
+// Each release message moves the channel's generation on and wakes one waiter; so does,
+// for all waiters, anything that may have hidden a message: a subscription confirmed only
+// after a waiter's retry, or the connection dropping. Correctness never rests on pub/sub
+// alone: waiters bound every wait by the holder's ttl.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <hiredis/hiredis.h>
+
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/event_fd.h"
+
+namespace distlock::detail {
+
+class SubscriberConnection;
+
+class ReleaseListener {
+  struct Channel {
+    unsigned watchers = 0;
+    // The last (UN)SUBSCRIBE sent for it on the current connection was SUBSCRIBE.
+    bool requested = false;
+    // SUBSCRIBEs sent but not confirmed yet.
+    unsigned confirmations_due = 0;
+    // The server confirmed the latest SUBSCRIBE, so every later release reaches us.
+    bool subscribed = false;
+    std::uint64_t generation = 0;
+    std::condition_variable subscribed_changed;
+    std::condition_variable released;
+  };
+  using Channels = std::unordered_map<std::string, Channel>;
+
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+
+  // Interest in one channel, for as long as it lives.
+  class Ticket {
+   public:
+    Ticket(ReleaseListener& listener, Channels::value_type& channel)
+        : listener_(listener), channel_(channel) {}
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    ~Ticket() { listener_.unwatch(channel_); }
+
+    // Waits until the server confirmed the subscription; false if `until` came first.
+    bool wait_subscribed(TimePoint until);
+    std::uint64_t generation() const;
+    // Waits until the generation differs from `seen`; false if `until` came first.
+    bool wait_for_release(std::uint64_t seen, TimePoint until);
+
+   private:
+    ReleaseListener& listener_;
+    Channels::value_type& channel_;
+  };
+
+  // Starts the subscriber thread; it connects in the background. `settings` must outlive
+  // the listener.
+  explicit ReleaseListener(const ConnectionSettings& settings);
+  ReleaseListener(const ReleaseListener&) = delete;
+  ReleaseListener& operator=(const ReleaseListener&) = delete;
+  // Stops and joins the thread without waiting for the server.
+  ~ReleaseListener();
+
+  Ticket watch(const std::string& channel);
+
+ private:
+  void unwatch(Channels::value_type& channel);
+  // Drops the entry once nobody watches it and the server owes it nothing.
+  void erase_if_unused(Channels::iterator channel);
+
+  void run();
+  // Serves one connection until stopped (returns) or the connection fails (throws).
+  void serve(SubscriberConnection& connection);
+  void send_requests(SubscriberConnection& connection);
+  void handle(const redisReply& reply);
+  void forget_subscriptions();
+  // Sleeps, unless stopped first (false).
+  bool pause(std::chrono::milliseconds duration);
+
+  const ConnectionSettings& settings_;
+  EventFd requests_;  // a channel in dirty_ needs (UN)SUBSCRIBE
+  EventFd stop_;
+
+  std::mutex mutex_;
+  Channels channels_;
+  std::vector<std::string> dirty_;
+  bool stopping_ = false;
+
+  std::thread thread_;
+};
+
+}  // namespace distlock::detail

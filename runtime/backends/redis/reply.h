@@ -1,0 +1,34 @@
+// Owning handles on hiredis replies, and what the backend needs to read from them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <hiredis/hiredis.h>
+
+namespace distlock::detail {
+
+struct ReplyDeleter {
+  void operator()(redisReply* reply) const { freeReplyObject(reply); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+
+inline bool is_error(const redisReply& reply) { return reply.type == REDIS_REPLY_ERROR; }
+
+// The text of a string, status or error reply; empty for other types.
+inline std::string_view reply_text(const redisReply& reply) {
+  switch (reply.type) {
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_ERROR:
+      return {reply.str, reply.len};
+    default:
+      return {};
+  }
+}
+
+// A reply as a message may show it: the server's error text, or its type and value.
+std::string describe_reply(const redisReply& reply);
+
+}  // namespace distlock::detail

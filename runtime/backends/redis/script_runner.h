@@ -1,0 +1,39 @@
+// Runs the lock scripts by digest (EVALSHA), sending the body again (EVAL) only when the
+// server has lost its script cache (NOSCRIPT: a restart or SCRIPT FLUSH).
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/redis/connection.h"
+#include "backends/redis/reply.h"
+
+namespace distlock::detail {
+
+enum class Script { acquire, release, renew };
+
+struct ScriptCall {
+  std::vector<std::string_view> keys;
+  std::vector<std::string_view> args;
+};
+
+class ScriptRunner {
+ public:
+  // Loads the scripts over `connection` (SCRIPT LOAD) and keeps the digests the server
+  // returns. Throws ServerError.
+  explicit ScriptRunner(Connection& connection);
+
+  // One call. Error replies of the script are returned; failed exchanges throw ServerError.
+  Reply run(Connection& connection, Script script, const ScriptCall& call) const;
+  // Many calls of one script, pipelined: one round trip, two if the cache was lost.
+  std::vector<Reply> run_all(Connection& connection, Script script,
+                             std::span<const ScriptCall> calls) const;
+
+ private:
+  std::array<std::string, 3> digests_;
+};
+
+}  // namespace distlock::detail

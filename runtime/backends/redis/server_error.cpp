@@ -1,0 +1,37 @@
+#include "backends/redis/server_error.h"
+
+#include <cctype>
+
+namespace distlock::detail {
+
+std::string failure_message(std::string_view lock, std::string_view server,
+                            std::string_view reason) {
+  std::string message = "distlock: ";
+  if (!lock.empty()) {
+    message += "lock '";
+    message += lock;
+    message += "' on ";
+  }
+  message += server;
+  message += ": ";
+  message += reason;
+  return message;
+}
+
+std::string reason_text(const char* text) {
+  std::string reason(text);
+  if (!reason.empty())
+    reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  return reason;
+}
+
+ServerError::ServerError(const std::string& server, std::string reason, bool timed_out)
+    : BackendUnavailable("", server, failure_message("", server, reason)),
+      reason_(std::move(reason)),
+      timed_out_(timed_out) {}
+
+BackendUnavailable ServerError::for_lock(std::string_view lock) const {
+  return BackendUnavailable(std::string(lock), server(), failure_message(lock, server(), reason_));
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,35 @@
+// A failed exchange with the Redis server, raised where it is not yet known which lock it
+// concerns; the backend retells it as a failure on the lock (for_lock).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <distlock/error.h>
+
+namespace distlock::detail {
+
+// "distlock: lock 'L' on SERVER: REASON", or "distlock: SERVER: REASON" without a lock.
+std::string failure_message(std::string_view lock, std::string_view server,
+                            std::string_view reason);
+
+// hiredis's (or strerror's) capitalized error text as a reason reads: "connection refused".
+std::string reason_text(const char* text);
+
+class ServerError : public BackendUnavailable {
+ public:
+  ServerError(const std::string& server, std::string reason, bool timed_out = false);
+
+  // What went wrong, such as "connection refused" or "no reply within 3000 ms".
+  const std::string& reason() const noexcept { return reason_; }
+  // The server did not answer in time (as opposed to refusing or dropping the connection).
+  bool timed_out() const noexcept { return timed_out_; }
+
+  BackendUnavailable for_lock(std::string_view lock) const;
+
+ private:
+  std::string reason_;
+  bool timed_out_;
+};
+
+}  // namespace distlock::detail

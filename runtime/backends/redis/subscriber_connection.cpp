@@ -1,0 +1,130 @@
+#include "backends/redis/subscriber_connection.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int poll_timeout_ms(Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
+}
+
+}  // namespace
+
+SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings,
+                                           redisContext* context)
+    : server_(settings.server), context_(context) {
+  if (!context_) throw ServerError(server_, "cannot connect: out of memory");
+  if (context_->err != 0) throw ServerError(server_, "cannot connect: " + reason_text(context_->errstr));
+}
+
+std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const ConnectionSettings& settings,
+                                                                 int stop_fd) {
+  const auto deadline = Clock::now() + settings.connect_timeout;
+  const bool tcp = settings.socket_path.empty();
+  std::unique_ptr<SubscriberConnection> connection(new SubscriberConnection(
+      settings, tcp ? redisConnectNonBlock(settings.host.c_str(), settings.port)
+                    : redisConnectUnixNonBlock(settings.socket_path.c_str())));
+  const std::string timed_out =
+      "not ready within connect_timeout (" + std::to_string(settings.connect_timeout.count()) +
+      " ms)";
+
+  switch (connection->wait(POLLOUT, stop_fd, deadline)) {
+    case Ready::yes: break;
+    case Ready::stopped: return nullptr;
+    case Ready::timed_out: throw ServerError(settings.server, timed_out, true);
+  }
+  connection->check_connected();
+  // A peer that vanished without a FIN would otherwise keep a dead subscription forever.
+  if (tcp) redisEnableKeepAlive(connection->context_.get());
+
+  if (settings.password) {
+    std::vector<std::string_view> auth{"AUTH"};
+    if (settings.user) auth.emplace_back(*settings.user);
+    auth.emplace_back(*settings.password);
+    connection->send(auth);
+    for (;;) {
+      const short events = POLLIN | (connection->has_output() ? POLLOUT : 0);
+      switch (connection->wait(events, stop_fd, deadline)) {
+        case Ready::yes: break;
+        case Ready::stopped: return nullptr;
+        case Ready::timed_out: throw ServerError(settings.server, timed_out, true);
+      }
+      if (connection->has_output()) connection->flush();
+      const auto replies = connection->receive();
+      if (replies.empty()) continue;
+      if (is_error(*replies.front()))
+        throw ServerError(settings.server,
+                          "authentication failed: " + describe_reply(*replies.front()));
+      break;
+    }
+  }
+  return connection;
+}
+
+SubscriberConnection::Ready SubscriberConnection::wait(short events, int stop_fd,
+                                                       Clock::time_point deadline) const {
+  for (;;) {
+    pollfd fds[] = {{context_->fd, events, 0}, {stop_fd, POLLIN, 0}};
+    const int ready = poll(fds, 2, poll_timeout_ms(deadline));
+    if (ready < 0 && errno != EINTR)
+      throw ServerError(server_, "poll failed: " + reason_text(std::strerror(errno)));
+    if (fds[1].revents != 0) return Ready::stopped;
+    if (fds[0].revents != 0) return Ready::yes;
+    if (Clock::now() >= deadline) return Ready::timed_out;
+  }
+}
+
+void SubscriberConnection::check_connected() const {
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (getsockopt(context_->fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
+  if (error != 0)
+    throw ServerError(server_, "cannot connect: " + reason_text(std::strerror(error)));
+}
+
+void SubscriberConnection::send(std::span<const std::string_view> args) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lengths;
+  for (const auto arg : args) {
+    argv.push_back(arg.data());
+    lengths.push_back(arg.size());
+  }
+  if (redisAppendCommandArgv(context_.get(), static_cast<int>(args.size()), argv.data(),
+                             lengths.data()) != REDIS_OK)
+    fail("queueing a command");
+  flush();
+}
+
+void SubscriberConnection::flush() {
+  int done = 0;
+  if (redisBufferWrite(context_.get(), &done) != REDIS_OK) fail("sending");
+  has_output_ = done == 0;
+}
+
+std::vector<Reply> SubscriberConnection::receive() {
+  if (redisBufferRead(context_.get()) != REDIS_OK) fail("receiving");
+  std::vector<Reply> replies;
+  for (;;) {
+    void* reply = nullptr;
+    if (redisGetReplyFromReader(context_.get(), &reply) != REDIS_OK) fail("reading a reply");
+    if (reply == nullptr) return replies;
+    replies.emplace_back(static_cast<redisReply*>(reply));
+  }
+}
+
+void SubscriberConnection::fail(std::string_view doing) const {
+  throw ServerError(server_, std::string(doing) + ": " + reason_text(context_->errstr));
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds distlock (RelWithDebInfo, build/) and runs every test: unit, integration, package
+# and example. Installs missing Debian packages first (as root or through sudo).
+#
+#   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ensure_packages "${DISTLOCK_PACKAGES[@]}"
+configure_build RelWithDebInfo \
+  -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
+build
+
+log "running the tests"
+ctest --test-dir "${DISTLOCK_BUILD_DIR}" --output-on-failure --no-tests=error \
+  --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}" "$@"
+log "all tests passed"

@@ -1,0 +1,379 @@
+// The lock behaviours every backend must show, run against memory:// and against a private
+// redis-server (started once for the suite, by the first Redis test).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "counter_file.h"
+#include "integration_helpers.h"
+#include "redis_server.h"
+#include "subprocess.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class Backend { memory, redis };
+
+std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::memory ? "memory" : "redis";
+}
+
+// True if a thread other than the caller could take the lock right now (it releases it at
+// once). Another thread is another owner, even on the same client.
+bool free_for_another_thread(Client& client, const LockSpec& spec, const std::string& key) {
+  bool taken = false;
+  std::thread other([&] { taken = client.try_acquire(spec, key).has_value(); });
+  other.join();
+  return taken;
+}
+
+class LockBehaviour : public ::testing::TestWithParam<Backend> {
+ protected:
+  static void TearDownTestSuite() { redis_.stop(); }
+
+  void SetUp() override {
+    if (GetParam() == Backend::redis) {
+      try {
+        url_ = redis_.get().url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start redis-server: " << e.what();
+      }
+    } else {
+      // Clients with one memory:// name share locks; a name per test keeps tests apart.
+      url_ = "memory://" + unique_name("itest");
+    }
+    key_ = unique_name(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    for (auto& c : key_) {
+      if (c == '/') c = '_';
+    }
+  }
+
+  std::shared_ptr<Client> connect() { return Client::connect(url_); }
+
+  static inline SuiteRedis redis_;
+  std::string url_;
+  static constexpr std::string_view type_ = "itest";
+  std::string key_;
+};
+
+TEST_P(LockBehaviour, ReentrantAcquisitionSharesTheFenceAndNeedsOneReleaseEach) {
+  auto client = connect();
+  const auto lock_spec = spec(type_, 30s, wait(20s));
+
+  Lease outer = client->acquire(lock_spec, key_);
+  Lease inner = client->acquire(lock_spec, key_);  // same thread: reenters, does not wait
+  EXPECT_TRUE(outer.valid());
+  EXPECT_TRUE(inner.valid());
+  EXPECT_EQ(outer.fence(), inner.fence());
+  EXPECT_EQ(outer.name(), inner.name());
+  EXPECT_NE(outer.id(), inner.id()) << "acquisition ids are unique per acquisition";
+  EXPECT_FALSE(free_for_another_thread(*client, lock_spec, key_));
+
+  // Another thread of this process waits for the lock.
+  std::promise<std::uint64_t> waiter_fence;
+  auto waiter_got_it = waiter_fence.get_future();
+  std::thread waiter([&] {
+    try {
+      Lease lease = client->acquire(lock_spec, key_);
+      waiter_fence.set_value(lease.fence());
+    } catch (...) {
+      waiter_fence.set_exception(std::current_exception());
+    }
+  });
+  const bool waiting = eventually([&] { return client->stats().waiting == 1; });
+  EXPECT_TRUE(waiting) << "the other thread never started waiting";
+
+  outer.release();
+  EXPECT_FALSE(outer.valid());
+  EXPECT_TRUE(inner.valid()) << "one release of two must leave the lock held";
+  EXPECT_FALSE(free_for_another_thread(*client, lock_spec, key_));
+  EXPECT_EQ(waiter_got_it.wait_for(0s), std::future_status::timeout)
+      << "the waiter got the lock after the first of two releases";
+
+  inner.release();
+  EXPECT_FALSE(inner.valid());
+  ASSERT_EQ(waiter_got_it.wait_for(20s), std::future_status::ready)
+      << "the waiter did not get the lock after the second release";
+  EXPECT_GT(waiter_got_it.get(), outer.fence());
+  waiter.join();
+  EXPECT_TRUE(free_for_another_thread(*client, lock_spec, key_));
+}
+
+TEST_P(LockBehaviour, FenceStrictlyIncreasesAcrossSuccessiveHolders) {
+  auto first = connect();
+  auto second = connect();
+  const auto lock_spec = spec(type_, 30s, wait(10s));
+  std::uint64_t previous = 0;
+  for (int i = 0; i < 6; ++i) {
+    Client& client = (i % 2 == 0) ? *first : *second;
+    Lease lease = client.acquire(lock_spec, key_);
+    EXPECT_GT(lease.fence(), previous) << "holder " << i;
+    previous = lease.fence();
+    lease.release();
+  }
+  // A holder on another thread of the same client.
+  std::uint64_t from_thread = 0;
+  std::thread other([&] { from_thread = first->acquire(lock_spec, key_).fence(); });
+  other.join();
+  EXPECT_GT(from_thread, previous);
+}
+
+TEST_P(LockBehaviour, MutualExclusionLosesNoUpdate) {
+  TempDirectory directory;
+  const std::string counter = (directory.path() / "counter").string();
+  write_counter_file(counter, {0, 0});
+
+  if (GetParam() == Backend::redis) {
+    // 4 processes x 2 threads, each its own client instance per process.
+    constexpr int kProcesses = 4;
+    constexpr int kThreads = 2;
+    constexpr int kIterations = 40;
+    std::vector<std::unique_ptr<Subprocess>> workers;
+    for (int p = 0; p < kProcesses; ++p) {
+      workers.push_back(std::make_unique<Subprocess>(
+          DISTLOCK_COUNTER_WORKER,
+          std::vector<std::string>{url_, counter, std::to_string(kIterations),
+                                   std::to_string(kThreads)}));
+    }
+    for (auto& worker : workers) {
+      const std::string output = worker->read_all(100s);
+      const ExitStatus status = worker->wait(10s);
+      EXPECT_TRUE(status.success()) << "worker " << worker->pid() << ": " << status.describe()
+                                    << " (2: fence out of order), output: " << output;
+      EXPECT_EQ(output, "done " + std::to_string(kThreads * kIterations) + "\n");
+    }
+    EXPECT_EQ(read_counter_file(counter).count,
+              static_cast<std::uint64_t>(kProcesses * kThreads * kIterations));
+  } else {
+    // 8 threads over two clients of one memory:// name.
+    constexpr int kThreads = 8;
+    constexpr int kIterations = 100;
+    auto first = connect();
+    auto second = connect();
+    const auto lock_spec = spec(type_, 30s, wait(60s));
+    std::atomic<int> fence_violations{0};
+    std::atomic<int> errors{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      Client& client = (t % 2 == 0) ? *first : *second;
+      threads.emplace_back([&, &client = client] {
+        try {
+          for (int i = 0; i < kIterations; ++i) {
+            Lease lease = client.acquire(lock_spec, key_);
+            if (!increment_counter_file(counter, lease.fence(), 500us)) ++fence_violations;
+            lease.release();
+          }
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << e.what();
+          ++errors;
+        }
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(errors.load(), 0);
+    EXPECT_EQ(fence_violations.load(), 0);
+    EXPECT_EQ(read_counter_file(counter).count,
+              static_cast<std::uint64_t>(kThreads * kIterations));
+    EXPECT_EQ(first->stats().acquired + second->stats().acquired,
+              static_cast<std::uint64_t>(kThreads * kIterations));
+  }
+}
+
+TEST_P(LockBehaviour, WatchdogKeepsALockHeldPastItsTtl) {
+  auto holder = connect();
+  auto other = connect();
+  const auto lock_spec = spec(type_, 1s);
+  const auto before_acquire = Clock::now();
+  Lease lease = holder->acquire(lock_spec, key_);
+  const auto hold_until = before_acquire + 3s;
+
+  int checks = 0;
+  while (Clock::now() < hold_until) {
+    ASSERT_TRUE(lease.valid()) << "after "
+                               << std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      Clock::now() - before_acquire)
+                                      .count()
+                               << " ms";
+    EXPECT_FALSE(other->try_acquire(lock_spec, key_).has_value());
+    // Each of these waits 250 ms, which also paces the loop.
+    EXPECT_THROW(other->acquire(spec(type_, 1s, wait(250ms)), key_), LockTimeout);
+    ++checks;
+  }
+  // Three times the ttl later, still held.
+  EXPECT_TRUE(lease.valid());
+  EXPECT_NO_THROW(lease.ensure_held());
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_).has_value());
+  EXPECT_GT(lease.valid_until(), before_acquire + 2s);
+  EXPECT_GE(checks, 1);
+  // Valid at 3 s with a 1 s ttl cannot happen without at least two renewals.
+  EXPECT_GE(holder->stats().renewals, 2u);
+  EXPECT_EQ(holder->stats().lost, 0u);
+  EXPECT_GE(other->stats().timeouts, static_cast<std::uint64_t>(2 * checks));
+
+  lease.release();
+  EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
+}
+
+TEST_P(LockBehaviour, WaiterIsWokenByTheReleaseNotByATimeout) {
+  auto holder = connect();
+  auto waiter_client = connect();
+  Lease held = holder->acquire(spec(type_, 30s), key_);
+
+  std::promise<std::uint64_t> waiter_fence;
+  auto waiter_got_it = waiter_fence.get_future();
+  std::thread waiter([&] {
+    try {
+      waiter_fence.set_value(waiter_client->acquire(spec(type_, 30s, wait(20s)), key_).fence());
+    } catch (...) {
+      waiter_fence.set_exception(std::current_exception());
+    }
+  });
+  const bool waiting = eventually([&] { return waiter_client->stats().waiting == 1; });
+  EXPECT_TRUE(waiting) << "the waiter never started waiting";
+
+  held.release();
+  ASSERT_EQ(waiter_got_it.wait_for(20s), std::future_status::ready);
+  std::uint64_t fence = 0;
+  ASSERT_NO_THROW(fence = waiter_got_it.get());
+  waiter.join();
+  EXPECT_GT(fence, held.fence());
+
+  const ClientStats stats = waiter_client->stats();
+  EXPECT_GE(stats.woken_by_release, 1u);
+  EXPECT_EQ(stats.woken_by_timeout, 0u);
+  EXPECT_GE(stats.contended, 1u);
+  EXPECT_EQ(stats.waiting, 0u);
+}
+
+TEST_P(LockBehaviour, LockTimeoutNamesTheLockAndTheServer) {
+  auto holder = connect();
+  auto other = connect();
+  Lease held = holder->acquire(spec(type_, 30s), key_);
+
+  const auto start = Clock::now();
+  try {
+    other->acquire(spec(type_, 30s, wait(300ms)), key_);
+    FAIL() << "acquired a lock held elsewhere";
+  } catch (const LockTimeout& e) {
+    const auto waited = Clock::now() - start;
+    EXPECT_GE(waited, 295ms) << "gave up before the wait ran out";
+    EXPECT_LT(waited, 10s);
+    EXPECT_EQ(e.lock(), held.name());
+    EXPECT_EQ(e.server(), other->server());
+    const std::string what = e.what();
+    EXPECT_NE(what.find(held.name()), std::string::npos) << what;
+    EXPECT_NE(what.find(other->server()), std::string::npos) << what;
+  }
+  EXPECT_GE(other->stats().timeouts, 1u);
+  EXPECT_TRUE(held.valid());
+}
+
+TEST_P(LockBehaviour, TryOnlyAndTryAcquireDoNotWait) {
+  auto holder = connect();
+  auto other = connect();
+  Lease held = holder->acquire(spec(type_, 30s), key_);
+
+  const auto start = Clock::now();
+  EXPECT_THROW(other->acquire(spec(type_, 30s, try_only), key_), LockTimeout);
+  EXPECT_FALSE(other->try_acquire(spec(type_, 30s, try_only), key_).has_value());
+  // try_acquire never waits, whatever the spec says.
+  EXPECT_FALSE(other->try_acquire(spec(type_, 30s, wait(20s)), key_).has_value());
+  EXPECT_FALSE(other->try_acquire(spec(type_, 30s), key_).has_value());
+  // Any waiting at all would have lasted until the holder's 30 s ttl or the 20 s wait.
+  EXPECT_LT(Clock::now() - start, 10s);
+  EXPECT_EQ(other->stats().timeouts, 4u);
+
+  held.release();
+  auto lease = other->try_acquire(spec(type_, 30s, try_only), key_);
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_TRUE(lease->valid());
+}
+
+TEST_P(LockBehaviour, CurrentIsTheInnermostLeaseOfThisThread) {
+  auto client = connect();
+  EXPECT_EQ(current(), nullptr);
+  bool ran = false;
+  bool undone = false;
+  EXPECT_THROW(checked([&] { ran = true; }, [&] { undone = true; }), ConfigError);
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(undone);
+
+  Lease outer = client->acquire(spec(type_, 30s), key_ + "-outer");
+  ASSERT_NE(current(), nullptr);
+  EXPECT_EQ(current()->id(), outer.id());
+  {
+    Lease inner = client->acquire(spec(type_, 30s), key_ + "-inner");
+    ASSERT_NE(current(), nullptr);
+    EXPECT_EQ(current()->id(), inner.id());
+    EXPECT_EQ(current()->name(), inner.name());
+
+    // checked() on the current lease runs the step and returns its result.
+    EXPECT_EQ(checked([] { return 7; }, [&] { undone = true; }), 7);
+    EXPECT_FALSE(undone);
+
+    // current() is per thread.
+    const Lease* seen_elsewhere = reinterpret_cast<const Lease*>(1);
+    std::thread other([&] { seen_elsewhere = current(); });
+    other.join();
+    EXPECT_EQ(seen_elsewhere, nullptr);
+
+    inner.release();
+    ASSERT_NE(current(), nullptr);
+    EXPECT_EQ(current()->id(), outer.id());
+  }
+  outer.release();
+  EXPECT_EQ(current(), nullptr);
+  EXPECT_THROW(checked([&] { ran = true; }, [&] { undone = true; }), ConfigError);
+  EXPECT_FALSE(ran);
+}
+
+TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
+  auto client = connect();
+  auto other = connect();
+  const auto lock_spec = spec(type_, 30s);
+
+  Lease lease = client->acquire(lock_spec, key_);
+  lease.release();
+  EXPECT_FALSE(lease.valid());
+  EXPECT_NO_THROW(lease.release());
+  EXPECT_THROW(lease.ensure_held(), LockLost);
+  {
+    auto taken = other->try_acquire(lock_spec, key_);
+    EXPECT_TRUE(taken.has_value()) << "the lock was not free after release()";
+  }
+
+  Lease original = client->acquire(lock_spec, key_);
+  const std::uint64_t fence = original.fence();
+  Lease moved(std::move(original));
+  EXPECT_FALSE(original.valid());  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_TRUE(moved.valid());
+  EXPECT_EQ(moved.fence(), fence);
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_).has_value()) << "moving released the lock";
+
+  Lease assigned = client->acquire(lock_spec, key_ + "-other");
+  assigned = std::move(moved);
+  EXPECT_FALSE(moved.valid());  // NOLINT(bugprone-use-after-move)
+  EXPECT_TRUE(assigned.valid());
+  EXPECT_EQ(assigned.fence(), fence);
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_).has_value());
+
+  assigned.release();
+  EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
+                         ::testing::Values(Backend::memory, Backend::redis), backend_name);
+
+}  // namespace
+}  // namespace distlock::testing

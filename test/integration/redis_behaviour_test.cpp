@@ -1,0 +1,221 @@
+// Behaviours that only the Redis backend has, or that only Redis lets a test provoke:
+// a holder process killed outright, a lock deleted behind the holder's back, the key layout.
+//
+// Key layout for lock type T and key K (escaped): hash distlock:{T:K}, fence counter
+// distlock:{T:K}:fence, release channel distlock:{T:K}:released.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_server.h"
+#include "subprocess.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RedisBehaviour : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { redis_.stop(); }
+
+  void SetUp() override {
+    try {
+      server_ = &redis_.get();
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start redis-server: " << e.what();
+    }
+  }
+
+  RedisServer& redis() { return *server_; }
+  std::shared_ptr<Client> connect() { return Client::connect(server_->url()); }
+
+  static inline SuiteRedis redis_;
+  RedisServer* server_ = nullptr;
+};
+
+TEST_F(RedisBehaviour, LockOfAKilledHolderIsFreedWithinItsTtl) {
+  constexpr std::string_view type = "killed";
+  const std::string key = unique_name("holder");
+  Subprocess holder(DISTLOCK_COUNTER_WORKER, {"--hold", redis().url(), std::string(type), key, "1000"});
+  const auto line = holder.read_line(30s);
+  ASSERT_TRUE(line.has_value()) << "the holder exited: " << holder.wait(10s).describe();
+  ASSERT_EQ(line->rfind("acquired ", 0), 0u) << *line;
+  const std::uint64_t holder_fence = std::stoull(line->substr(9));
+
+  auto client = connect();
+  const auto lock_spec = spec(type, 1s);
+  EXPECT_FALSE(client->try_acquire(lock_spec, key).has_value()) << "the holder does not hold it";
+
+  holder.kill(SIGKILL);
+  const ExitStatus status = holder.wait(10s);
+  EXPECT_TRUE(status.signaled && status.signal == SIGKILL) << status.describe();
+
+  // Nobody releases it and nobody renews it: it must run out within its ttl.
+  std::optional<Lease> lease;
+  ASSERT_NO_THROW(lease.emplace(client->acquire(spec(type, 1s, wait(1s + 5s)), key)));
+  EXPECT_TRUE(lease->valid());
+  EXPECT_GT(lease->fence(), holder_fence);
+}
+
+TEST_F(RedisBehaviour, NonOwnerCannotTakeOrFreeAHeldLock) {
+  // The API gives a non-owner no handle to release someone else's lock with: a Lease comes
+  // only from a successful acquisition. What a second client can do is try to take it; that
+  // must leave the holder's hash untouched. (release.lua's owner check itself is covered by
+  // the Redis backend's own checks.)
+  const std::string key = unique_name("nonowner");
+  const std::string hash = "distlock:{owned:" + key + "}";
+  auto a = connect();
+  auto b = connect();
+  const auto lock_spec = spec("owned", 30s);
+
+  Lease held = a->acquire(lock_spec, key);
+  const std::string owner = redis().cli({"HGET", hash, "owner"});
+  ASSERT_FALSE(owner.empty()) << "no owner field in " << hash;
+
+  EXPECT_FALSE(b->try_acquire(lock_spec, key).has_value());
+  EXPECT_THROW(b->acquire(spec("owned", 30s, wait(200ms)), key), LockTimeout);
+  EXPECT_EQ(redis().cli({"HGET", hash, "owner"}), owner);
+  EXPECT_EQ(redis().cli({"EXISTS", hash}), "1");
+  EXPECT_TRUE(held.valid());
+
+  held.release();
+  EXPECT_EQ(redis().cli({"EXISTS", hash}), "0");
+  auto taken = b->try_acquire(lock_spec, key);
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_NE(redis().cli({"HGET", hash, "owner"}), owner) << "another client is another owner";
+}
+
+TEST_F(RedisBehaviour, LockDeletedBehindTheHoldersBackIsSeenAsLost) {
+  auto client = connect();
+  Event lost;  // declared before the lease, so it outlives the lease's callback
+  Lease lease = client->acquire(spec("order", 1s), "42");
+  ASSERT_EQ(lease.name(), "order:42");
+  ASSERT_EQ(redis().cli({"EXISTS", "distlock:{order:42}"}), "1");
+  lease.on_lost([&](const LockLost& e) { lost.set(e.what()); });
+  EXPECT_FALSE(lost.is_set());
+
+  EXPECT_EQ(redis().cli({"DEL", "distlock:{order:42}"}), "1");
+  // The next renewal (about 333 ms after the grant) finds it gone.
+  ASSERT_TRUE(lost.wait_for(10s)) << "on_lost was not called";
+  EXPECT_NE(lost.detail().find("order:42"), std::string::npos) << lost.detail();
+
+  EXPECT_FALSE(lease.valid());
+  try {
+    lease.ensure_held();
+    ADD_FAILURE() << "ensure_held() did not throw";
+  } catch (const LockLost& e) {
+    EXPECT_EQ(e.lock(), "order:42");
+    EXPECT_EQ(e.server(), client->server());
+  }
+  EXPECT_GE(client->stats().lost, 1u);
+
+  // Someone else may take it now, with a later fence.
+  auto other = connect();
+  auto taken = other->try_acquire(spec("order", 1s), "42");
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_GT(taken->fence(), lease.fence());
+  taken->release();
+
+  // The server no longer had it for this lease: the protected work ran unprotected.
+  EXPECT_THROW(lease.release(), LockLost);
+}
+
+TEST_F(RedisBehaviour, CheckedRunsUndoWhenTheLeaseIsLostDuringTheStep) {
+  auto client = connect();
+  Event lost;
+  Lease lease = client->acquire(spec("order", 1s), "42");
+  lease.on_lost([&](const LockLost&) { lost.set(); });
+
+  bool undone = false;
+  int undo_argument = 0;
+  bool lost_during_step = false;
+  try {
+    checked(
+        lease,
+        [&] {
+          redis().cli({"DEL", "distlock:{order:42}"});
+          lost_during_step = lost.wait_for(10s);
+          return 5;
+        },
+        [&](int result) {
+          undone = true;
+          undo_argument = result;
+        });
+    ADD_FAILURE() << "checked() did not throw";
+  } catch (const LockLost& e) {
+    EXPECT_EQ(e.lock(), "order:42");
+    EXPECT_NE(std::string(e.what()).find("order:42"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(lost_during_step) << "on_lost was not called";
+  EXPECT_TRUE(undone);
+  EXPECT_EQ(undo_argument, 5);
+
+  // On a lease already lost, the step does not run at all.
+  bool ran = false;
+  undone = false;
+  EXPECT_THROW(checked(lease, [&] { ran = true; }, [&] { undone = true; }), LockLost);
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(undone);
+  EXPECT_GE(client->stats().lost, 1u);
+}
+
+TEST_F(RedisBehaviour, LockHashCarriesInspectionMetadata) {
+  auto client = connect();
+  redis().cli({"DEL", "distlock:{order:42}"});  // whatever an earlier test left behind
+  std::optional<Lease> lease;
+  ASSERT_NO_THROW(lease.emplace(client->acquire(spec("order", 30s, wait(10s)), "42")));
+
+  auto fields = parse_hgetall(redis().cli({"HGETALL", "distlock:{order:42}"}));
+  for (const char* field : {"owner", "count", "fence", "id", "host", "pid", "acquired_at"}) {
+    EXPECT_TRUE(fields.contains(field)) << "no field " << field;
+    EXPECT_FALSE(fields[field].empty()) << "empty field " << field;
+  }
+  EXPECT_EQ(fields["id"], lease->id());
+  EXPECT_EQ(fields["fence"], std::to_string(lease->fence()));
+  EXPECT_EQ(fields["pid"], std::to_string(::getpid()));
+  EXPECT_EQ(fields["count"], "1");
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:42}:fence"}), "1");
+  EXPECT_EQ(redis().cli({"GET", "distlock:{order:42}:fence"}), std::to_string(lease->fence()));
+  const std::string pttl = redis().cli({"PTTL", "distlock:{order:42}"});
+  EXPECT_GT(std::stoll(pttl), 0) << "the lock hash has no expiry";
+
+  {
+    Lease again = client->acquire(spec("order", 30s), "42");  // reentrant
+    EXPECT_EQ(redis().cli({"HGET", "distlock:{order:42}", "count"}), "2");
+  }
+  EXPECT_EQ(redis().cli({"HGET", "distlock:{order:42}", "count"}), "1");
+  lease->release();
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:42}"}), "0");
+}
+
+TEST_F(RedisBehaviour, ReleasePublishesOnTheReleasedChannel) {
+  const std::string key = unique_name("channel");
+  const std::string channel = "distlock:{published:" + key + "}:released";
+  static const auto redis_cli = find_program("redis-cli");
+  ASSERT_FALSE(redis_cli.empty()) << "redis-cli not found";
+  Subprocess subscriber(redis_cli, {"-h", "127.0.0.1", "-p", std::to_string(redis().port()),
+                                    "SUBSCRIBE", channel});
+  // redis-cli prints "subscribe", the channel and the subscription count once subscribed.
+  ASSERT_EQ(subscriber.read_line(10s), "subscribe");
+  ASSERT_EQ(subscriber.read_line(10s), channel);
+  ASSERT_EQ(subscriber.read_line(10s), "1");
+
+  auto client = connect();
+  client->acquire(spec("published", 30s), key).release();
+  EXPECT_EQ(subscriber.read_line(10s), "message");
+  EXPECT_EQ(subscriber.read_line(10s), channel);
+}
+
+}  // namespace
+}  // namespace distlock::testing

@@ -1,0 +1,102 @@
+//===- Attributes.cpp - Registering distlock::lock and distlock::key ------===//
+//
+// These registrations must live in the executable's own objects: a static
+// initializer inside a static library is dropped by the linker when nothing
+// else refers to its object file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attributes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
+
+using namespace clang;
+
+namespace distlock {
+namespace weave {
+
+llvm::SmallVector<const AnnotateAttr *, 1>
+distlockAttributes(const Decl *D, llvm::StringRef Annotation) {
+  llvm::SmallVector<const AnnotateAttr *, 1> Found;
+  for (const auto *A : D->specific_attrs<AnnotateAttr>())
+    if (A->getAnnotation() == Annotation)
+      Found.push_back(A);
+  return Found;
+}
+
+namespace {
+
+/// Clang skips the arguments of plugin attributes, so any number is accepted
+/// here and the weaver reads them from the source.
+class DistlockAttrInfo : public ParsedAttrInfo {
+protected:
+  DistlockAttrInfo(const Spelling *Spellings, llvm::StringLiteral Annotation)
+      : Annotation(Annotation) {
+    OptArgs = 15;
+    this->Spellings = llvm::ArrayRef<Spelling>(Spellings, 1);
+  }
+
+  void misplaced(Sema &S, const ParsedAttr &Attr, llvm::StringRef What) const {
+    unsigned ID = S.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error,
+                                                     "%0");
+    S.Diag(Attr.getLoc(), ID) << What;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    D->addAttr(AnnotateAttr::Create(S.Context, Annotation, nullptr, 0,
+                                    Attr.getRange()));
+    return AttributeApplied;
+  }
+
+private:
+  llvm::StringLiteral Annotation;
+};
+
+constexpr ParsedAttrInfo::Spelling LockSpelling[] = {
+    {ParsedAttr::AS_CXX11, "distlock::lock"}};
+constexpr ParsedAttrInfo::Spelling KeySpelling[] = {
+    {ParsedAttr::AS_CXX11, "distlock::key"}};
+
+class LockAttrInfo : public DistlockAttrInfo {
+public:
+  LockAttrInfo() : DistlockAttrInfo(LockSpelling, LockAnnotation) {}
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<FunctionDecl>(D))
+      return true;
+    misplaced(S, Attr,
+              "'distlock::lock' applies to functions; put it on the function "
+              "whose body must run under the lock");
+    return false;
+  }
+};
+
+class KeyAttrInfo : public DistlockAttrInfo {
+public:
+  KeyAttrInfo() : DistlockAttrInfo(KeySpelling, KeyAnnotation) {}
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<ParmVarDecl>(D))
+      return true;
+    misplaced(S, Attr,
+              "'distlock::key' applies to function parameters; put it on the "
+              "parameter that names the locked thing");
+    return false;
+  }
+};
+
+} // namespace
+
+static ParsedAttrInfoRegistry::Add<LockAttrInfo>
+    RegisterLock("distlock-lock", "[[distlock::lock(type, ttl, options...)]]");
+static ParsedAttrInfoRegistry::Add<KeyAttrInfo>
+    RegisterKey("distlock-key", "[[distlock::key]] / [[distlock::key(\"path\")]]");
+
+} // namespace weave
+} // namespace distlock

@@ -1,0 +1,47 @@
+//===- GuardText.cpp - The statement woven into a locked function ---------===//
+
+#include "GuardText.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace distlock {
+namespace weave {
+
+std::string lineDirective(unsigned Line, llvm::StringRef File) {
+  std::string Directive;
+  llvm::raw_string_ostream OS(Directive);
+  OS << "#line " << Line << " \"";
+  OS.write_escaped(File);
+  OS << "\"";
+  return Directive;
+}
+
+std::string guardText(const GuardParts &Parts) {
+  const PastedText &Args = Parts.LockArguments;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  // The lambda brings the chrono literals into scope for 30s-style ttls: the
+  // user's own scope has no reason to, as the compiler never saw the
+  // arguments. constexpr makes bad arguments compile-time errors.
+  OS << " static constexpr ::distlock::LockSpec distlock_woven_spec_ = [] { "
+        "using namespace ::std::chrono_literals; return ::distlock::spec(\n"
+     << lineDirective(Args.Line, Args.File) << "\n"
+     << std::string(Args.Column > 0 ? Args.Column - 1 : 0, ' ') << Args.Text
+     << "\n"
+     << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
+     << "); }(); ::distlock::ScopedLock distlock_woven_guard_("
+        "distlock_woven_spec_";
+  if (!Parts.KeyExpressions.empty()) {
+    OS << ", ::distlock::key_of(";
+    llvm::ListSeparator Comma;
+    for (const std::string &Key : Parts.KeyExpressions)
+      OS << Comma << Key;
+    OS << ")";
+  }
+  OS << ");";
+  return Text;
+}
+
+} // namespace weave
+} // namespace distlock

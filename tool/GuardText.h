@@ -1,0 +1,46 @@
+//===- GuardText.h - The statement woven into a locked function -----------===//
+//
+// The guard is inserted right after the body's '{' and keeps every line of
+// the source at its number: the lock arguments are pasted between #line
+// directives naming the attribute's own line and column, so the compiler
+// reports a mistake in them where the user wrote it, and a final #line puts
+// the rest of the '{' line back at its number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTLOCK_TOOL_GUARDTEXT_H
+#define DISTLOCK_TOOL_GUARDTEXT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace distlock {
+namespace weave {
+
+struct PastedText {
+  std::string Text;
+  std::string File;  // the file the text was written in
+  unsigned Line = 0; // where it starts
+  unsigned Column = 0;
+};
+
+struct GuardParts {
+  PastedText LockArguments;
+  /// Expressions giving the key parts, in parameter order.
+  llvm::ArrayRef<std::string> KeyExpressions;
+  /// Where the guard goes: the file and line of the body's '{'.
+  std::string BodyFile;
+  unsigned BodyLine = 0;
+};
+
+std::string guardText(const GuardParts &Parts);
+
+/// `#line N "file"` with the file name escaped as a string literal.
+std::string lineDirective(unsigned Line, llvm::StringRef File);
+
+} // namespace weave
+} // namespace distlock
+
+#endif

@@ -1,0 +1,226 @@
+//===- LockedFunction.cpp - One function definition to weave --------------===//
+
+#include "LockedFunction.h"
+
+#include "AttributeArguments.h"
+#include "Attributes.h"
+#include "KeyPath.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace distlock {
+namespace weave {
+
+namespace {
+
+class Analyzer {
+public:
+  Analyzer(const FunctionDecl &Definition, const AnnotateAttr &Lock,
+           Diagnostics &Diags)
+      : Definition(Definition), Lock(Lock), Diags(Diags),
+        Context(Definition.getASTContext()), SM(Context.getSourceManager()) {}
+
+  std::optional<LockedFunction> run() {
+    LockedFunction Result;
+    bool Ok = checkShape() && readLockArguments(Result) &&
+              findBodyBrace(Result) && readKeys(Result);
+    if (!Ok)
+      return std::nullopt;
+    return Result;
+  }
+
+private:
+  SourceLocation lockLoc() const { return Lock.getLocation(); }
+
+  bool fail(SourceLocation Loc, const llvm::Twine &Message) {
+    Diags.error(Loc, Message);
+    return false;
+  }
+
+  bool checkShape() {
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(&Definition)) {
+      if (Method->getParent()->isLambda())
+        return fail(lockLoc(),
+                    "'distlock::lock' cannot be woven into a lambda; declare a "
+                    "distlock::ScopedLock at the top of its body instead");
+      if (Method->isVirtual())
+        Diags.warning(lockLoc(),
+                      "'" + Definition.getQualifiedNameAsString() +
+                          "' is virtual: overriders are not locked unless "
+                          "they carry [[distlock::lock]] themselves");
+    }
+    if (Definition.isDeleted() || Definition.isExplicitlyDefaulted())
+      return fail(lockLoc(),
+                  "'distlock::lock' on a " +
+                      llvm::Twine(Definition.isDeleted() ? "deleted"
+                                                         : "defaulted") +
+                      " function: there is no body to lock; write the body or "
+                      "remove the attribute");
+    if (Definition.isConsteval() || Definition.isConstexpr())
+      return fail(lockLoc(),
+                  "'distlock::lock' on a " +
+                      llvm::Twine(Definition.isConsteval() ? "consteval"
+                                                           : "constexpr") +
+                      " function: a lock is taken at run time; remove "
+                      "constexpr or the attribute");
+    if (isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
+      return fail(lockLoc(),
+                  "'distlock::lock' on a coroutine: the lock would be held "
+                  "across suspensions, on whatever thread resumes it; lock "
+                  "around the co_await instead");
+    return true;
+  }
+
+  bool readLockArguments(LockedFunction &Result) {
+    SourceLocation Loc = lockLoc();
+    if (Loc.isMacroID())
+      return fail(Loc, "'distlock::lock' written in a macro; write the "
+                       "attribute itself on the function");
+    std::string Problem;
+    auto Spelling =
+        readAttributeSpelling(SM, Context.getLangOpts(), Loc, "lock", Problem);
+    if (!Spelling)
+      return fail(Loc, Problem);
+    if (!Spelling->Arguments || llvm::StringRef(Spelling->ArgumentText).trim().empty())
+      return fail(Loc, "'distlock::lock' needs the lock type and ttl: write "
+                       "[[distlock::lock(\"type\", 30s)]]");
+    SourceLocation Begin = Spelling->Arguments->getBegin();
+    PresumedLoc Presumed = SM.getPresumedLoc(Begin);
+    Result.LockArguments.Text = Spelling->ArgumentText;
+    Result.LockArguments.File = Presumed.getFilename();
+    Result.LockArguments.Line = Presumed.getLine();
+    Result.LockArguments.Column = Presumed.getColumn();
+    return true;
+  }
+
+  bool findBodyBrace(LockedFunction &Result) {
+    const Stmt *Body = Definition.getBody();
+    if (const auto *Try = dyn_cast_or_null<CXXTryStmt>(Body))
+      Body = Try->getTryBlock();
+    const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body);
+    if (!Compound)
+      return fail(lockLoc(), "the function has no body here to weave");
+    SourceLocation Brace = Compound->getLBracLoc();
+    if (Brace.isMacroID())
+      return fail(Brace, "the body of '" +
+                             Definition.getQualifiedNameAsString() +
+                             "' comes from a macro expansion, where no guard "
+                             "can be inserted; write the body's braces outside "
+                             "the macro, or lock by hand with "
+                             "distlock::ScopedLock");
+    Result.BodyBrace = Brace;
+    return true;
+  }
+
+  /// The key attribute of parameter \p Index on any declaration.
+  const AnnotateAttr *keyOf(unsigned Index) {
+    const AnnotateAttr *Found = nullptr;
+    for (const FunctionDecl *Redecl : Definition.redecls()) {
+      if (Index >= Redecl->getNumParams())
+        continue;
+      for (const AnnotateAttr *Key :
+           distlockAttributes(Redecl->getParamDecl(Index), KeyAnnotation)) {
+        if (Found && Found != Key &&
+            Found->getLocation() != Key->getLocation()) {
+          Diags.error(Key->getLocation(),
+                      "a second 'distlock::key' on this parameter");
+          Diags.note(Found->getLocation(), "the first is here");
+          return nullptr;
+        }
+        Found = Key;
+      }
+    }
+    return Found;
+  }
+
+  bool readKeys(LockedFunction &Result) {
+    bool Ok = true;
+    for (unsigned I = 0, E = Definition.getNumParams(); I != E; ++I) {
+      const AnnotateAttr *Key = keyOf(I);
+      if (!Key)
+        continue;
+      std::optional<std::string> Expression = keyExpression(I, *Key);
+      if (Expression)
+        Result.KeyExpressions.push_back(std::move(*Expression));
+      else
+        Ok = false;
+    }
+    return Ok && !Diags.hasErrors();
+  }
+
+  std::optional<std::string> keyExpression(unsigned Index,
+                                           const AnnotateAttr &Key) {
+    const ParmVarDecl *Param = Definition.getParamDecl(Index);
+    SourceLocation Loc = Key.getLocation();
+    if (Loc.isMacroID()) {
+      fail(Loc, "'distlock::key' written in a macro; write the attribute "
+                "itself on the parameter");
+      return std::nullopt;
+    }
+    if (Param->getName().empty()) {
+      fail(Param->getLocation(),
+           "the key parameter " + llvm::Twine(Index + 1) +
+               " has no name in this definition; name it");
+      return std::nullopt;
+    }
+    std::string Problem;
+    auto Spelling =
+        readAttributeSpelling(SM, Context.getLangOpts(), Loc, "key", Problem);
+    if (!Spelling) {
+      fail(Loc, Problem);
+      return std::nullopt;
+    }
+    if (!Spelling->Arguments)
+      return Param->getName().str();
+
+    SourceLocation PathLoc = Spelling->Arguments->getBegin();
+    llvm::StringRef Written = llvm::StringRef(Spelling->ArgumentText).trim();
+    if (Written.size() < 2 || !Written.starts_with("\"") ||
+        !Written.ends_with("\"") || Written.drop_front().drop_back().contains('"') ||
+        Written.contains('\\')) {
+      fail(PathLoc, "the key path must be one plain string literal naming a "
+                    "field or const member function, such as \"id\", "
+                    "\"customer.id\" or \"id()\"");
+      return std::nullopt;
+    }
+    llvm::StringRef Path = Written.drop_front().drop_back();
+    auto Segments = parseKeyPath(Path);
+    if (!Segments) {
+      fail(PathLoc, "'" + Path +
+                        "' is not a key path: write member names separated "
+                        "by '.', each optionally followed by '()'");
+      return std::nullopt;
+    }
+    auto Expression =
+        weave::keyExpression(Param->getName(), Param->getType(), *Segments,
+                             Problem);
+    if (!Expression) {
+      fail(PathLoc, "key path '" + Path + "' of parameter '" +
+                        Param->getName() + "': " + Problem);
+      return std::nullopt;
+    }
+    return Expression;
+  }
+
+  const FunctionDecl &Definition;
+  const AnnotateAttr &Lock;
+  Diagnostics &Diags;
+  ASTContext &Context;
+  const SourceManager &SM;
+};
+
+} // namespace
+
+std::optional<LockedFunction>
+analyzeLockedFunction(const FunctionDecl &Definition, const AnnotateAttr &Lock,
+                      Diagnostics &Diags) {
+  return Analyzer(Definition, Lock, Diags).run();
+}
+
+} // namespace weave
+} // namespace distlock

@@ -1,0 +1,40 @@
+//===- LockedFunction.h - One function definition to weave ----------------===//
+//
+// Checks a definition whose declarations carry [[distlock::lock]] against
+// what weaving can do, and works out its guard: the lock arguments as
+// written, the key expressions in parameter order, and where the body opens.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTLOCK_TOOL_LOCKEDFUNCTION_H
+#define DISTLOCK_TOOL_LOCKEDFUNCTION_H
+
+#include "Diagnostics.h"
+#include "GuardText.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace distlock {
+namespace weave {
+
+struct LockedFunction {
+  PastedText LockArguments;
+  std::vector<std::string> KeyExpressions;
+  /// The body's '{'; the guard goes right after it.
+  clang::SourceLocation BodyBrace;
+};
+
+/// std::nullopt after reporting why \p Definition cannot be woven.
+std::optional<LockedFunction>
+analyzeLockedFunction(const clang::FunctionDecl &Definition,
+                      const clang::AnnotateAttr &Lock, Diagnostics &Diags);
+
+} // namespace weave
+} // namespace distlock
+
+#endif

@@ -1,0 +1,29 @@
+//===- WeaveAction.h - The frontend action of distlock-weave --------------===//
+//
+// Parses one translation unit with the distlock attributes registered, weaves
+// it, and writes the woven source (and depfile) when no error was reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTLOCK_TOOL_WEAVEACTION_H
+#define DISTLOCK_TOOL_WEAVEACTION_H
+
+#include "clang/Tooling/Tooling.h"
+
+#include <string>
+
+namespace distlock {
+namespace weave {
+
+struct WeaveOptions {
+  std::string OutputPath;
+  std::string DepfilePath; // empty: no depfile
+};
+
+std::unique_ptr<clang::tooling::FrontendActionFactory>
+newWeaveActionFactory(const WeaveOptions &Options);
+
+} // namespace weave
+} // namespace distlock
+
+#endif

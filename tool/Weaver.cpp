@@ -1,0 +1,145 @@
+//===- Weaver.cpp - Weaving lock guards into one translation unit ---------===//
+
+#include "Weaver.h"
+
+#include "AttributeArguments.h"
+#include "Attributes.h"
+#include "Diagnostics.h"
+#include "GuardText.h"
+#include "LockedFunction.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace distlock {
+namespace weave {
+
+namespace {
+
+class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
+public:
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    Functions.push_back(FD);
+    return true;
+  }
+  std::vector<const FunctionDecl *> Functions;
+};
+
+/// Attributes written on \p D itself, not inherited from an earlier
+/// declaration.
+llvm::SmallVector<const AnnotateAttr *, 1> written(const Decl *D,
+                                                   llvm::StringRef Kind) {
+  llvm::SmallVector<const AnnotateAttr *, 1> Result;
+  for (const AnnotateAttr *A : distlockAttributes(D, Kind))
+    if (!A->isInherited())
+      Result.push_back(A);
+  return Result;
+}
+
+/// The distinct lock attributes over all declarations of \p FD, first first.
+llvm::SmallVector<const AnnotateAttr *, 1> locksOf(const FunctionDecl &FD) {
+  llvm::SmallVector<const AnnotateAttr *, 1> Locks;
+  for (const FunctionDecl *Redecl : FD.getFirstDecl()->redecls())
+    for (const AnnotateAttr *A : written(Redecl, LockAnnotation))
+      if (llvm::none_of(Locks, [&](const AnnotateAttr *Seen) {
+            return Seen->getLocation() == A->getLocation();
+          }))
+        Locks.push_back(A);
+  return Locks;
+}
+
+class TranslationUnitWeaver {
+public:
+  TranslationUnitWeaver(ASTContext &Context, Rewriter &Rewrite,
+                        WeaveSummary &Summary)
+      : Context(Context), SM(Context.getSourceManager()), Rewrite(Rewrite),
+        Summary(Summary), Diags(Context.getDiagnostics()) {}
+
+  void run() {
+    FunctionCollector Collector;
+    Collector.TraverseDecl(Context.getTranslationUnitDecl());
+    for (const FunctionDecl *FD : Collector.Functions) {
+      checkAttributesOf(*FD);
+      if (FD->isThisDeclarationADefinition())
+        weaveDefinition(*FD);
+    }
+  }
+
+private:
+  void checkAttributesOf(const FunctionDecl &FD) {
+    auto Locks = written(&FD, LockAnnotation);
+    for (const AnnotateAttr *Lock : Locks)
+      blank(*Lock, "lock");
+    for (const ParmVarDecl *Param : FD.parameters())
+      for (const AnnotateAttr *Key : written(Param, KeyAnnotation)) {
+        blank(*Key, "key");
+        if (locksOf(FD).empty())
+          Diags.warning(Key->getLocation(),
+                        "'distlock::key' on a parameter of '" +
+                            FD.getQualifiedNameAsString() +
+                            "', which has no [[distlock::lock]]: it has no "
+                            "effect; add the lock or remove the key");
+      }
+  }
+
+  void weaveDefinition(const FunctionDecl &Definition) {
+    auto Locks = locksOf(Definition);
+    if (Locks.empty())
+      return;
+    if (Locks.size() > 1) {
+      Diags.error(Locks[1]->getLocation(),
+                  "a second 'distlock::lock' for '" +
+                      Definition.getQualifiedNameAsString() +
+                      "'; a function takes one lock: remove one");
+      Diags.note(Locks[0]->getLocation(), "the first is here");
+      return;
+    }
+    auto Locked = analyzeLockedFunction(Definition, *Locks[0], Diags);
+    if (!Locked)
+      return;
+    PresumedLoc Body = SM.getPresumedLoc(Locked->BodyBrace);
+    GuardParts Parts{Locked->LockArguments, Locked->KeyExpressions,
+                     Body.getFilename(), Body.getLine()};
+    Rewrite.InsertTextAfterToken(Locked->BodyBrace, guardText(Parts));
+    ++Summary.WovenFunctions;
+  }
+
+  /// Replaces the attribute by spaces, keeping its line breaks, so the
+  /// compiler never sees it and no line moves.
+  void blank(const AnnotateAttr &Attr, llvm::StringRef Name) {
+    SourceLocation Loc = Attr.getLocation();
+    if (Loc.isMacroID() || !Blanked.insert(Loc).second)
+      return;
+    std::string Problem;
+    auto Spelling = readAttributeSpelling(SM, Context.getLangOpts(), Loc, Name,
+                                          Problem);
+    if (!Spelling)
+      return;
+    CharSourceRange Range = CharSourceRange::getTokenRange(Spelling->Whole);
+    std::string Spaces =
+        Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
+    for (char &C : Spaces)
+      if (C != '\n' && C != '\r')
+        C = ' ';
+    Rewrite.ReplaceText(Range, Spaces);
+  }
+
+  ASTContext &Context;
+  const SourceManager &SM;
+  Rewriter &Rewrite;
+  WeaveSummary &Summary;
+  Diagnostics Diags;
+  llvm::DenseSet<SourceLocation> Blanked;
+};
+
+} // namespace
+
+void Weaver::HandleTranslationUnit(ASTContext &Context) {
+  TranslationUnitWeaver(Context, Rewrite, Summary).run();
+}
+
+} // namespace weave
+} // namespace distlock

@@ -1,0 +1,37 @@
+//===- Weaver.h - Weaving lock guards into one translation unit -----------===//
+//
+// Finds every definition whose declarations carry [[distlock::lock]], checks
+// every distlock attribute of the translation unit, inserts the guards and
+// blanks the attributes out, all in a Rewriter over the TU's files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTLOCK_TOOL_WEAVER_H
+#define DISTLOCK_TOOL_WEAVER_H
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+
+namespace distlock {
+namespace weave {
+
+struct WeaveSummary {
+  unsigned WovenFunctions = 0;
+};
+
+class Weaver : public clang::ASTConsumer {
+public:
+  Weaver(clang::Rewriter &Rewrite, WeaveSummary &Summary)
+      : Rewrite(Rewrite), Summary(Summary) {}
+
+  void HandleTranslationUnit(clang::ASTContext &Context) override;
+
+private:
+  clang::Rewriter &Rewrite;
+  WeaveSummary &Summary;
+};
+
+} // namespace weave
+} // namespace distlock
+
+#endif

@@ -1,0 +1,31 @@
+//===- WovenOutput.h - Writing the woven source and its depfile -----------===//
+
+#ifndef DISTLOCK_TOOL_WOVENOUTPUT_H
+#define DISTLOCK_TOOL_WOVENOUTPUT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace distlock {
+namespace weave {
+
+/// Writes \p Text to \p Path through a temporary file, so that a failed run
+/// never leaves a half-written output behind.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
+
+/// The woven source: the runtime's header when a guard needs it, then
+/// `#line 1 "<source>"` so the compiler reports the user's own file and lines.
+std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,
+                        bool NeedsRuntime);
+
+/// A make-style depfile: "<target>: <dependency> ...".
+std::string depfileText(llvm::StringRef Target,
+                        llvm::ArrayRef<std::string> Dependencies);
+
+} // namespace weave
+} // namespace distlock
+
+#endif

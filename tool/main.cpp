@@ -1,0 +1,61 @@
+//===- main.cpp - distlock-weave ------------------------------------------===//
+//
+// distlock-weave SRC -o OUT [--depfile D] -- <compile flags>
+// distlock-weave SRC -o OUT [--depfile D] -p <build dir>
+//
+// Writes OUT: SRC with a lock guard woven into every function marked
+// [[distlock::lock(...)]], every line at its number.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WeaveAction.h"
+
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace clang::tooling;
+
+static llvm::cl::OptionCategory WeaveCategory("distlock-weave options");
+
+static llvm::cl::opt<std::string>
+    OutputPath("o", llvm::cl::desc("Write the woven source to <file>"),
+               llvm::cl::value_desc("file"), llvm::cl::Required,
+               llvm::cl::cat(WeaveCategory));
+
+static llvm::cl::opt<std::string> DepfilePath(
+    "depfile",
+    llvm::cl::desc("Write a make-style depfile listing the files read"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(WeaveCategory));
+
+static llvm::cl::extrahelp MoreHelp(
+    "\nThe woven source keeps every line of SRC at its number: compile it in "
+    "place of SRC.\nSee docs/annotations.md for the attributes and their "
+    "diagnostics.\n");
+
+int main(int argc, const char **argv) {
+  auto Parsed = CommonOptionsParser::create(argc, argv, WeaveCategory,
+                                            llvm::cl::Required);
+  if (!Parsed) {
+    llvm::errs() << "distlock-weave: " << llvm::toString(Parsed.takeError())
+                 << "\n";
+    return 2;
+  }
+  if (Parsed->getSourcePathList().size() != 1) {
+    llvm::errs() << "distlock-weave: give exactly one source file\n";
+    return 2;
+  }
+  ClangTool Tool(Parsed->getCompilations(), Parsed->getSourcePathList());
+  // The weaver reads only what the compiler would: no object file, and the
+  // depfile is its own (dependency flags would make clang write one).
+  Tool.appendArgumentsAdjuster(getClangStripDependencyFileAdjuster());
+
+  distlock::weave::WeaveOptions Options;
+  llvm::SmallString<256> Output = llvm::StringRef(OutputPath);
+  llvm::sys::fs::make_absolute(Output);
+  Options.OutputPath = std::string(Output);
+  Options.DepfilePath = DepfilePath;
+  return Tool.run(distlock::weave::newWeaveActionFactory(Options).get());
+}
