@@ -24,14 +24,21 @@ std::string guardText(const GuardParts &Parts) {
   // The lambda brings the chrono literals into scope for 30s-style ttls: the
   // user's own scope has no reason to, as the compiler never saw the
   // arguments. constexpr makes bad arguments compile-time errors.
-  OS << " static constexpr ::distlock::LockSpec distlock_woven_spec_ = [] { "
+  // The spec is built on lines numbered as the attribute's, so a compiler
+  // error in the arguments, or in the constant evaluation of the spec, points
+  // at the user's attribute.
+  const std::string AtAttribute = lineDirective(Args.Line, Args.File);
+  OS << "\n"
+     << AtAttribute << "\n"
+     << "static constexpr ::distlock::LockSpec distlock_woven_spec_ = [] { "
         "using namespace ::std::chrono_literals; return ::distlock::spec(\n"
-     << lineDirective(Args.Line, Args.File) << "\n"
+     << AtAttribute << "\n"
      << std::string(Args.Column > 0 ? Args.Column - 1 : 0, ' ') << Args.Text
      << "\n"
+     << AtAttribute << "\n"
+     << "); }();\n"
      << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
-     << "); }(); ::distlock::ScopedLock distlock_woven_guard_("
-        "distlock_woven_spec_";
+     << "::distlock::ScopedLock distlock_woven_guard_(distlock_woven_spec_";
   if (!Parts.KeyExpressions.empty()) {
     OS << ", ::distlock::key_of(";
     llvm::ListSeparator Comma;

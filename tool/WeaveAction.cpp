@@ -11,11 +11,9 @@
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Rewrite/Core/Rewriter.h"
-#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-
-#include <set>
 
 using namespace clang;
 
@@ -24,36 +22,60 @@ namespace weave {
 
 namespace {
 
-using FileList = llvm::SetVector<std::string, std::vector<std::string>,
-                                 std::set<std::string>>;
+std::string absolutePath(llvm::StringRef Path) {
+  llvm::SmallString<256> Absolute = Path;
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
 
-/// Records the files the translation unit reads, outside system headers, as
-/// `-MMD` would: what the depfile lists.
-class DependencyCollector : public PPCallbacks {
+/// The path of \p Path below \p Root, or std::nullopt outside it.
+std::optional<std::string> relativeTo(llvm::StringRef Path,
+                                      llvm::StringRef Root) {
+  if (Root.empty())
+    return std::nullopt;
+  llvm::SmallString<256> Rest = Path;
+  if (!llvm::sys::path::replace_path_prefix(Rest, Root, ""))
+    return std::nullopt;
+  llvm::StringRef Relative = llvm::sys::path::relative_path(Rest);
+  if (Relative.empty())
+    return std::nullopt;
+  return Relative.str();
+}
+
+/// A file the translation unit read, outside system headers, with every
+/// FileID it was entered under (a header included twice has two).
+struct ReadFile {
+  std::string Path;
+  llvm::SmallVector<FileID, 1> IDs;
+};
+
+/// Records what the translation unit reads, as `-MMD` would: what the depfile
+/// lists and what the woven tree mirrors.
+class ReadFiles : public PPCallbacks {
 public:
-  DependencyCollector(const SourceManager &SM,
-                      FileList &Files)
+  ReadFiles(const SourceManager &SM, std::vector<ReadFile> &Files)
       : SM(SM), Files(Files) {}
 
   void FileChanged(SourceLocation Loc, FileChangeReason Reason,
-                   SrcMgr::CharacteristicKind FileType,
-                   FileID) override {
+                   SrcMgr::CharacteristicKind FileType, FileID) override {
     if (Reason != EnterFile || isSystem(FileType))
       return;
-    if (auto Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
-      Files.insert(absolute(Entry->getName()));
+    FileID ID = SM.getFileID(Loc);
+    auto Entry = SM.getFileEntryRefForID(ID);
+    if (!Entry)
+      return;
+    std::string Path = absolutePath(Entry->getName());
+    auto [Position, New] = Index.try_emplace(Path, Files.size());
+    if (New)
+      Files.push_back({Path, {}});
+    Files[Position->second].IDs.push_back(ID);
   }
 
 private:
-  static std::string absolute(llvm::StringRef Path) {
-    llvm::SmallString<256> Absolute = Path;
-    llvm::sys::fs::make_absolute(Absolute);
-    llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
-    return std::string(Absolute);
-  }
-
   const SourceManager &SM;
-  FileList &Files;
+  std::vector<ReadFile> &Files;
+  llvm::StringMap<size_t> Index;
 };
 
 class WeaveAction : public ASTFrontendAction {
@@ -64,50 +86,100 @@ protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     Rewrite.setSourceMgr(CI.getSourceManager(), CI.getLangOpts());
-    CI.getPreprocessor().addPPCallbacks(std::make_unique<DependencyCollector>(
-        CI.getSourceManager(), Dependencies));
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<ReadFiles>(CI.getSourceManager(), Files));
     return std::make_unique<Weaver>(Rewrite, Summary);
   }
 
   void EndSourceFileAction() override {
     CompilerInstance &CI = getCompilerInstance();
     Diagnostics Diags(CI.getDiagnostics());
+    checkGuardedHeadersCanBeMirrored(Diags);
     if (Diags.hasErrors()) {
       llvm::sys::fs::remove(Options.OutputPath);
       return;
     }
     const SourceManager &SM = CI.getSourceManager();
     FileID Main = SM.getMainFileID();
-    std::string Body;
-    if (const RewriteBuffer *Buffer = Rewrite.getRewriteBufferFor(Main))
-      Body = std::string(Buffer->begin(), Buffer->end());
-    else
-      Body = SM.getBufferData(Main).str();
-
-    llvm::SmallString<256> Source = getCurrentFile();
-    llvm::sys::fs::make_absolute(Source);
-    report(writeFileAtomically(
-        Options.OutputPath,
-        wovenSource(Source, Body, Summary.WovenFunctions > 0)));
-    if (!Options.DepfilePath.empty())
-      report(writeFileAtomically(
-          Options.DepfilePath,
-          depfileText(Options.OutputPath, Dependencies.getArrayRef())));
+    for (const ReadFile &File : Files) {
+      if (llvm::is_contained(File.IDs, Main))
+        continue;
+      if (auto Relative = mirroredPath(File.Path))
+        writeFile(*Relative, wovenFile(File));
+    }
+    std::string Source = absolutePath(getCurrentFile());
+    writeFile(Options.OutputPath,
+              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)));
+    if (!Options.DepfilePath.empty()) {
+      std::vector<std::string> Paths;
+      for (const ReadFile &File : Files)
+        Paths.push_back(File.Path);
+      writeFile(Options.DepfilePath, depfileText(Options.OutputPath, Paths));
+    }
   }
 
 private:
-  void report(llvm::Error Failure) {
-    llvm::handleAllErrors(std::move(Failure), [&](const llvm::ErrorInfoBase &E) {
-      DiagnosticsEngine &Engine = getCompilerInstance().getDiagnostics();
-      Engine.Report(Engine.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
-          << E.message();
-    });
+  /// Where the woven tree holds \p Path, if it is a header under the source
+  /// root (and not itself in the woven tree).
+  std::optional<std::string> mirroredPath(llvm::StringRef Path) const {
+    if (relativeTo(Path, Options.WovenRoot))
+      return std::nullopt;
+    auto Relative = relativeTo(Path, Options.SourceRoot);
+    if (!Relative)
+      return std::nullopt;
+    llvm::SmallString<256> Mirrored = llvm::StringRef(Options.WovenRoot);
+    llvm::sys::path::append(Mirrored, *Relative);
+    return std::string(Mirrored);
+  }
+
+  void checkGuardedHeadersCanBeMirrored(Diagnostics &Diags) {
+    const SourceManager &SM = getCompilerInstance().getSourceManager();
+    for (const auto &[ID, Brace] : Summary.GuardedFiles) {
+      if (ID == SM.getMainFileID())
+        continue;
+      auto Entry = SM.getFileEntryRefForID(ID);
+      std::string Path = Entry ? absolutePath(Entry->getName()) : "";
+      if (mirroredPath(Path))
+        continue;
+      Diags.error(Brace,
+                  "this locked function is defined in '" + Path +
+                      "', which distlock-weave can weave only as a copy under "
+                      "--woven-root: pass --source-root with a directory "
+                      "holding the header (distlock_weave() in CMake does), or "
+                      "define the function in a source file");
+    }
+  }
+
+  std::string text(FileID ID) const {
+    if (const RewriteBuffer *Buffer = Rewrite.getRewriteBufferFor(ID))
+      return std::string(Buffer->begin(), Buffer->end());
+    return getCompilerInstance().getSourceManager().getBufferData(ID).str();
+  }
+
+  /// A header as the woven tree holds it: from the inclusion that was woven,
+  /// if any was (a later inclusion behind an include guard was not parsed).
+  std::string wovenFile(const ReadFile &File) const {
+    FileID Chosen = File.IDs.front();
+    for (FileID ID : File.IDs)
+      if (Rewrite.getRewriteBufferFor(ID))
+        Chosen = ID;
+    return wovenSource(File.Path, text(Chosen),
+                       Summary.GuardedFiles.count(Chosen));
+  }
+
+  void writeFile(llvm::StringRef Path, llvm::StringRef Text) {
+    llvm::handleAllErrors(
+        writeFileIfChanged(Path, Text), [&](const llvm::ErrorInfoBase &E) {
+          DiagnosticsEngine &Engine = getCompilerInstance().getDiagnostics();
+          Engine.Report(Engine.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
+              << E.message();
+        });
   }
 
   WeaveOptions Options;
   Rewriter Rewrite;
   WeaveSummary Summary;
-  FileList Dependencies;
+  std::vector<ReadFile> Files;
 };
 
 class WeaveActionFactory : public tooling::FrontendActionFactory {

@@ -18,6 +18,12 @@ namespace weave {
 struct WeaveOptions {
   std::string OutputPath;
   std::string DepfilePath; // empty: no depfile
+  /// Headers under SourceRoot that the translation unit reads are written,
+  /// woven or copied through, to the same relative path under WovenRoot, so
+  /// a compile that searches WovenRoot first sees every header woven. Both
+  /// empty: functions defined in headers cannot be woven.
+  std::string SourceRoot;
+  std::string WovenRoot;
 };
 
 std::unique_ptr<clang::tooling::FrontendActionFactory>

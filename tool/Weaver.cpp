@@ -105,6 +105,8 @@ private:
                      Body.getFilename(), Body.getLine()};
     Rewrite.InsertTextAfterToken(Locked->BodyBrace, guardText(Parts));
     ++Summary.WovenFunctions;
+    Summary.GuardedFiles.try_emplace(SM.getFileID(Locked->BodyBrace),
+                                     Locked->BodyBrace);
   }
 
   /// Replaces the attribute by spaces, keeping its line breaks, so the

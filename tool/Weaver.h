@@ -10,13 +10,17 @@
 #define DISTLOCK_TOOL_WEAVER_H
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/SourceLocation.h"
 #include "clang/Rewrite/Core/Rewriter.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace distlock {
 namespace weave {
 
 struct WeaveSummary {
   unsigned WovenFunctions = 0;
+  /// The files that received a guard, each with its first guard's '{'.
+  llvm::DenseMap<clang::FileID, clang::SourceLocation> GuardedFiles;
 };
 
 class Weaver : public clang::ASTConsumer {

@@ -5,13 +5,18 @@
 #include "GuardText.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace distlock {
 namespace weave {
 
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+llvm::Error writeFileIfChanged(llvm::StringRef Path, llvm::StringRef Text) {
+  if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                                  /*RequiresNullTerminator=*/false))
+    if ((*Existing)->getBuffer() == Text)
+      return llvm::Error::success();
   llvm::SmallString<256> Directory = Path;
   llvm::sys::path::remove_filename(Directory);
   if (!Directory.empty())

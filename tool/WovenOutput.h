@@ -13,11 +13,14 @@ namespace distlock {
 namespace weave {
 
 /// Writes \p Text to \p Path through a temporary file, so that a failed run
-/// never leaves a half-written output behind.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
+/// never leaves a half-written output behind, and parallel runs writing the
+/// same header copy never mix. An unchanged file is left alone, so nothing
+/// that depends on it is rebuilt.
+llvm::Error writeFileIfChanged(llvm::StringRef Path, llvm::StringRef Text);
 
-/// The woven source: the runtime's header when a guard needs it, then
-/// `#line 1 "<source>"` so the compiler reports the user's own file and lines.
+/// A woven file: the runtime's header when a guard needs it, then
+/// `#line 1 "<original>"` so the compiler reports the user's own file and
+/// lines.
 std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,
                         bool NeedsRuntime);
 

@@ -1,7 +1,8 @@
 //===- main.cpp - distlock-weave ------------------------------------------===//
 //
-// distlock-weave SRC -o OUT [--depfile D] -- <compile flags>
-// distlock-weave SRC -o OUT [--depfile D] -p <build dir>
+// distlock-weave SRC -o OUT [--depfile D] [--source-root S --woven-root W]
+//                -- <compile flags>
+// distlock-weave SRC -o OUT [...] -p <build dir>
 //
 // Writes OUT: SRC with a lock guard woven into every function marked
 // [[distlock::lock(...)]], every line at its number.
@@ -30,10 +31,31 @@ static llvm::cl::opt<std::string> DepfilePath(
     llvm::cl::desc("Write a make-style depfile listing the files read"),
     llvm::cl::value_desc("file"), llvm::cl::cat(WeaveCategory));
 
+static llvm::cl::opt<std::string> SourceRoot(
+    "source-root",
+    llvm::cl::desc("Copy the headers under <dir> that the source reads, woven, "
+                   "to --woven-root"),
+    llvm::cl::value_desc("dir"), llvm::cl::cat(WeaveCategory));
+
+static llvm::cl::opt<std::string> WovenRoot(
+    "woven-root",
+    llvm::cl::desc("Where the woven copies of --source-root's headers go; "
+                   "search it before the originals"),
+    llvm::cl::value_desc("dir"), llvm::cl::cat(WeaveCategory));
+
 static llvm::cl::extrahelp MoreHelp(
     "\nThe woven source keeps every line of SRC at its number: compile it in "
     "place of SRC.\nSee docs/annotations.md for the attributes and their "
     "diagnostics.\n");
+
+static std::string absolute(llvm::StringRef Path) {
+  if (Path.empty())
+    return "";
+  llvm::SmallString<256> Absolute = Path;
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
 
 int main(int argc, const char **argv) {
   auto Parsed = CommonOptionsParser::create(argc, argv, WeaveCategory,
@@ -53,9 +75,14 @@ int main(int argc, const char **argv) {
   Tool.appendArgumentsAdjuster(getClangStripDependencyFileAdjuster());
 
   distlock::weave::WeaveOptions Options;
-  llvm::SmallString<256> Output = llvm::StringRef(OutputPath);
-  llvm::sys::fs::make_absolute(Output);
-  Options.OutputPath = std::string(Output);
+  Options.OutputPath = absolute(OutputPath);
   Options.DepfilePath = DepfilePath;
+  if (SourceRoot.empty() != WovenRoot.empty()) {
+    llvm::errs() << "distlock-weave: give --source-root and --woven-root "
+                    "together\n";
+    return 2;
+  }
+  Options.SourceRoot = absolute(SourceRoot);
+  Options.WovenRoot = absolute(WovenRoot);
   return Tool.run(distlock::weave::newWeaveActionFactory(Options).get());
 }

@@ -17,22 +17,22 @@ namespace detail {
 
 // Thrown only from constant evaluation, where it becomes a compile-time error whose
 // note quotes this function's throw expression.
-[[noreturn]] inline void duration_syntax_error(std::string_view text) {
+[[noreturn]] inline void error_bad_duration_write_a_number_and_ms_s_m_or_h(std::string_view text) {
   throw ConfigError("", "",
                     "distlock: bad duration \"" + std::string(text) +
                         "\": write a number followed by ms, s, m or h, such as \"30s\"");
 }
 
 constexpr Millis parse_duration(std::string_view text) {
-  if (text.empty()) duration_syntax_error(text);
+  if (text.empty()) error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
   Millis total{0};
   std::size_t i = 0;
   while (i < text.size()) {
-    if (text[i] < '0' || text[i] > '9') duration_syntax_error(text);
+    if (text[i] < '0' || text[i] > '9') error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
     long long number = 0;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
       if (number > (Millis::max().count() - (text[i] - '0')) / 10)
-        duration_syntax_error(text);
+        error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
       number = number * 10 + (text[i] - '0');
       ++i;
     }
@@ -44,8 +44,8 @@ constexpr Millis parse_duration(std::string_view text) {
     else if (unit == "s") scale = 1000;
     else if (unit == "m") scale = 60 * 1000;
     else if (unit == "h") scale = 60 * 60 * 1000;
-    else duration_syntax_error(text);
-    if (number > Millis::max().count() / scale) duration_syntax_error(text);
+    else error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
+    if (number > Millis::max().count() / scale) error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
     total += Millis(number * scale);
     i = unit_end;
   }

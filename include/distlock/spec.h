@@ -59,12 +59,23 @@ inline constexpr option::TryOnly try_only{};
 constexpr option::Renew renew(bool enabled) { return {enabled}; }
 
 namespace detail {
+// Reached in constant evaluation, a call to one of these is the compile-time error, and its
+// name is the message.
 [[noreturn]] inline void spec_error(std::string_view type, const std::string& what) {
   throw ConfigError(std::string(type), "", "distlock::spec(\"" + std::string(type) + "\"): " + what);
 }
+[[noreturn]] inline void error_lock_type_must_not_be_empty(std::string_view type) {
+  spec_error(type, "the lock type must not be empty");
+}
+[[noreturn]] inline void error_ttl_must_be_positive(std::string_view type) {
+  spec_error(type, "the ttl must be positive");
+}
+[[noreturn]] inline void error_wait_must_not_be_negative(std::string_view type) {
+  spec_error(type, "wait must not be negative");
+}
 
 constexpr void apply(LockSpec& spec, option::Wait wait) {
-  if (wait.value < Millis::zero()) spec_error(spec.type, "wait must not be negative");
+  if (wait.value < Millis::zero()) error_wait_must_not_be_negative(spec.type);
   spec.wait = wait.value;
 }
 constexpr void apply(LockSpec& spec, option::TryOnly) { spec.wait = Millis::zero(); }
@@ -76,8 +87,8 @@ constexpr LockSpec spec(TypeName type, DurationArg ttl, Options... options) {
   LockSpec result;
   result.type = type.value();
   result.ttl = ttl.value();
-  if (result.type.empty()) detail::spec_error(result.type, "the lock type must not be empty");
-  if (result.ttl <= Millis::zero()) detail::spec_error(result.type, "the ttl must be positive");
+  if (result.type.empty()) detail::error_lock_type_must_not_be_empty(result.type);
+  if (result.ttl <= Millis::zero()) detail::error_ttl_must_be_positive(result.type);
   (detail::apply(result, options), ...);
   return result;
 }

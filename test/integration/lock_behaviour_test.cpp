@@ -6,6 +6,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -27,6 +28,10 @@ enum class Backend { memory, redis };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return info.param == Backend::memory ? "memory" : "redis";
+}
+
+void PrintTo(Backend backend, std::ostream* out) {
+  *out << (backend == Backend::memory ? "memory://" : "redis://");
 }
 
 // True if a thread other than the caller could take the lock right now (it releases it at

@@ -193,10 +193,11 @@ ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view own
 
 void RedisBackend::renew(std::span<RenewItem> items) {
   if (items.empty()) return;
+  // The core puts the lock and the server in front of the reason.
   const auto fail_all = [&](std::string_view reason) {
     for (auto& item : items) {
       item.outcome = RenewItem::Outcome::failed;
-      item.error = failure_message(item.name, settings_.server, reason);
+      item.error = reason;
     }
   };
   try {
@@ -219,7 +220,7 @@ void RedisBackend::renew(std::span<RenewItem> items) {
           item.error.clear();
         } else {
           item.outcome = RenewItem::Outcome::failed;
-          item.error = failure_message(item.name, settings_.server, script_failure("renew", reply));
+          item.error = script_failure("renew", reply);
         }
       }
     });

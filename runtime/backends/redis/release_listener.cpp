@@ -95,6 +95,13 @@ void ReleaseListener::erase_if_unused(Channels::iterator channel) {
     channels_.erase(channel);
 }
 
+void ReleaseListener::report_outage(std::string_view reason) const {
+  log(LogLevel::warning,
+      failure_message("", settings_.server,
+                      "release notifications interrupted (" + std::string(reason) +
+                          "); waiters fall back to the holder's ttl until they resume"));
+}
+
 void ReleaseListener::run() {
   auto retry_after = kFirstRetry;
   bool failing = false;
@@ -103,16 +110,17 @@ void ReleaseListener::run() {
       const auto connection = SubscriberConnection::open(settings_, stop_.fd());
       if (!connection) return;
       if (failing)
-        log(LogLevel::info, "distlock: " + settings_.server + ": release notifications restored");
+        log(LogLevel::info,
+            failure_message("", settings_.server, "release notifications resumed"));
       failing = false;
       retry_after = kFirstRetry;
       serve(*connection);
       return;
+    } catch (const ServerError& error) {
+      if (!failing) report_outage(error.reason());
+      failing = true;
     } catch (const std::exception& error) {
-      if (!failing)
-        log(LogLevel::warning, std::string(error.what()) +
-                                   " (release notifications; waiters fall back to the holder's "
-                                   "ttl until the subscriber reconnects)");
+      if (!failing) report_outage(error.what());
       failing = true;
     }
     forget_subscriptions();
@@ -212,9 +220,9 @@ void ReleaseListener::forget_subscriptions() {
     channel.requested = false;
     channel.subscribed = false;
     channel.confirmations_due = 0;
-    // Messages may have been lost with the connection: everyone retries.
-    ++channel.generation;
-    channel.released.notify_all();
+    // Messages lost with the connection are made up for when the new subscription is
+    // confirmed: that moves the generation on. Waking waiters now would only have them
+    // retry against a server that is likely down.
     it = channel.watchers == 0 ? channels_.erase(it) : std::next(it);
   }
 }

@@ -12,10 +12,11 @@
 //     ticket.wait_for_release(seen, until); // returns at once if a release came meanwhile
 //   }
 //
-// Each release message moves the channel's generation on and wakes one waiter; so does,
-// for all waiters, anything that may have hidden a message: a subscription confirmed only
-// after a waiter's retry, or the connection dropping. Correctness never rests on pub/sub
-// alone: waiters bound every wait by the holder's ttl.
+// Each release message moves the channel's generation on and wakes one waiter. Every
+// confirmed SUBSCRIBE moves it on too and wakes all of them: a waiter that retried before
+// the confirmation (a slow subscription, or a resubscription after the connection dropped)
+// may have missed a release. Correctness never rests on pub/sub alone: waiters bound every
+// wait by the holder's ttl.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -95,6 +97,7 @@ class ReleaseListener {
   void send_requests(SubscriberConnection& connection);
   void handle(const redisReply& reply);
   void forget_subscriptions();
+  void report_outage(std::string_view reason) const;
   // Sleeps, unless stopped first (false).
   bool pause(std::chrono::milliseconds duration);
 
