@@ -15,13 +15,14 @@ namespace {
 }
 
 Millis parse_timeout(const Url& url, std::string_view key, const std::string& value) {
+  Millis timeout{0};
   try {
-    const Millis timeout = DurationArg(std::string_view(value)).value();
-    if (timeout <= Millis::zero()) bad_parameter(url, key, "must be positive");
-    return timeout;
+    timeout = DurationArg(std::string_view(value)).value();
   } catch (const ConfigError&) {
     bad_parameter(url, key, "is not a duration such as 500ms or 3s");
   }
+  if (timeout <= Millis::zero()) bad_parameter(url, key, "must be positive");
+  return timeout;
 }
 
 unsigned parse_count(const Url& url, std::string_view key, const std::string& value) {

@@ -9,20 +9,24 @@
 namespace distlock::detail {
 namespace {
 
-// Hides the password of a URL that may not have parsed: whatever sits between "://" and
-// the last '@' of the authority, after the first ':'.
+// The '@' that ends the user information: the last one before the query, so a password may
+// contain '/' (generated secrets often do) without being taken for a path.
+std::string_view::size_type userinfo_end(std::string_view after_scheme) {
+  return after_scheme.substr(0, after_scheme.find('?')).rfind('@');
+}
+
+// Hides the password of a URL that may not have parsed.
 std::string redact_raw(std::string_view text) {
   const auto scheme_end = text.find("://");
   if (scheme_end == std::string_view::npos) return std::string(text);
   const auto authority_begin = scheme_end + 3;
-  const auto authority_end = std::min(text.find_first_of("/?", authority_begin), text.size());
-  const auto at = text.rfind('@', authority_end);
-  if (at == std::string_view::npos || at < authority_begin) return std::string(text);
-  const auto colon = text.find(':', authority_begin);
-  if (colon == std::string_view::npos || colon > at) return std::string(text);
-  std::string redacted(text.substr(0, colon + 1));
+  const auto at = userinfo_end(text.substr(authority_begin));
+  if (at == std::string_view::npos) return std::string(text);
+  const auto colon = text.substr(authority_begin, at).find(':');
+  if (colon == std::string_view::npos) return std::string(text);
+  std::string redacted(text.substr(0, authority_begin + colon + 1));
   redacted += "***";
-  redacted += text.substr(at);
+  redacted += text.substr(authority_begin + at);
   return redacted;
 }
 
@@ -42,6 +46,11 @@ class UrlParser {
     }
 
     std::string_view rest = text_.substr(scheme_end + 3);
+    const auto at = userinfo_end(rest);
+    if (at != std::string_view::npos) {
+      parse_userinfo(rest.substr(0, at));
+      rest = rest.substr(at + 1);
+    }
     const auto query_begin = rest.find('?');
     if (query_begin != std::string_view::npos) {
       parse_query(rest.substr(query_begin + 1));
@@ -51,11 +60,6 @@ class UrlParser {
     if (path_begin != std::string_view::npos) {
       url_.path = decode(rest.substr(path_begin), "path");
       rest = rest.substr(0, path_begin);
-    }
-    const auto at = rest.rfind('@');
-    if (at != std::string_view::npos) {
-      parse_userinfo(rest.substr(0, at));
-      rest = rest.substr(at + 1);
     }
     parse_endpoints(rest);
     return std::move(url_);

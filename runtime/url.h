@@ -19,7 +19,7 @@ struct Url {
   std::string scheme;  // lower case: memory, redis, redis+unix, zookeeper
   std::optional<std::string> user;
   std::optional<std::string> password;
-  std::vector<Endpoint> endpoints;  // empty for memory:// and redis+unix://
+  std::vector<Endpoint> endpoints;  // empty for redis+unix:// and memory:// (memory://<name>: the name)
   std::string path;                 // percent-decoded; "" or starting with '/'
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
 

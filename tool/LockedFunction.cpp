@@ -66,8 +66,9 @@ private:
                   "'distlock::lock' on a " +
                       llvm::Twine(Definition.isConsteval() ? "consteval"
                                                            : "constexpr") +
-                      " function: a lock is taken at run time; remove "
-                      "constexpr or the attribute");
+                      " function: a lock is taken at run time; remove " +
+                      (Definition.isConsteval() ? "consteval" : "constexpr") +
+                      " or the attribute");
     if (isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
       return fail(lockLoc(),
                   "'distlock::lock' on a coroutine: the lock would be held "

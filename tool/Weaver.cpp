@@ -9,6 +9,7 @@
 #include "LockedFunction.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
@@ -23,6 +24,11 @@ class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
 public:
   bool VisitFunctionDecl(FunctionDecl *FD) {
     Functions.push_back(FD);
+    return true;
+  }
+  // A lambda's call operator is implicit code, which the traversal skips.
+  bool VisitLambdaExpr(LambdaExpr *Lambda) {
+    Functions.push_back(Lambda->getCallOperator());
     return true;
   }
   std::vector<const FunctionDecl *> Functions;

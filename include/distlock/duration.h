@@ -45,7 +45,9 @@ constexpr Millis parse_duration(std::string_view text) {
     else if (unit == "m") scale = 60 * 1000;
     else if (unit == "h") scale = 60 * 60 * 1000;
     else error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
-    if (number > Millis::max().count() / scale) error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
+    if (number > Millis::max().count() / scale ||
+        number * scale > Millis::max().count() - total.count())
+      error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
     total += Millis(number * scale);
     i = unit_end;
   }

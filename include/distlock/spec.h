@@ -31,7 +31,7 @@ class TypeName {
   template <std::size_t N>
   consteval TypeName(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
       : value_(literal, N - 1) {
-    if (N == 1) throw "distlock::spec: the lock type must not be empty";
+    static_assert(N > 1, "distlock::spec: the lock type must not be empty");
   }
   constexpr TypeName(std::string_view value) : value_(value) {}  // NOLINT(google-explicit-constructor)
 

@@ -202,7 +202,7 @@ TEST_F(RedisBehaviour, LockHashCarriesInspectionMetadata) {
 TEST_F(RedisBehaviour, ReleasePublishesOnTheReleasedChannel) {
   const std::string key = unique_name("channel");
   const std::string channel = "distlock:{published:" + key + "}:released";
-  static const auto redis_cli = find_program("redis-cli");
+  const auto redis_cli = redis_cli_program();
   ASSERT_FALSE(redis_cli.empty()) << "redis-cli not found";
   Subprocess subscriber(redis_cli, {"-h", "127.0.0.1", "-p", std::to_string(redis().port()),
                                     "SUBSCRIBE", channel});

@@ -51,7 +51,20 @@ std::string trim(std::string text) {
   return text;
 }
 
+std::filesystem::path program_from(const char* variable, const std::string& name) {
+  if (const char* chosen = std::getenv(variable); chosen != nullptr && *chosen != '\0') {
+    return find_program(chosen);
+  }
+  return find_program(name);
+}
+
 }  // namespace
+
+std::filesystem::path redis_server_program() {
+  return program_from("DISTLOCK_REDIS_SERVER", "redis-server");
+}
+
+std::filesystem::path redis_cli_program() { return program_from("DISTLOCK_REDIS_CLI", "redis-cli"); }
 
 std::uint16_t free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -72,11 +85,15 @@ std::uint16_t free_loopback_port() {
 }
 
 RedisServer::RedisServer(std::vector<std::string> extra_args) {
-  const auto program = find_program("redis-server");
+  const auto program = redis_server_program();
   if (program.empty()) {
+    const char* chosen = std::getenv("DISTLOCK_REDIS_SERVER");
     throw std::runtime_error(
-        "redis-server not found on PATH, in /usr/local/bin, /usr/bin or /usr/sbin; the "
-        "integration tests need it (Debian: apt-get install redis-server)");
+        chosen != nullptr && *chosen != '\0'
+            ? "DISTLOCK_REDIS_SERVER=" + std::string(chosen) + " is not an executable program"
+            : std::string("redis-server not found on PATH, in /usr/local/bin, /usr/bin or "
+                          "/usr/sbin; the tests that need a Redis server cannot run without "
+                          "it (Debian: apt-get install redis-server)"));
   }
   for (std::size_t i = 0; i + 1 < extra_args.size(); ++i) {
     if (extra_args[i] == "--requirepass") password_ = extra_args[i + 1];
@@ -166,9 +183,10 @@ RedisServer::~RedisServer() {
 std::string RedisServer::url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
 
 std::string RedisServer::cli(const std::vector<std::string>& args) const {
-  static const std::filesystem::path program = find_program("redis-cli");
+  const std::filesystem::path program = redis_cli_program();
   if (program.empty()) {
-    throw std::runtime_error("redis-cli not found on PATH, in /usr/local/bin, /usr/bin or /usr/sbin");
+    throw std::runtime_error(
+        "redis-cli not found ($DISTLOCK_REDIS_CLI, PATH, /usr/local/bin, /usr/bin, /usr/sbin)");
   }
   std::vector<std::string> argv = {"-h", "127.0.0.1", "-p", std::to_string(port_)};
   if (!password_.empty()) {

@@ -14,8 +14,9 @@ class Subprocess;
 
 class RedisServer {
  public:
-  // Finds redis-server on PATH (or /usr/bin, /usr/sbin); throws std::runtime_error when it is
-  // missing or does not come up, with the server's own output in the message.
+  // Finds redis-server on PATH (or /usr/bin, /usr/sbin; the environment variable
+  // DISTLOCK_REDIS_SERVER, if set, names the program instead); throws std::runtime_error when
+  // it is missing or does not come up, with the server's own output in the message.
   // `extra_args` are appended to the command line (e.g. {"--requirepass", "secret"}).
   // The server runs with --port P --bind 127.0.0.1 --save "" --appendonly no --dir <tmp>
   // --daemonize no; it is ready once it has logged "Ready to accept connections". A port
@@ -32,7 +33,8 @@ class RedisServer {
   // "redis://127.0.0.1:<port>"
   std::string url() const;
   // Runs a command through redis-cli against this server; returns its trimmed stdout
-  // (authenticating when the extra arguments gave --requirepass). Throws std::runtime_error when redis-cli is missing or fails (with its output).
+  // (authenticating when the extra arguments gave --requirepass). DISTLOCK_REDIS_CLI, if set,
+  // names the program. Throws std::runtime_error when redis-cli is missing or fails (with its output).
   std::string cli(const std::vector<std::string>& args) const;
   // The process id of redis-server.
   int pid() const { return pid_; }
@@ -50,5 +52,11 @@ class RedisServer {
 
 // A loopback port nobody listens on right now.
 std::uint16_t free_loopback_port();
+
+// The redis-server and redis-cli programs RedisServer runs: $DISTLOCK_REDIS_SERVER or
+// $DISTLOCK_REDIS_CLI when set, else found on PATH, /usr/local/bin, /usr/bin, /usr/sbin.
+// Empty when missing.
+std::filesystem::path redis_server_program();
+std::filesystem::path redis_cli_program();
 
 }  // namespace distlock::testing

@@ -218,7 +218,7 @@ TEST_P(BadUrl, IsAConfigErrorNamingTheUrl) {
 
 INSTANTIATE_TEST_SUITE_P(
     ParseUrl, BadUrl,
-    ::testing::Values("", "redis", "redis://", "redis://host:notaport", "redis://host:70000",
+    ::testing::Values("", "redis", "redis://host:notaport", "redis://host:70000",
                       "://x", "redis://host:6379/abc?x", "redis://host:", "redis://host:0",
                       "redis://host:-1", "redis://host:6379:1", "redis://[::1",
                       "redis://[::1]x", "redis://:6379", "redis://h1,", "redis://host/%zz",
@@ -246,13 +246,25 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("redis://user:s3cr3t@host:notaport", "redis://:s3cr3t@host:70000",
                       "redis://user:s3cr3t@host:6379/abc?x", "redis://user:s3cr3t@host/%zz",
                       "redis://user:s3cr3t@[::1", "redis://user:s3cr3t@host?=1",
-                      "redis://user:s3cr3t@:6379",
-                      // a password as generated secrets often are: with '/' not escaped
-                      "redis://user:s3cr3t/x@host:6379",
-                      "redis://:s3cr3t/x@host"),
+                      "redis://user:s3cr3t@:6379", "redis://user:s3cr3t/x@host:port"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return "case" + std::to_string(info.index);
     });
+
+// A password as generated secrets often are: with '/' not escaped.
+TEST(ParseUrl, PasswordWithSlashIsNotTakenForAPath) {
+  const Url url = parse_url("redis://user:s3cr3t/x@host:6379/2");
+  EXPECT_EQ(url.password, "s3cr3t/x");
+  ASSERT_EQ(url.endpoints.size(), 1u);
+  EXPECT_EQ(url.endpoints[0].host, "host");
+  EXPECT_EQ(url.path, "/2");
+  EXPECT_EQ(url.redacted(), "redis://user:***@host:6379/2");
+}
+
+// parse_url knows no schemes; the Redis backend wants a host.
+TEST(ClientConnect, RedisUrlWithoutHostIsAConfigError) {
+  EXPECT_THROW(distlock::Client::connect("redis://"), distlock::ConfigError);
+}
 
 // ---------------------------------------------------------------------------------------
 // options_from_url

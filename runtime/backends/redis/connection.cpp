@@ -30,9 +30,10 @@ Connection::Connection(const ConnectionSettings& settings) : settings_(settings)
   const auto deadline = Clock::now() + settings.connect_timeout;
   const timeval connect_timeout = to_timeval(settings.connect_timeout);
   errno = 0;
-  context_.reset(settings.socket_path.empty()
-                     ? redisConnectWithTimeout(settings.host.c_str(), settings.port, connect_timeout)
-                     : redisConnectUnixWithTimeout(settings.socket_path.c_str(), connect_timeout));
+  context_.reset(
+      settings.socket_path.empty()
+          ? redisConnectWithTimeout(settings.host.c_str(), settings.port, connect_timeout)
+          : redisConnectUnixWithTimeout(settings.socket_path.c_str(), connect_timeout));
   if (!context_) throw ServerError(settings.server, "cannot connect: out of memory");
   if (context_->err != 0) {
     const int error = errno;
@@ -118,10 +119,10 @@ void Connection::fail(std::string_view doing, int error) {
   broken_ = true;
   // A socket timeout surfaces as EAGAIN from a blocking read or write.
   const bool timed_out = context_->err == REDIS_ERR_IO && is_timeout(error);
-  std::string reason =
-      timed_out ? "no reply to " + last_command_ + " within " + std::to_string(timeout_.count()) +
-                      " ms (" + std::string(timeout_name_) + ")"
-                : std::string(doing) + ": " + reason_text(context_->errstr);
+  std::string reason = timed_out ? "no reply to " + last_command_ + " within " +
+                                       std::to_string(timeout_.count()) + " ms (" +
+                                       std::string(timeout_name_) + ")"
+                                 : std::string(doing) + ": " + reason_text(context_->errstr);
   throw ServerError(settings_.server, std::move(reason), timed_out);
 }
 

@@ -3,6 +3,7 @@
 // reply) and is never used again.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>

@@ -21,19 +21,22 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
                           " connections (max_connections) stayed busy for " +
                           std::to_string(settings_.connect_timeout.count()) + " ms",
                       true);
-  if (!idle_.empty()) {
+  if (reuse && !idle_.empty()) {
     // Most recently used first: the likeliest to be alive.
     std::unique_ptr<Connection> connection = std::move(idle_.back());
     idle_.pop_back();
-    if (reuse) return Handle(*this, std::move(connection), true);
-    // Its slot goes to the new connection made below.
-    --open_;
-    lock.unlock();
-    connection.reset();
-    lock.lock();
+    return Handle(*this, std::move(connection), true);
   }
-  ++open_;
+  std::unique_ptr<Connection> stale;
+  if (open_ < settings_.max_connections) {
+    ++open_;
+  } else {
+    // At the cap, so one is idle: its slot goes to the new connection.
+    stale = std::move(idle_.back());
+    idle_.pop_back();
+  }
   lock.unlock();
+  stale.reset();
   try {
     return Handle(*this, std::make_unique<Connection>(settings_), false);
   } catch (...) {

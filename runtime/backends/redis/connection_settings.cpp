@@ -46,8 +46,9 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   }
 
   if (url.endpoints.size() != 1)
-    bad_url(url, "redis:// takes exactly one host (Sentinel, Cluster and Redlock are not "
-                 "supported by this backend)");
+    bad_url(url,
+            "redis:// takes exactly one host (Sentinel, Cluster and Redlock are not "
+            "supported by this backend)");
   settings.host = url.endpoints.front().host;
   settings.port = url.endpoints.front().port.value_or(kDefaultPort);
   if (!url.path.empty() && url.path != "/")

@@ -14,8 +14,8 @@
 namespace distlock::detail {
 
 struct ConnectionSettings {
-  std::string server;       // the URL without its password, as messages name it
-  std::string host;         // TCP; empty when connecting to a unix socket
+  std::string server;  // the URL without its password, as messages name it
+  std::string host;    // TCP; empty when connecting to a unix socket
   std::uint16_t port = 6379;
   std::string socket_path;  // unix socket; empty for TCP
   std::optional<std::string> user;

@@ -109,9 +109,8 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
       return operation(*connection);
     } catch (const ServerError& error) {
       // An error reply leaves the connection sound, and asking again would repeat it.
-      const bool again = connection->broken() &&
-                         (retry == Retry::after_any_failure ||
-                          (connection.reused() && !error.timed_out()));
+      const bool again = connection->broken() && (retry == Retry::after_any_failure ||
+                                                  (connection.reused() && !error.timed_out()));
       if (!again) throw;
     }
   }
@@ -146,8 +145,7 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
   const std::string hash = lock_key(request.name);
   const std::string fence = fence_key(request.name);
   const std::string ttl = std::to_string(request.ttl.count());
-  const ScriptCall call{{hash, fence},
-                        {request.owner, ttl, request.acquisition_id, host_, pid_}};
+  const ScriptCall call{{hash, fence}, {request.owner, ttl, request.acquisition_id, host_, pid_}};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
@@ -216,7 +214,8 @@ void RedisBackend::renew(std::span<RenewItem> items) {
         const redisReply& reply = *replies[i];
         RenewItem& item = items[i];
         if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1)) {
-          item.outcome = reply.integer == 1 ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
+          item.outcome =
+              reply.integer == 1 ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
           item.error.clear();
         } else {
           item.outcome = RenewItem::Outcome::failed;

@@ -18,8 +18,8 @@ namespace {
 constexpr std::chrono::milliseconds kFirstRetry{50};
 constexpr std::chrono::milliseconds kLongestRetry{2000};
 
-// The channel of a pub/sub push reply such as ["message", channel, payload]; empty for
-// other replies.
+// The kind of a pub/sub push reply, such as "message" in ["message", channel, payload];
+// empty for other replies.
 std::string_view push_kind(const redisReply& reply) {
   if (reply.type != REDIS_REPLY_ARRAY || reply.elements < 3) return {};
   return reply_text(*reply.element[0]);
@@ -47,7 +47,9 @@ bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint unt
 }
 
 ReleaseListener::ReleaseListener(const ConnectionSettings& settings)
-    : settings_(settings), requests_(settings.server), stop_(settings.server),
+    : settings_(settings),
+      requests_(settings.server),
+      stop_(settings.server),
       thread_([this] { run(); }) {}
 
 ReleaseListener::~ReleaseListener() {
@@ -110,8 +112,7 @@ void ReleaseListener::run() {
       const auto connection = SubscriberConnection::open(settings_, stop_.fd());
       if (!connection) return;
       if (failing)
-        log(LogLevel::info,
-            failure_message("", settings_.server, "release notifications resumed"));
+        log(LogLevel::info, failure_message("", settings_.server, "release notifications resumed"));
       failing = false;
       retry_after = kFirstRetry;
       serve(*connection);
@@ -140,9 +141,8 @@ void ReleaseListener::serve(SubscriberConnection& connection) {
   send_requests(connection);
   for (;;) {
     const short socket_events = POLLIN | (connection.has_output() ? POLLOUT : 0);
-    pollfd fds[] = {{connection.fd(), socket_events, 0},
-                    {requests_.fd(), POLLIN, 0},
-                    {stop_.fd(), POLLIN, 0}};
+    pollfd fds[] = {
+        {connection.fd(), socket_events, 0}, {requests_.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
     if (poll(fds, 3, -1) < 0) {
       if (errno == EINTR) continue;
       throw ServerError(settings_.server, "poll failed: " + reason_text(std::strerror(errno)));
@@ -231,8 +231,8 @@ bool ReleaseListener::pause(std::chrono::milliseconds duration) {
   pollfd stop{stop_.fd(), POLLIN, 0};
   const auto until = std::chrono::steady_clock::now() + duration;
   for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-        until - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left <= std::chrono::milliseconds::zero()) return true;
     if (poll(&stop, 1, static_cast<int>(left.count())) > 0) return false;
   }

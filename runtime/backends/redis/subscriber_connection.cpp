@@ -25,7 +25,8 @@ SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings,
                                            redisContext* context)
     : server_(settings.server), context_(context) {
   if (!context_) throw ServerError(server_, "cannot connect: out of memory");
-  if (context_->err != 0) throw ServerError(server_, "cannot connect: " + reason_text(context_->errstr));
+  if (context_->err != 0)
+    throw ServerError(server_, "cannot connect: " + reason_text(context_->errstr));
 }
 
 std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const ConnectionSettings& settings,
@@ -35,15 +36,23 @@ std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const Connectio
   std::unique_ptr<SubscriberConnection> connection(new SubscriberConnection(
       settings, tcp ? redisConnectNonBlock(settings.host.c_str(), settings.port)
                     : redisConnectUnixNonBlock(settings.socket_path.c_str())));
-  const std::string timed_out =
-      "not ready within connect_timeout (" + std::to_string(settings.connect_timeout.count()) +
-      " ms)";
+  // False when stopped; throws once the connect budget is spent.
+  const auto await = [&](short events) {
+    switch (connection->wait(events, stop_fd, deadline)) {
+      case Ready::yes:
+        return true;
+      case Ready::stopped:
+        return false;
+      case Ready::timed_out:
+        break;
+    }
+    throw ServerError(settings.server,
+                      "not ready within connect_timeout (" +
+                          std::to_string(settings.connect_timeout.count()) + " ms)",
+                      true);
+  };
 
-  switch (connection->wait(POLLOUT, stop_fd, deadline)) {
-    case Ready::yes: break;
-    case Ready::stopped: return nullptr;
-    case Ready::timed_out: throw ServerError(settings.server, timed_out, true);
-  }
+  if (!await(POLLOUT)) return nullptr;
   connection->check_connected();
   // A peer that vanished without a FIN would otherwise keep a dead subscription forever.
   if (tcp) redisEnableKeepAlive(connection->context_.get());
@@ -53,21 +62,15 @@ std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const Connectio
     if (settings.user) auth.emplace_back(*settings.user);
     auth.emplace_back(*settings.password);
     connection->send(auth);
-    for (;;) {
-      const short events = POLLIN | (connection->has_output() ? POLLOUT : 0);
-      switch (connection->wait(events, stop_fd, deadline)) {
-        case Ready::yes: break;
-        case Ready::stopped: return nullptr;
-        case Ready::timed_out: throw ServerError(settings.server, timed_out, true);
-      }
+    std::vector<Reply> replies;
+    while (replies.empty()) {
+      if (!await(POLLIN | (connection->has_output() ? POLLOUT : 0))) return nullptr;
       if (connection->has_output()) connection->flush();
-      const auto replies = connection->receive();
-      if (replies.empty()) continue;
-      if (is_error(*replies.front()))
-        throw ServerError(settings.server,
-                          "authentication failed: " + describe_reply(*replies.front()));
-      break;
+      replies = connection->receive();
     }
+    if (is_error(*replies.front()))
+      throw ServerError(settings.server,
+                        "authentication failed: " + describe_reply(*replies.front()));
   }
   return connection;
 }

@@ -1,5 +1,5 @@
 // An empty lock type, given as a literal, is a compile-time error.
-// EXPECT-ERROR: lock type must not be empty
+// EXPECT-ERROR: lock[ _]type[ _]must[ _]not[ _]be[ _]empty
 #include <chrono>
 #include <distlock/spec.h>
 

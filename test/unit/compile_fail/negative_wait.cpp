@@ -1,5 +1,5 @@
 // A negative wait in a constant-evaluated spec is a compile-time error.
-// EXPECT-ERROR: wait must not be negative
+// EXPECT-ERROR: wait[ _]must[ _]not[ _]be[ _]negative
 #include <chrono>
 #include <distlock/spec.h>
 

@@ -1,5 +1,5 @@
 // A ttl of zero in a constant-evaluated spec is a compile-time error.
-// EXPECT-ERROR: the ttl must be positive
+// EXPECT-ERROR: ttl[ _]must[ _]be[ _]positive
 #include <chrono>
 #include <distlock/spec.h>
 

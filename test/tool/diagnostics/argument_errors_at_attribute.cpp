@@ -1,0 +1,20 @@
+// Mistakes in the lock arguments are the C++ compiler's errors, reported at
+// the attribute's own line and column through #line.
+// RUN: %weave %s -o %t.cpp -- -std=c++20
+// RUN: not %clangxx-syntax %t.cpp 2>&1 | FileCheck %s --check-prefix=CLANG
+// RUN: not %gxx-syntax %t.cpp 2>&1 | FileCheck %s --check-prefix=GCC
+
+constexpr int kZero = 0;
+
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+3]]:27: error: call to consteval function 'distlock::DurationArg::DurationArg<4UL>' is not a constant expression
+// GCC: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: in 'constexpr' expansion of 'distlock::DurationArg("30x")'
+// GCC: error: call to non-'constexpr' function {{.*}}error_bad_duration_write_a_number_and_ms_s_m_or_h
+[[distlock::lock("order", "30x")]] void a() {}
+
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_spec_' must be initialized by a constant expression
+// CLANG: note: non-constexpr function 'error_ttl_must_be_positive' cannot be used in a constant expression
+[[distlock::lock("order", kZero)]] void b() {}
+
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:18: error: use of undeclared identifier 'kUnknownType'
+// GCC: argument_errors_at_attribute.cpp:[[@LINE+1]]:18: error: 'kUnknownType' was not declared in this scope
+[[distlock::lock(kUnknownType, 1000)]] void c() {}

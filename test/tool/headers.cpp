@@ -1,0 +1,25 @@
+// Functions defined in headers (inline, and a template) are woven in copies
+// of the headers under --woven-root, beside copies of the other headers the
+// source reads, so the compiler, searching the woven tree first, sees every
+// header woven.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %weave %inputs/headers/app/main.cpp -o %t/app/main.cpp \
+// RUN:   --source-root %inputs/headers --woven-root %t \
+// RUN:   -- -std=c++20 -I%inputs/headers/include
+// RUN: FileCheck %s --check-prefix=STOCK --input-file %t/include/stock.h
+// RUN: FileCheck %s --check-prefix=CATALOG --input-file %t/app/catalog.h
+// RUN: %gxx-link -I%t/include -I%inputs/headers/include %t/app/main.cpp %runtime -o %t/main
+// RUN: %t/main | FileCheck %s --check-prefix=OUTPUT
+
+// STOCK: #include <distlock/distlock.h>
+// STOCK-NEXT: #line 1 "{{.*}}headers/include/stock.h"
+// STOCK: inline int reserve({{\[\[ +\]\]}} const Item& item, int count) {
+// STOCK: ::distlock::key_of(item.sku));
+// STOCK: Id release({{\[\[ +\]\]}} Id id) {
+// STOCK: ::distlock::key_of(id));
+
+// CATALOG-NOT: distlock
+// CATALOG: #line 1 "{{.*}}headers/app/catalog.h"
+// CATALOG-NEXT: #pragma once
+
+// OUTPUT: reserved 3, released 4

@@ -1,0 +1,30 @@
+# The lit suite of distlock-weave: one file per woven shape and per diagnostic.
+import os
+
+import lit.formats
+
+config.name = "distlock-weave"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.distlock_binary_dir, "test", "tool")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Woven programs that run take their locks in-process.
+config.environment["DISTLOCK_URL"] = "memory://"
+
+common = "-std=c++20 -Wall -Wno-unused-parameter -I" + config.distlock_include_dir
+link = " ".join([config.distlock_runtime_library, config.hiredis_libraries, "-pthread"])
+
+config.substitutions.append(("%weave", config.distlock_weave))
+# Compile flags for sources that include the runtime's headers themselves.
+config.substitutions.append(("%flags", "-std=c++20 -I" + config.distlock_include_dir))
+# The woven source compiled by both compilers the project supports.
+config.substitutions.append(("%clangxx-syntax", config.clangxx + " -fsyntax-only " + common))
+config.substitutions.append(("%gxx-syntax", config.gxx + " -fsyntax-only " + common))
+config.substitutions.append(("%clangxx-run", config.clangxx + " " + common))
+config.substitutions.append(("%gxx-link", config.gxx + " " + common))
+config.substitutions.append(("%runtime", link))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

@@ -1,0 +1,27 @@
+// A recursive locked function takes its own lock again on the same thread:
+// reentrancy, so it neither deadlocks nor releases early.
+// RUN: %weave %s -o %t.cpp -- %flags
+// RUN: %clangxx-run %t.cpp %runtime -o %t.exe
+// RUN: %t.exe | FileCheck %s
+
+#include <cstdio>
+#include <distlock/distlock.h>
+
+[[distlock::lock("tree", 5s)]]
+int depth([[distlock::key]] int tree, int level) {
+  const distlock::Lease* held = distlock::current();
+  std::printf("level %d holds %s fence %llu\n", level, held->name().c_str(),
+              static_cast<unsigned long long>(held->fence()));
+  return level == 0 ? 0 : 1 + depth(tree, level - 1);
+}
+
+int main() {
+  // CHECK: level 2 holds tree:7 fence [[FENCE:[0-9]+]]
+  // CHECK-NEXT: level 1 holds tree:7 fence [[FENCE]]
+  // CHECK-NEXT: level 0 holds tree:7 fence [[FENCE]]
+  // CHECK-NEXT: depth 2, held after return: no
+  int result = depth(7, 2);
+  std::printf("depth %d, held after return: %s\n", result,
+              distlock::current() == nullptr ? "no" : "yes");
+  return 0;
+}
