@@ -50,12 +50,29 @@ struct ReadFile {
   llvm::SmallVector<FileID, 1> IDs;
 };
 
-/// Records what the translation unit reads, as `-MMD` would: what the depfile
-/// lists and what the woven tree mirrors.
+/// An #include directive: where its file name is written, and the file it
+/// found.
+struct Inclusion {
+  CharSourceRange FileNameRange;
+  std::string IncludedPath;
+};
+
+/// Records what the translation unit reads, as `-MMD` would (what the depfile
+/// lists and what the woven tree mirrors), and the #include directives.
 class ReadFiles : public PPCallbacks {
 public:
-  ReadFiles(const SourceManager &SM, std::vector<ReadFile> &Files)
-      : SM(SM), Files(Files) {}
+  ReadFiles(const SourceManager &SM, std::vector<ReadFile> &Files,
+            std::vector<Inclusion> &Inclusions)
+      : SM(SM), Files(Files), Inclusions(Inclusions) {}
+
+  void InclusionDirective(SourceLocation, const Token &, llvm::StringRef, bool,
+                          CharSourceRange FileNameRange,
+                          OptionalFileEntryRef File, llvm::StringRef,
+                          llvm::StringRef, const Module *,
+                          SrcMgr::CharacteristicKind) override {
+    if (File && FileNameRange.getBegin().isFileID())
+      Inclusions.push_back({FileNameRange, absolutePath(File->getName())});
+  }
 
   void FileChanged(SourceLocation Loc, FileChangeReason Reason,
                    SrcMgr::CharacteristicKind FileType, FileID) override {
@@ -75,6 +92,7 @@ public:
 private:
   const SourceManager &SM;
   std::vector<ReadFile> &Files;
+  std::vector<Inclusion> &Inclusions;
   llvm::StringMap<size_t> Index;
 };
 
@@ -87,7 +105,7 @@ protected:
                                                  llvm::StringRef) override {
     Rewrite.setSourceMgr(CI.getSourceManager(), CI.getLangOpts());
     CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<ReadFiles>(CI.getSourceManager(), Files));
+        std::make_unique<ReadFiles>(CI.getSourceManager(), Files, Inclusions));
     return std::make_unique<Weaver>(Rewrite, Summary);
   }
 
@@ -101,6 +119,7 @@ protected:
     }
     const SourceManager &SM = CI.getSourceManager();
     FileID Main = SM.getMainFileID();
+    redirectInclusionsToWovenTree();
     for (const ReadFile &File : Files) {
       if (llvm::is_contained(File.IDs, Main))
         continue;
@@ -109,12 +128,14 @@ protected:
     }
     std::string Source = absolutePath(getCurrentFile());
     writeFile(Options.OutputPath,
-              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)));
+              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
+              WriteMode::Always);
     if (!Options.DepfilePath.empty()) {
       std::vector<std::string> Paths;
       for (const ReadFile &File : Files)
         Paths.push_back(File.Path);
-      writeFile(Options.DepfilePath, depfileText(Options.OutputPath, Paths));
+      writeFile(Options.DepfilePath, depfileText(Options.OutputPath, Paths),
+                WriteMode::Always);
     }
   }
 
@@ -130,6 +151,15 @@ private:
     llvm::SmallString<256> Mirrored = llvm::StringRef(Options.WovenRoot);
     llvm::sys::path::append(Mirrored, *Relative);
     return std::string(Mirrored);
+  }
+
+  /// Every #include that found a header the woven tree holds names the woven
+  /// copy by its absolute path, so the compiler reads woven headers whatever
+  /// the include path and whichever directory the including file is in.
+  void redirectInclusionsToWovenTree() {
+    for (const Inclusion &Include : Inclusions)
+      if (auto Mirrored = mirroredPath(Include.IncludedPath))
+        Rewrite.ReplaceText(Include.FileNameRange, "\"" + *Mirrored + "\"");
   }
 
   void checkGuardedHeadersCanBeMirrored(Diagnostics &Diags) {
@@ -167,9 +197,10 @@ private:
                        Summary.GuardedFiles.count(Chosen));
   }
 
-  void writeFile(llvm::StringRef Path, llvm::StringRef Text) {
+  void writeFile(llvm::StringRef Path, llvm::StringRef Text,
+                 WriteMode Mode = WriteMode::IfChanged) {
     llvm::handleAllErrors(
-        writeFileIfChanged(Path, Text), [&](const llvm::ErrorInfoBase &E) {
+        writeFileAtomically(Path, Text, Mode), [&](const llvm::ErrorInfoBase &E) {
           DiagnosticsEngine &Engine = getCompilerInstance().getDiagnostics();
           Engine.Report(Engine.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
               << E.message();
@@ -180,6 +211,7 @@ private:
   Rewriter Rewrite;
   WeaveSummary Summary;
   std::vector<ReadFile> Files;
+  std::vector<Inclusion> Inclusions;
 };
 
 class WeaveActionFactory : public tooling::FrontendActionFactory {

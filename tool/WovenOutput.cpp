@@ -12,11 +12,13 @@
 namespace distlock {
 namespace weave {
 
-llvm::Error writeFileIfChanged(llvm::StringRef Path, llvm::StringRef Text) {
-  if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
+                                WriteMode Mode) {
+  if (Mode == WriteMode::IfChanged)
+    if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                                   /*RequiresNullTerminator=*/false))
-    if ((*Existing)->getBuffer() == Text)
-      return llvm::Error::success();
+      if ((*Existing)->getBuffer() == Text)
+        return llvm::Error::success();
   llvm::SmallString<256> Directory = Path;
   llvm::sys::path::remove_filename(Directory);
   if (!Directory.empty())

@@ -12,11 +12,20 @@
 namespace distlock {
 namespace weave {
 
+enum class WriteMode {
+  /// The build's declared outputs: always written, so they are newer than
+  /// what they were made from.
+  Always,
+  /// Header copies: an unchanged one is left alone, so the sources that
+  /// include it are not rebuilt.
+  IfChanged,
+};
+
 /// Writes \p Text to \p Path through a temporary file, so that a failed run
 /// never leaves a half-written output behind, and parallel runs writing the
-/// same header copy never mix. An unchanged file is left alone, so nothing
-/// that depends on it is rebuilt.
-llvm::Error writeFileIfChanged(llvm::StringRef Path, llvm::StringRef Text);
+/// same header copy never mix.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
+                                WriteMode Mode);
 
 /// A woven file: the runtime's header when a guard needs it, then
 /// `#line 1 "<original>"` so the compiler reports the user's own file and

@@ -1,14 +1,16 @@
 // Functions defined in headers (inline, and a template) are woven in copies
-// of the headers under --woven-root, beside copies of the other headers the
-// source reads, so the compiler, searching the woven tree first, sees every
-// header woven.
+// of the headers under --woven-root, beside copies of the other headers of
+// --source-root that the source reads; every #include of such a header names
+// its copy by absolute path, so the compiler sees every header woven whatever
+// its include path.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %weave %inputs/headers/app/main.cpp -o %t/app/main.cpp \
 // RUN:   --source-root %inputs/headers --woven-root %t \
 // RUN:   -- -std=c++20 -I%inputs/headers/include
 // RUN: FileCheck %s --check-prefix=STOCK --input-file %t/include/stock.h
 // RUN: FileCheck %s --check-prefix=CATALOG --input-file %t/app/catalog.h
-// RUN: %gxx-link -I%t/include -I%inputs/headers/include %t/app/main.cpp %runtime -o %t/main
+// RUN: FileCheck %s --check-prefix=MAIN --input-file %t/app/main.cpp
+// RUN: %gxx-link -I%inputs/headers/include %t/app/main.cpp %runtime -o %t/main
 // RUN: %t/main | FileCheck %s --check-prefix=OUTPUT
 
 // STOCK: #include <distlock/distlock.h>
@@ -18,8 +20,13 @@
 // STOCK: Id release({{\[\[ +\]\]}} Id id) {
 // STOCK: ::distlock::key_of(id));
 
+// MAIN: #line 1 "{{.*}}headers/app/main.cpp"
+// MAIN-NEXT: #include "[[WOVEN:.*]]/app/catalog.h"
+// MAIN-NEXT: #include <cstdio>
+
 // CATALOG-NOT: distlock
 // CATALOG: #line 1 "{{.*}}headers/app/catalog.h"
 // CATALOG-NEXT: #pragma once
+// CATALOG-NEXT: #include "{{.*}}/include/stock.h"
 
 // OUTPUT: reserved 3, released 4
