@@ -123,7 +123,6 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
 
   ++stats_.contended;
-  WaitingScope waiting(stats_);
   auto ticket = listener_.watch(release_channel(request.name));
   // Only a retry made after the server confirmed the subscription is sure to hear of every
   // later release. Should the subscriber be down, the holder's ttl bounds the wait.
@@ -134,6 +133,9 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
     if (attempt.grant) return attempt.grant;
     if (SteadyClock::now() >= request.deadline) return std::nullopt;
     const auto until = std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline);
+    // Counted only here: subscribed, and the lock seen held since, so the next release is
+    // sure to arrive as a notification.
+    WaitingScope waiting(stats_);
     if (ticket.wait_for_release(seen, until))
       ++stats_.woken_by_release;
     else
