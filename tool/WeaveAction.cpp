@@ -15,6 +15,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <set>
+
 using namespace clang;
 
 namespace distlock {
@@ -54,6 +56,9 @@ struct ReadFile {
 /// found.
 struct Inclusion {
   CharSourceRange FileNameRange;
+  bool SystemHeader;
+  FileID IncludingID;
+  std::string IncludingPath;
   std::string IncludedPath;
 };
 
@@ -69,9 +74,16 @@ public:
                           CharSourceRange FileNameRange,
                           OptionalFileEntryRef File, llvm::StringRef,
                           llvm::StringRef, const Module *,
-                          SrcMgr::CharacteristicKind) override {
-    if (File && FileNameRange.getBegin().isFileID())
-      Inclusions.push_back({FileNameRange, absolutePath(File->getName())});
+                          SrcMgr::CharacteristicKind FileType) override {
+    if (!File || !FileNameRange.getBegin().isFileID())
+      return;
+    FileID Including = SM.getFileID(FileNameRange.getBegin());
+    auto IncludingEntry = SM.getFileEntryRefForID(Including);
+    if (!IncludingEntry)
+      return;
+    Inclusions.push_back({FileNameRange, isSystem(FileType), Including,
+                          absolutePath(IncludingEntry->getName()),
+                          absolutePath(File->getName())});
   }
 
   void FileChanged(SourceLocation Loc, FileChangeReason Reason,
@@ -119,13 +131,11 @@ protected:
     }
     const SourceManager &SM = CI.getSourceManager();
     FileID Main = SM.getMainFileID();
-    redirectInclusionsToWovenTree();
-    for (const ReadFile &File : Files) {
-      if (llvm::is_contained(File.IDs, Main))
-        continue;
-      if (auto Relative = mirroredPath(File.Path))
-        writeFile(*Relative, wovenFile(File));
-    }
+    const std::set<std::string> Copied = headersToCopy();
+    redirectInclusions(Copied);
+    for (const ReadFile &File : Files)
+      if (Copied.count(File.Path))
+        writeFile(*mirroredPath(File.Path), wovenFile(File));
     std::string Source = absolutePath(getCurrentFile());
     writeFile(Options.OutputPath,
               wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
@@ -153,13 +163,47 @@ private:
     return std::string(Mirrored);
   }
 
-  /// Every #include that found a header the woven tree holds names the woven
-  /// copy by its absolute path, so the compiler reads woven headers whatever
-  /// the include path and whichever directory the including file is in.
-  void redirectInclusionsToWovenTree() {
-    for (const Inclusion &Include : Inclusions)
-      if (auto Mirrored = mirroredPath(Include.IncludedPath))
-        Rewrite.ReplaceText(Include.FileNameRange, "\"" + *Mirrored + "\"");
+  /// The headers the woven tree needs: those the weaver changed, and those
+  /// that include one of them (so that their #include can name the copy).
+  /// Every other header is read from where it is, so no header is ever read
+  /// both as itself and as its copy.
+  std::set<std::string> headersToCopy() const {
+    const SourceManager &SM = getCompilerInstance().getSourceManager();
+    std::set<std::string> Copied;
+    for (const ReadFile &File : Files)
+      if (!llvm::is_contained(File.IDs, SM.getMainFileID()) &&
+          mirroredPath(File.Path) &&
+          llvm::any_of(File.IDs, [&](FileID ID) {
+            return Rewrite.getRewriteBufferFor(ID) != nullptr;
+          }))
+        Copied.insert(File.Path);
+    for (bool Grew = true; Grew;) {
+      Grew = false;
+      for (const Inclusion &Include : Inclusions)
+        if (Copied.count(Include.IncludedPath) &&
+            Include.IncludingID != SM.getMainFileID() &&
+            mirroredPath(Include.IncludingPath))
+          Grew |= Copied.insert(Include.IncludingPath).second;
+    }
+    return Copied;
+  }
+
+  /// In the files the woven tree holds, every #include of a user header names
+  /// it by absolute path: the copy, for a copied header, else the original.
+  /// The compiler then finds the same files as for the original source,
+  /// although the woven file sits in another directory.
+  void redirectInclusions(const std::set<std::string> &Copied) {
+    const SourceManager &SM = getCompilerInstance().getSourceManager();
+    for (const Inclusion &Include : Inclusions) {
+      bool InWovenFile = Include.IncludingID == SM.getMainFileID() ||
+                         Copied.count(Include.IncludingPath);
+      if (!InWovenFile || Include.SystemHeader)
+        continue;
+      std::string Target = Copied.count(Include.IncludedPath)
+                               ? *mirroredPath(Include.IncludedPath)
+                               : Include.IncludedPath;
+      Rewrite.ReplaceText(Include.FileNameRange, "\"" + Target + "\"");
+    }
   }
 
   void checkGuardedHeadersCanBeMirrored(Diagnostics &Diags) {
