@@ -11,11 +11,15 @@ export GTEST_COLOR=no
 DISTLOCK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DISTLOCK_BUILD_DIR="${DISTLOCK_ROOT}/build"
 
+DISTLOCK_LLVM_VERSION="$(head -n 1 "${DISTLOCK_ROOT}/llvm-version.txt" | tr -d '[:space:]')"
+
 # What the build, the tests, the example and the benchmark need (Debian 12 package names).
 DISTLOCK_PACKAGES=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config python3
   libhiredis-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev
+  "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
+  "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -64,32 +68,10 @@ ensure_packages() {
     "${missing[@]}"
 }
 
-# -DDISTLOCK_BUILD_TOOL=ON|OFF: distlock-weave is built when Clang of llvm-version.txt is
-# installed (Debian: llvm-N-dev libclang-N-dev clang-N llvm-N-tools, not installed by these
-# scripts yet), or as $DISTLOCK_BUILD_TOOL says.
-tool_option() {
-  if [[ -n "${DISTLOCK_BUILD_TOOL:-}" ]]; then
-    echo "-DDISTLOCK_BUILD_TOOL=${DISTLOCK_BUILD_TOOL}"
-    return 0
-  fi
-  local version
-  version="$(head -n 1 "${DISTLOCK_ROOT}/llvm-version.txt" 2>/dev/null | tr -d '[:space:]')"
-  if [[ -n "$version" && -f "/usr/lib/llvm-${version}/lib/cmake/clang/ClangConfig.cmake" ]]; then
-    echo "-DDISTLOCK_BUILD_TOOL=ON"
-  else
-    log "warning: Clang ${version:-?} development files not found (/usr/lib/llvm-${version:-?}):" \
-      "building without distlock-weave and its tests"
-    echo "-DDISTLOCK_BUILD_TOOL=OFF"
-  fi
-}
-
 # configure_build <build type> [extra cmake args...]: Ninja into build/.
 configure_build() {
   local build_type="$1"
   shift
-  if grep -q 'DISTLOCK_BUILD_TOOL' "${DISTLOCK_ROOT}/CMakeLists.txt"; then
-    set -- "$(tool_option)" "$@"
-  fi
   local cache="${DISTLOCK_BUILD_DIR}/CMakeCache.txt"
   if [[ -f "$cache" ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$cache"; then
     log "build/ was configured with another generator: starting it afresh"

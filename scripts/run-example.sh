@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Builds the example (Release, build/), starts a private redis-server on a free loopback
-# port, runs examples/by_hand/stock_reservation against it and prints the results. The
-# server and its directory are removed on exit. Installs missing Debian packages first.
+# The main job: builds the shop example (Release, build/), whose locked functions
+# distlock-weave weaves, starts a private redis-server on a free loopback port, runs several
+# shop processes against it and prints what happened; then the same run built without
+# weaving, to show the lost updates the locks prevent. The server and its directory are
+# removed on exit. Installs missing Debian packages first.
 #
-#   bash scripts/run-example.sh [stock_reservation options...]
-#        default options: --processes 3 --threads 4 --reservations 150 --skus 3
+#   bash scripts/run-example.sh [shop run options...]
+#        default options: --processes 4 --reservations 100 --skus 3
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure_build Release \
   -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-build stock_reservation
-example="${DISTLOCK_BUILD_DIR}/examples/by_hand/stock_reservation"
+build shop shop_unwoven
+woven="${DISTLOCK_BUILD_DIR}/examples/shop/shop"
+unwoven="${DISTLOCK_BUILD_DIR}/examples/shop/shop_unwoven"
 
 redis_server="$(command -v redis-server || echo /usr/bin/redis-server)"
 redis_cli="$(command -v redis-cli || echo /usr/bin/redis-cli)"
@@ -90,18 +93,18 @@ url="redis://127.0.0.1:${port}"
 log "private redis-server $("$redis_server" --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') on ${url} (pid ${redis_pid})"
 
 if [[ $# -eq 0 ]]; then
-  set -- --processes 3 --threads 4 --reservations 150 --skus 3
+  set -- --processes 4 --reservations 100 --skus 3
 fi
 
-log "with the lock: stock_reservation ${url} $*"
+log "woven: shop run --url ${url} $*"
 status=0
-"$example" "$url" "$@" || status=$?
+"$woven" run --url "$url" "$@" || status=$?
 
-log "for comparison, the same work without the lock: stock_reservation --unlocked $*"
-"$example" "$url" "$@" --unlocked || true
+log "for comparison, built without weaving: shop_unwoven run --url ${url} $*"
+"$unwoven" run --url "$url" "$@" || true
 
 if [[ $status -eq 0 ]]; then
-  log "example OK: no update was lost under the lock"
+  log "example OK: no update was lost under the woven locks"
 else
   log "example FAILED (exit status $status)"
 fi
