@@ -1,7 +1,9 @@
-# Builds and runs test/package/consumer against distlock, found one of two ways:
+# Builds a project that uses distlock (test/package/consumer, or examples/) and runs its
+# programs, with distlock found one of two ways:
 #
 #   cmake -DMODE=install|build-tree -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch dir>
-#         -DCONSUMER_DIR=<consumer source> -DGENERATOR=<generator> [-DMAKE_PROGRAM=<path>]
+#         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>|<program> <args>..."
+#         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
 #         [-DCXX_COMPILER=<path>] [-DBUILD_TYPE=<type>] [-DCONFIG=<config>] -P run_consumer.cmake
 #
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
@@ -9,21 +11,11 @@
 # build-tree: the consumer with distlock_DIR=BUILD_DIR.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var MODE BUILD_DIR WORK_DIR CONSUMER_DIR GENERATOR)
+foreach(var MODE BUILD_DIR WORK_DIR CONSUMER_DIR RUNS GENERATOR MAKE_PROGRAM)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "run_consumer.cmake: -D${var}=... is required")
   endif()
 endforeach()
-
-if(GENERATOR STREQUAL "Ninja" AND NOT MAKE_PROGRAM)
-  # The test's skip expression: this generator cannot run here.
-  message("DISTLOCK_PACKAGE_TEST_SKIPPED: ninja not found")
-  return()
-endif()
-if(GENERATOR STREQUAL "Unix Makefiles" AND NOT MAKE_PROGRAM)
-  message("DISTLOCK_PACKAGE_TEST_SKIPPED: make not found")
-  return()
-endif()
 
 function(run)
   string(REPLACE ";" " " shown "${ARGN}")
@@ -41,9 +33,7 @@ set(config_args
   -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer-build -G ${GENERATOR}
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
-if(MAKE_PROGRAM)
-  list(APPEND config_args -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
-endif()
+list(APPEND config_args -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
 if(CXX_COMPILER)
   list(APPEND config_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 endif()
@@ -90,7 +80,16 @@ if(CONFIG)
 endif()
 run(${CMAKE_COMMAND} ${build_args})
 
-find_program(consumer_exe NAMES consumer PATHS ${WORK_DIR}/consumer-build
-  PATH_SUFFIXES ${CONFIG} NO_DEFAULT_PATH NO_CACHE REQUIRED)
-run(${consumer_exe})
+string(REPLACE "|" ";" runs "${RUNS}")
+foreach(command_line IN LISTS runs)
+  separate_arguments(command UNIX_COMMAND "${command_line}")
+  list(POP_FRONT command program)
+  file(GLOB_RECURSE found LIST_DIRECTORIES false ${WORK_DIR}/consumer-build/${program})
+  list(FILTER found EXCLUDE REGEX "/CMakeFiles/")
+  if(NOT found)
+    message(FATAL_ERROR "run_consumer: the build made no program '${program}'")
+  endif()
+  list(GET found 0 executable)
+  run(${executable} ${command})
+endforeach()
 message(STATUS "run_consumer: ${MODE} with ${GENERATOR}: OK")
