@@ -1,0 +1,60 @@
+# Editing an annotated source, or a header it includes, weaves it again on the next build;
+# nothing else does. Checked on a copy of test/package/reweave built against distlock's
+# build tree.
+#
+#   cmake -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch> -DPROJECT_DIR=<reweave source>
+#         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path> [-DCXX_COMPILER=<path>] -P reweave.cmake
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR MAKE_PROGRAM)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "reweave.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+file(COPY ${PROJECT_DIR}/ DESTINATION ${WORK_DIR}/source)
+set(source ${WORK_DIR}/source)
+set(build ${WORK_DIR}/build)
+
+set(config_args -S ${source} -B ${build} -G ${GENERATOR} -Ddistlock_DIR=${BUILD_DIR}
+  -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
+if(CXX_COMPILER)
+  list(APPEND config_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} ${config_args} RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "reweave: configuring failed")
+endif()
+
+# build(<step> <expected woven sources...>): builds, and checks which sources were woven.
+function(build step)
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${build}
+    OUTPUT_VARIABLE output ERROR_VARIABLE output RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "reweave (${step}): the build failed:\n${output}")
+  endif()
+  foreach(candidate IN ITEMS main.cpp ledger.cpp)
+    string(FIND "${output}" "Weaving ${candidate}" at)
+    if(candidate IN_LIST ARGN AND at EQUAL -1)
+      message(FATAL_ERROR "reweave (${step}): ${candidate} was not woven again:\n${output}")
+    elseif(NOT candidate IN_LIST ARGN AND NOT at EQUAL -1)
+      message(FATAL_ERROR "reweave (${step}): ${candidate} was woven again:\n${output}")
+    endif()
+  endforeach()
+  message(STATUS "reweave (${step}): woven again: ${ARGN}")
+endfunction()
+
+build("first build" main.cpp ledger.cpp)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env DISTLOCK_URL=memory:// ${build}/reweave
+  RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "reweave: the woven program failed (${result})")
+endif()
+build("nothing changed")
+file(APPEND ${source}/locked.h "// edited\n")
+build("a header with a locked function changed" main.cpp)
+file(APPEND ${source}/ledger.cpp "// edited\n")
+build("an annotated source changed" ledger.cpp)
+file(APPEND ${source}/unrelated.h "// edited\n")
+build("a header nobody includes changed")

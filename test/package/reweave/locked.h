@@ -1,0 +1,4 @@
+#pragma once
+[[distlock::lock("account", 1000)]] inline int balance([[distlock::key]] int account) {
+  return account;
+}

@@ -1,0 +1,2 @@
+#pragma once
+inline int unrelated() { return 0; }
