@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds distlock in Release (build/) and runs the benchmarks: redis_cycle_bench (acquire +
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
-# rate) and key_bench (Google Benchmark: lock-name building).
+# rate), key_bench (lock-name building), woven_call_bench (a woven call against a
+# hand-written Lease, on memory:// and on Redis) and weave_time.sh (distlock-weave against
+# clang++ -fsyntax-only).
 #
 #   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench)
 set -euo pipefail
@@ -10,17 +12,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure_build Release \
   -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-targets=(redis_cycle_bench)
-if grep -q '^build bench/key_bench:' "${DISTLOCK_BUILD_DIR}/build.ninja"; then
-  targets+=(key_bench)
-else
-  log "Google Benchmark not found: skipping key_bench"
-fi
-build "${targets[@]}"
+build redis_cycle_bench key_bench woven_call_bench distlock-weave
+bench="${DISTLOCK_BUILD_DIR}/bench"
 
 log "redis_cycle_bench $*"
-"${DISTLOCK_BUILD_DIR}/bench/redis_cycle_bench" "$@"
-if [[ " ${targets[*]} " == *" key_bench "* ]]; then
-  log "key_bench"
-  "${DISTLOCK_BUILD_DIR}/bench/key_bench"
-fi
+"${bench}/redis_cycle_bench" "$@"
+log "key_bench"
+"${bench}/key_bench"
+log "woven_call_bench (memory://)"
+"${bench}/woven_call_bench"
+log "woven_call_bench (Redis)"
+"${bench}/woven_call_bench" --redis
+log "weave_time.sh: examples/shop/inventory.cpp"
+bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "${DISTLOCK_BUILD_DIR}/tool/distlock-weave" \
+  "clang++-${DISTLOCK_LLVM_VERSION}" "${DISTLOCK_ROOT}/examples/shop/inventory.cpp" 11 \
+  -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
