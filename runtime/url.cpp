@@ -174,12 +174,21 @@ std::string Url::redacted() const {
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     if (i > 0) text += ',';
     const bool ipv6 = endpoints[i].host.find(':') != std::string::npos;
-    text += ipv6 ? "[" + endpoints[i].host + "]" : endpoints[i].host;
-    if (endpoints[i].port) text += ":" + std::to_string(*endpoints[i].port);
+    if (ipv6) text += '[';
+    text += endpoints[i].host;
+    if (ipv6) text += ']';
+    if (endpoints[i].port) {
+      text += ':';
+      text += std::to_string(*endpoints[i].port);
+    }
   }
   text += path;
-  for (std::size_t i = 0; i < query.size(); ++i)
-    text += (i == 0 ? "?" : "&") + query[i].first + "=" + query[i].second;
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    text += i == 0 ? '?' : '&';
+    text += query[i].first;
+    text += '=';
+    text += query[i].second;
+  }
   return text;
 }
 
