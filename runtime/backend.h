@@ -9,7 +9,10 @@
 #include <string>
 #include <string_view>
 
+#include <functional>
+
 #include <distlock/duration.h>
+#include <distlock/spec.h>
 
 #include "stats.h"
 
@@ -19,6 +22,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 struct AcquireRequest {
   std::string_view name;            // the lock name, already escaped
+  Mode mode = Mode::exclusive;      // read or write only where supports_read_write()
   std::string_view owner;           // client instance id + thread: equal owners reenter
   std::string_view acquisition_id;  // unique per acquisition; makes retries idempotent
   Millis ttl;
@@ -64,6 +68,18 @@ class Backend {
 
   // The server as messages name it: the URL without its password.
   virtual const std::string& server() const = 0;
+
+  // Whether Mode::read and Mode::write are understood.
+  virtual bool supports_read_write() const { return false; }
+
+  // The longest lease the backend can vouch for without hearing from the server (a
+  // ZooKeeper session timeout, say): leases get at most this ttl. None: the spec's ttl.
+  virtual std::optional<Millis> lease_time_limit() const { return std::nullopt; }
+
+  // `alarm` is called, from any thread, when the backend learns that leases may have been
+  // lost all at once (an expired session): the core then renews every lease at once, and
+  // the renewals report which are gone. Called once, before any acquire.
+  virtual void set_loss_alarm(std::function<void()> alarm) { (void)alarm; }
 };
 
 }  // namespace distlock::detail

@@ -29,7 +29,9 @@ std::string describe_wait(const LockSpec& spec, bool try_only) {
 ClientCore::ClientCore(std::string_view url, const Options& options)
     : instance_id_(make_instance_id()),
       backend_(make_backend(url, options, stats_)),
-      renewals_(*backend_, stats_, options.renew_fraction) {}
+      renewals_(*backend_, stats_, options.renew_fraction) {
+  backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
+}
 
 ClientCore::~ClientCore() = default;
 
@@ -41,6 +43,11 @@ void ClientCore::validate(const LockSpec& spec) const {
     throw ConfigError(type, server(),
                       "distlock: lock type '" + type + "' on " + server() +
                           ": the ttl must be positive");
+  if (spec.mode != Mode::exclusive && !backend_->supports_read_write())
+    throw ConfigError(type, server(),
+                      "distlock: lock type '" + type + "' on " + server() +
+                          ": read-write locks (distlock::read, distlock::write) need a "
+                          "zookeeper:// server");
 }
 
 std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, bool try_only) {
@@ -51,11 +58,14 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
   } catch (const ConfigError& error) {
     throw ConfigError(error.lock(), server(), error.what() + std::string(" (on ") + server() + ")");
   }
+  // A lease cannot outlast what the backend can vouch for without the server.
+  const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
   LeaseIdentity identity{std::move(name), make_acquisition_id(spec.type), owner_token(instance_id_),
-                         0, spec.ttl};
+                         0, ttl};
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire({identity.name, identity.owner, identity.acquisition_id,
-                                        identity.ttl, deadline_for(spec, try_only, start)});
+  const auto grant = backend_->acquire({identity.name, spec.mode, identity.owner,
+                                        identity.acquisition_id, identity.ttl,
+                                        deadline_for(spec, try_only, start)});
   if (!grant) {
     ++stats_.timeouts;
     if (try_only) return std::nullopt;

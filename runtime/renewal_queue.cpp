@@ -52,6 +52,16 @@ void RenewalQueue::remove(const LeaseState& lease) {
   leases_.erase(lease.serial());
 }
 
+void RenewalQueue::renew_all_now() {
+  {
+    std::lock_guard lock(mutex_);
+    const auto now = SteadyClock::now();
+    for (const auto& [serial, lease] : leases_)
+      if (schedule_.contains(serial)) schedule_.schedule(serial, now);
+  }
+  wake_.notify_one();
+}
+
 RenewalQueue::Batch RenewalQueue::take_due(SteadyClock::time_point now) {
   Batch batch;
   while (batch.size() < kMaxBatch) {

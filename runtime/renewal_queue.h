@@ -27,6 +27,8 @@ class RenewalQueue {
   void add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at);
   // After this returns, the lease is never renewed again: a renewal in flight is waited for.
   void remove(const LeaseState& lease);
+  // Renews every lease now, as when the backend may have lost them all. Thread-safe.
+  void renew_all_now();
 
  private:
   using Batch = std::vector<std::shared_ptr<LeaseState>>;

@@ -17,6 +17,8 @@ struct StatsCounters {
   std::atomic<std::uint64_t> renewals{0};
   std::atomic<std::uint64_t> renewal_failures{0};
   std::atomic<std::uint64_t> lost{0};
+  std::atomic<std::uint64_t> notifications{0};
+  std::atomic<std::uint64_t> round_trips{0};
   std::atomic<std::uint64_t> waiting{0};
 
   ClientStats snapshot() const;

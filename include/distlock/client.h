@@ -42,6 +42,9 @@ struct ClientStats {
   std::uint64_t renewals = 0;             // successful renewals
   std::uint64_t renewal_failures = 0;     // renewals that failed for a network error
   std::uint64_t lost = 0;                 // leases marked lost
+  std::uint64_t notifications = 0;        // release notifications received (Redis messages,
+                                          // ZooKeeper watch events) for locks waited on
+  std::uint64_t round_trips = 0;          // requests to the server that waited for a reply
   std::uint64_t waiting = 0;              // callers waiting right now
 };
 

@@ -18,11 +18,18 @@ namespace distlock {
 // Wait without limit: the default.
 inline constexpr Millis kWaitForever = Millis::max();
 
+enum class Mode {
+  exclusive,  // one holder
+  read,       // shared with other readers, excluded by writers (read-write locks)
+  write,      // excludes readers and other writers (read-write locks)
+};
+
 struct LockSpec {
   std::string_view type;
   Millis ttl{0};
   Millis wait = kWaitForever;  // zero: try once, never wait
   bool renew = true;           // extend the lease while it is held (the watchdog)
+  Mode mode = Mode::exclusive;
 };
 
 // The lock type as spec() takes it. A string literal is checked at compile time.
@@ -49,6 +56,8 @@ struct TryOnly {};
 struct Renew {
   bool enabled;
 };
+struct Read {};
+struct Write {};
 }  // namespace option
 
 // Wait at most `limit` for the lock, then throw LockTimeout (try_acquire: return nullopt).
@@ -57,6 +66,10 @@ constexpr option::Wait wait(DurationArg limit) { return {limit.value()}; }
 inline constexpr option::TryOnly try_only{};
 // renew(false): no watchdog; the lease ends after ttl even while the function runs.
 constexpr option::Renew renew(bool enabled) { return {enabled}; }
+// The shared side of a read-write lock (zookeeper:// only): readers exclude writers only.
+inline constexpr option::Read read{};
+// The exclusive side of a read-write lock (zookeeper:// only).
+inline constexpr option::Write write{};
 
 namespace detail {
 // Reached in constant evaluation, a call to one of these is the compile-time error, and its
@@ -80,6 +93,8 @@ constexpr void apply(LockSpec& spec, option::Wait wait) {
 }
 constexpr void apply(LockSpec& spec, option::TryOnly) { spec.wait = Millis::zero(); }
 constexpr void apply(LockSpec& spec, option::Renew renew) { spec.renew = renew.enabled; }
+constexpr void apply(LockSpec& spec, option::Read) { spec.mode = Mode::read; }
+constexpr void apply(LockSpec& spec, option::Write) { spec.mode = Mode::write; }
 }  // namespace detail
 
 template <class... Options>

@@ -377,6 +377,22 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
   EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
 }
 
+TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
+  auto client = connect();
+  for (const LockSpec& spec : {distlock::spec(type_, 5s, distlock::read),
+                               distlock::spec(type_, 5s, distlock::write)}) {
+    try {
+      (void)client->acquire(spec, key_);
+      ADD_FAILURE() << "a read-write lock was granted on " << url_;
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(error.lock(), type_);
+      EXPECT_EQ(error.server(), client->server());
+      EXPECT_NE(std::string(error.what()).find("zookeeper://"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_TRUE(client->try_acquire(distlock::spec(type_, 5s), key_).has_value());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis), backend_name);
 

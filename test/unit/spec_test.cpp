@@ -141,6 +141,16 @@ TEST(Spec, NegativeWaitIsAConfigError) {
   EXPECT_NE(what.find("wait"), std::string::npos) << what;
 }
 
+TEST(Spec, ReadAndWriteChooseTheModeOfAReadWriteLock) {
+  static_assert(distlock::spec("doc", 1s).mode == distlock::Mode::exclusive);
+  static_assert(distlock::spec("doc", 1s, distlock::read).mode == distlock::Mode::read);
+  static_assert(distlock::spec("doc", 1s, distlock::write).mode == distlock::Mode::write);
+  constexpr auto both = distlock::spec("doc", 1s, distlock::write, distlock::wait(2s));
+  static_assert(both.mode == distlock::Mode::write && both.wait == 2s);
+  const std::string type = opaque(std::string("doc"));
+  EXPECT_EQ(distlock::spec(std::string_view(type), 1s, distlock::read).mode, distlock::Mode::read);
+}
+
 TEST(Spec, ZeroWaitIsAllowed) {
   EXPECT_EQ(distlock::spec("order", 30s, distlock::wait(opaque(0ms))).wait, 0ms);
 }

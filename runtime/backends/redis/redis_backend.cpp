@@ -99,13 +99,14 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       stats_(stats),
       pool_(settings_),
       scripts_(load_scripts(pool_)),
-      listener_(settings_) {}
+      listener_(settings_, stats_) {}
 
 template <class Operation>
 auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
   {
     const auto connection = pool_.borrow();
     try {
+      ++stats_.round_trips;
       return operation(*connection);
     } catch (const ServerError& error) {
       // An error reply leaves the connection sound, and asking again would repeat it.
@@ -115,6 +116,7 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
     }
   }
   const auto connection = pool_.borrow_new();
+  ++stats_.round_trips;
   return operation(*connection);
 }
 

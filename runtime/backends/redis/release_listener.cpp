@@ -46,8 +46,9 @@ bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint unt
       lock, until, [&] { return channel.generation != seen || listener_.stopping_; });
 }
 
-ReleaseListener::ReleaseListener(const ConnectionSettings& settings)
+ReleaseListener::ReleaseListener(const ConnectionSettings& settings, StatsCounters& stats)
     : settings_(settings),
+      stats_(stats),
       requests_(settings.server),
       stop_(settings.server),
       thread_([this] { run(); }) {}
@@ -193,6 +194,7 @@ void ReleaseListener::handle(const redisReply& reply) {
   if (found == channels_.end()) return;
   Channel& channel = found->second;
   if (kind == "message") {
+    ++stats_.notifications;
     ++channel.generation;
     // One release frees the lock for one taker. A woken waiter that loses the race to
     // another client waits again and is woken by that client's release.

@@ -32,6 +32,7 @@
 #include <hiredis/hiredis.h>
 
 #include "backends/redis/connection_settings.h"
+#include "stats.h"
 #include "backends/redis/event_fd.h"
 
 namespace distlock::detail {
@@ -78,7 +79,7 @@ class ReleaseListener {
 
   // Starts the subscriber thread; it connects in the background. `settings` must outlive
   // the listener.
-  explicit ReleaseListener(const ConnectionSettings& settings);
+  ReleaseListener(const ConnectionSettings& settings, StatsCounters& stats);
   ReleaseListener(const ReleaseListener&) = delete;
   ReleaseListener& operator=(const ReleaseListener&) = delete;
   // Stops and joins the thread without waiting for the server.
@@ -102,6 +103,7 @@ class ReleaseListener {
   bool pause(std::chrono::milliseconds duration);
 
   const ConnectionSettings& settings_;
+  StatsCounters& stats_;
   EventFd requests_;  // a channel in dirty_ needs (UN)SUBSCRIBE
   EventFd stop_;
 
