@@ -18,6 +18,7 @@ DISTLOCK_PACKAGES=(
   build-essential cmake ninja-build pkg-config python3
   libhiredis-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev
+  libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
 )
