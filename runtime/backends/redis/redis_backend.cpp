@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <climits>
 
 #include "backends/redis/connection_pool.h"
@@ -149,7 +150,12 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
   const std::string hash = lock_key(request.name);
   const std::string fence = fence_key(request.name);
   const std::string ttl = std::to_string(request.ttl.count());
-  const ScriptCall call{{hash, fence}, {request.owner, ttl, request.acquisition_id, host_, pid_}};
+  const std::string acquired_at = std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  const ScriptCall call{{hash, fence},
+                        {request.owner, ttl, request.acquisition_id, host_, pid_, acquired_at}};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
@@ -175,11 +181,11 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
   throw ServerError(settings_.server, script_failure("acquire", reply));
 }
 
-ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view owner,
+ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view,
                                      std::string_view acquisition_id) {
   const std::string hash = lock_key(name);
   const std::string channel = release_channel(name);
-  const ScriptCall call{{hash}, {owner, acquisition_id, channel}};
+  const ScriptCall call{{hash}, {acquisition_id, channel}};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
@@ -210,7 +216,7 @@ void RedisBackend::renew(std::span<RenewItem> items) {
     for (const auto& item : items) {
       const std::string& hash = texts.emplace_back(lock_key(item.name));
       const std::string& ttl = texts.emplace_back(std::to_string(item.ttl.count()));
-      calls.push_back({{hash}, {item.owner, item.acquisition_id, ttl}});
+      calls.push_back({{hash}, {item.acquisition_id, ttl}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
       const auto replies = scripts_.run_all(connection, Script::renew, calls);

@@ -1,6 +1,6 @@
 -- Takes the lock for an owner, or lets the owner take it once more (reentrancy).
 -- KEYS: lock hash, fence counter
--- ARGV: owner, ttl_ms, acquisition_id, host, pid
+-- ARGV: owner, ttl_ms, acquisition_id, host, pid, acquired_at (client wall clock, ms)
 -- Returns {1, fence} (the fence as a decimal string) when the owner holds the lock now,
 -- else {0, PTTL of the lock}.
 local hash, fence_key = KEYS[1], KEYS[2]
@@ -13,26 +13,27 @@ local function decimal(number)
   return string.format('%.0f', number)
 end
 
-if redis.call('EXISTS', hash) == 0 then
-  local time = redis.call('TIME')
-  local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local holder = redis.call('HGET', hash, 'owner')
+
+if not holder then
   local fence = redis.call('INCR', fence_key)
-  -- A Redis without persistence forgets the counter on restart; the server clock keeps
-  -- fences increasing across such restarts.
-  if fence < now_us then
-    fence = now_us
+  -- A new counter (first use, or a Redis without persistence that restarted and forgot
+  -- it) starts at the server's time in microseconds: fences handed out before, at most
+  -- one per acquisition since the counter began, stay below it.
+  if fence == 1 then
+    local time = redis.call('TIME')
+    fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
     redis.call('SET', fence_key, decimal(fence))
   end
   redis.call('HSET', hash,
              'owner', owner, 'count', 1, 'fence', decimal(fence), 'id', id,
-             'host', ARGV[4], 'pid', ARGV[5],
-             'acquired_at', decimal(math.floor(now_us / 1000)),
+             'host', ARGV[4], 'pid', ARGV[5], 'acquired_at', ARGV[6],
              hold, 1)
   redis.call('PEXPIRE', hash, ttl)
   return {1, decimal(fence)}
 end
 
-if redis.call('HGET', hash, 'owner') == owner then
+if holder == owner then
   -- An acquisition seen before is a retry whose reply was lost: it holds once, not twice.
   if redis.call('HSETNX', hash, hold, 1) == 1 then
     redis.call('HINCRBY', hash, 'count', 1)

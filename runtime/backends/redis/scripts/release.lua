@@ -1,14 +1,12 @@
 -- Removes one acquisition's hold; the last hold deletes the lock and wakes a waiter.
 -- KEYS: lock hash
--- ARGV: owner, acquisition_id, release channel
+-- ARGV: acquisition_id, release channel
 -- Returns 1 when the hold was removed, 0 when the server did not have it (expired, taken
--- over, or already released: a retried release is harmless).
+-- over, or already released: a retried release is harmless). Acquisition ids are unique,
+-- so only the acquisition's owner can hold its field.
 local hash = KEYS[1]
-local owner, id, channel = ARGV[1], ARGV[2], ARGV[3]
+local id, channel = ARGV[1], ARGV[2]
 
-if redis.call('HGET', hash, 'owner') ~= owner then
-  return 0
-end
 if redis.call('HDEL', hash, 'h:' .. id) == 0 then
   return 0
 end
