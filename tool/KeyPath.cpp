@@ -6,6 +6,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/CharInfo.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 using namespace clang;
 
@@ -31,40 +32,52 @@ parseKeyPath(llvm::StringRef Path) {
 
 namespace {
 
-/// The member named \p Name of \p Record or of one of its bases.
-const NamedDecl *findMember(const CXXRecordDecl *Record, llvm::StringRef Name) {
-  for (const Decl *Member : Record->decls()) {
-    if (const auto *Named = dyn_cast<NamedDecl>(Member))
-      if (Named->getDeclName().isIdentifier() && Named->getName() == Name &&
-          (isa<FieldDecl>(Named) || isa<CXXMethodDecl>(Named) ||
-           isa<FunctionTemplateDecl>(Named)))
-        return Named;
-  }
+/// The first member of \p Record, or else of its bases, that \p Matches.
+template <class Member>
+const Member *
+findInClassOrBases(const CXXRecordDecl *Record,
+                   llvm::function_ref<const Member *(const Decl *)> Matches) {
+  for (const Decl *Candidate : Record->decls())
+    if (const Member *Found = Matches(Candidate))
+      return Found;
   for (const CXXBaseSpecifier &Base : Record->bases())
     if (const auto *BaseRecord = Base.getType()->getAsCXXRecordDecl())
       if (BaseRecord->hasDefinition())
-        if (const NamedDecl *Found =
-                findMember(BaseRecord->getDefinition(), Name))
+        if (const Member *Found =
+                findInClassOrBases(BaseRecord->getDefinition(), Matches))
           return Found;
   return nullptr;
+}
+
+bool isNamed(const NamedDecl *D, llvm::StringRef Name) {
+  return D->getDeclName().isIdentifier() && D->getName() == Name;
+}
+
+/// The field or member function named \p Name.
+const NamedDecl *findMember(const CXXRecordDecl *Record, llvm::StringRef Name) {
+  return findInClassOrBases<NamedDecl>(
+      Record, [&](const Decl *D) -> const NamedDecl * {
+        const auto *Named = dyn_cast<NamedDecl>(D);
+        if (Named && isNamed(Named, Name) &&
+            (isa<FieldDecl>(Named) || isa<CXXMethodDecl>(Named) ||
+             isa<FunctionTemplateDecl>(Named)))
+          return Named;
+        return nullptr;
+      });
 }
 
 /// A const member function callable without arguments, among the overloads.
 const CXXMethodDecl *findConstGetter(const CXXRecordDecl *Record,
                                      llvm::StringRef Name) {
-  for (const Decl *Member : Record->decls())
-    if (const auto *Method = dyn_cast<CXXMethodDecl>(Member))
-      if (Method->getDeclName().isIdentifier() && Method->getName() == Name &&
-          Method->getMinRequiredArguments() == 0 &&
-          (Method->isConst() || Method->isStatic()))
-        return Method;
-  for (const CXXBaseSpecifier &Base : Record->bases())
-    if (const auto *BaseRecord = Base.getType()->getAsCXXRecordDecl())
-      if (BaseRecord->hasDefinition())
-        if (const CXXMethodDecl *Found =
-                findConstGetter(BaseRecord->getDefinition(), Name))
-          return Found;
-  return nullptr;
+  return findInClassOrBases<CXXMethodDecl>(
+      Record, [&](const Decl *D) -> const CXXMethodDecl * {
+        const auto *Method = dyn_cast<CXXMethodDecl>(D);
+        if (Method && isNamed(Method, Name) &&
+            Method->getMinRequiredArguments() == 0 &&
+            (Method->isConst() || Method->isStatic()))
+          return Method;
+        return nullptr;
+      });
 }
 
 std::string typeName(QualType T) {
