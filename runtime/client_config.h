@@ -10,7 +10,8 @@
 
 namespace distlock::detail {
 
-// Applies connect_timeout, command_timeout and max_connections from the query string.
+// Applies connect_timeout, command_timeout, max_connections and session_timeout from the
+// query string.
 // Throws ConfigError for a malformed value, or for a parameter outside `known`.
 Options options_from_url(const Url& url, Options defaults,
                          std::initializer_list<std::string_view> known);

@@ -93,3 +93,20 @@ build() {
   log "building${*:+ $*}"
   cmake "${args[@]}"
 }
+
+# sanitized_tests <name> <sanitizers> <ctest label regex>: builds the runtime and its tests
+# with -fsanitize=<sanitizers> into build-<name>/ (no tool, examples or benchmarks) and runs
+# the tests with those labels there.
+sanitized_tests() {
+  local name="$1" sanitizers="$2" labels="$3"
+  local dir="${DISTLOCK_ROOT}/build-${name}"
+  log "configuring build-${name}/ (-fsanitize=${sanitizers})"
+  cmake -S "${DISTLOCK_ROOT}" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDISTLOCK_SANITIZE="$sanitizers" -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_TOOL=OFF \
+    -DDISTLOCK_BUILD_EXAMPLES=OFF -DDISTLOCK_BUILD_BENCH=OFF
+  log "building build-${name}/"
+  cmake --build "$dir" --parallel "$(jobs_count)"
+  log "running the ${labels} tests under -fsanitize=${sanitizers}"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -L "$labels" \
+    --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}"
+}

@@ -4,8 +4,10 @@
 //   memory://[name]                                in-process; clients with one name share locks
 //   redis://[user:password@]host[:port][/db][?query]
 //   redis+unix:///path/to/redis.sock[?db=N&query]
+//   zookeeper://[user:password@]host[:port][,host[:port]...][/chroot][?query]
 //
-// Query parameters: connect_timeout, command_timeout (durations such as 2s), max_connections.
+// Query parameters: connect_timeout, command_timeout (durations such as 2s), max_connections
+// (Redis), session_timeout (ZooKeeper).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,10 @@ struct Options {
   unsigned max_connections = 16;
   // A lease is renewed once this fraction of its ttl has passed since the last grant.
   double renew_fraction = 1.0 / 3.0;
+  // ZooKeeper: the session timeout asked of the server (which may grant another within its
+  // limits). A lease's ttl is capped at the granted timeout, so it is no longer valid once the
+  // server could have expired the session and handed the lock to someone else.
+  Millis session_timeout = std::chrono::seconds(10);
 };
 
 // Counters since the client was created.

@@ -3,6 +3,8 @@
 #include <zookeeper/zookeeper.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <future>
 
 namespace distlock::testing {

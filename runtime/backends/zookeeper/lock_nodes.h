@@ -1,0 +1,63 @@
+// Where a lock lives in ZooKeeper and how its contenders are named and ordered: the node
+// names and rules of Apache Curator's InterProcessMutex and InterProcessReadWriteLock, so a
+// Curator client and a distlock client on the same path exclude each other.
+//
+//   lock "order"           -> /distlock/order
+//   lock "order:alice:42"  -> /distlock/order/alice:42
+//   contenders             -> <lock path>/_c_<uuid>-lock-<seq>       (exclusive)
+//                             <lock path>/_c_<uuid>-__READ__<seq>    (read)
+//                             <lock path>/_c_<uuid>-__WRIT__<seq>    (write)
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <distlock/spec.h>
+
+namespace distlock::detail {
+
+inline constexpr std::string_view kLockRoot = "/distlock";
+
+// The lock node of an escaped lock name. A path component that could not be one as written
+// ("", ".", "..") or that could pass for a contender (a key beginning with '_') is
+// written with a %-escape the name escaping never produces ("%", "%2E", "%5F").
+std::string lock_path(std::string_view name);
+// The nodes above a lock node, outermost first: /distlock, /distlock/<type>.
+std::vector<std::string> lock_path_parents(std::string_view path);
+
+// A fresh random UUID, 8-4-4-4-12 lower-case hex (Curator's protected-mode id).
+std::string random_uuid();
+// "_c_<uuid>-" + the mode's marker; the server appends the sequence number.
+std::string contender_prefix(std::string_view uuid, Mode mode);
+
+enum class ContenderKind { exclusive, read, write };
+
+struct Contender {
+  std::string name;
+  ContenderKind kind;
+  std::string sequence;  // the digits after the marker: what contenders are ordered by
+};
+
+// Parses a child of a lock node; nullopt for anything not named as a contender (another
+// recipe's node, a keyed sub-lock's node).
+std::optional<Contender> parse_contender(std::string_view name);
+// The contenders among `children`, in lock order (by sequence, then by name).
+std::vector<Contender> contenders(const std::vector<std::string>& children);
+// The child named with `uuid` (a create whose reply was lost), if any.
+std::optional<std::string> find_by_uuid(const std::vector<std::string>& children,
+                                        std::string_view uuid);
+
+struct Verdict {
+  bool present = false;  // our node is among the contenders
+  bool granted = false;
+  std::string watch;     // when not granted: the contender to wait behind
+};
+
+// Exclusive and write: granted when first of all; otherwise wait behind the one just before.
+// Read: granted when no exclusive or write contender is before it; otherwise wait behind the
+// nearest such contender before it.
+Verdict judge(const std::vector<Contender>& ordered, std::string_view ours, Mode mode);
+
+}  // namespace distlock::detail

@@ -1,0 +1,207 @@
+#include "backends/zookeeper/requests.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "backends/zookeeper/status.h"
+
+namespace distlock::detail {
+namespace {
+
+// What a completion fills in and its caller waits for. The caller may stop waiting (the
+// command timeout); the completion still finds it, through its own reference.
+template <class R>
+struct Pending {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  R reply;
+};
+
+template <class R>
+using PendingRef = std::shared_ptr<Pending<R>>;
+
+// The completion's `data`: a reference on the heap, which the completion releases.
+template <class R>
+const void* hand_over(const PendingRef<R>& pending) {
+  return new PendingRef<R>(pending);
+}
+
+template <class R, class Fill>
+void complete(const void* data, Fill&& fill) {
+  std::unique_ptr<PendingRef<R>> owner(static_cast<PendingRef<R>*>(const_cast<void*>(data)));
+  Pending<R>& pending = **owner;
+  {
+    std::lock_guard lock(pending.mutex);
+    fill(pending.reply);
+    pending.done = true;
+  }
+  pending.done_cv.notify_all();
+}
+
+// Returns the reply once it arrived, or kNoReply after `timeout` (none: however long).
+template <class R>
+R await(Pending<R>& pending, std::optional<Millis> timeout) {
+  std::unique_lock lock(pending.mutex);
+  const auto arrived = [&] { return pending.done; };
+  if (timeout)
+    pending.done_cv.wait_for(lock, *timeout, arrived);
+  else
+    pending.done_cv.wait(lock, arrived);
+  if (!pending.done) {
+    R reply;
+    reply.rc = zk::kNoReply;
+    return reply;
+  }
+  return pending.reply;
+}
+
+// Sends with `submit(handle, data)` (a zoo_a* call) and waits for the completion.
+template <class R, class Submit>
+R run(StatsCounters& stats, Session& session, std::optional<Millis> timeout, Submit&& submit) {
+  auto pending = std::make_shared<Pending<R>>();
+  const void* data = hand_over(pending);
+  ++stats.round_trips;
+  const auto sent_at = SteadyClock::now();
+  const int rc = submit(session.handle(), data);
+  if (rc != ZOK) {
+    // Refused before it was queued: no completion will come. (A marshalling error may come
+    // after the completion was queued; its reference is left to it.)
+    if (rc != ZMARSHALLINGERROR) delete static_cast<const PendingRef<R>*>(data);
+    R reply;
+    reply.rc = rc;
+    reply.sent_at = sent_at;
+    return reply;
+  }
+  R reply = await(*pending, timeout);
+  reply.sent_at = sent_at;
+  return reply;
+}
+
+void on_created(int rc, const char* path, const Stat* stat, const void* data) {
+  complete<CreateReply>(data, [&](CreateReply& reply) {
+    reply.rc = rc;
+    if (rc != ZOK) return;
+    if (path != nullptr) reply.path = path;
+    if (stat != nullptr) reply.stat = *stat;
+  });
+}
+
+void on_children(int rc, const String_vector* names, const void* data) {
+  complete<ChildrenReply>(data, [&](ChildrenReply& reply) {
+    reply.rc = rc;
+    if (rc != ZOK || names == nullptr) return;
+    reply.children.reserve(static_cast<std::size_t>(names->count));
+    for (int i = 0; i < names->count; ++i) reply.children.emplace_back(names->data[i]);
+  });
+}
+
+void on_stat(int rc, const Stat* stat, const void* data) {
+  complete<StatReply>(data, [&](StatReply& reply) {
+    reply.rc = rc;
+    if (rc == ZOK && stat != nullptr) reply.stat = *stat;
+  });
+}
+
+void on_data(int rc, const char*, int, const Stat*, const void* data) {
+  complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
+}
+
+void on_done(int rc, const void* data) {
+  complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
+}
+
+}  // namespace
+
+Requests::Requests(StatsCounters& stats, Millis command_timeout)
+    : stats_(stats), command_timeout_(command_timeout) {}
+
+CreateReply Requests::create(Session& session, const std::string& path, int mode,
+                             const ACL_vector& acl) const {
+  return run<CreateReply>(stats_, session, std::nullopt, [&](zhandle_t* handle, const void* data) {
+    return zoo_acreate2(handle, path.c_str(), nullptr, -1, &acl, mode, &on_created, data);
+  });
+}
+
+ChildrenReply Requests::children(Session& session, const std::string& path) const {
+  return run<ChildrenReply>(stats_, session, command_timeout_,
+                            [&](zhandle_t* handle, const void* data) {
+                              return zoo_aget_children(handle, path.c_str(), 0, &on_children, data);
+                            });
+}
+
+StatReply Requests::exists(Session& session, const std::string& path) const {
+  return run<StatReply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
+    return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
+  });
+}
+
+Reply Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id) const {
+  return run<Reply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
+    return zoo_awget(handle, path.c_str(), &Session::node_watcher, Session::watch_context(watch_id),
+                     &on_data, data);
+  });
+}
+
+Reply Requests::remove(Session& session, const std::string& path) const {
+  return run<Reply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
+    return zoo_adelete(handle, path.c_str(), -1, &on_done, data);
+  });
+}
+
+std::vector<StatReply> Requests::exists_all(Session& session,
+                                            const std::vector<std::string>& paths) const {
+  if (paths.empty()) return {};
+  // Each exists fills its slot; the last one to answer wakes the caller.
+  struct Batch {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    std::size_t remaining;
+    std::vector<StatReply> replies;
+  };
+  auto batch = std::make_shared<Batch>();
+  batch->remaining = paths.size();
+  StatReply unanswered;
+  unanswered.rc = zk::kNoReply;
+  batch->replies.assign(paths.size(), unanswered);
+  struct Slot {
+    std::shared_ptr<Batch> batch;
+    std::size_t index;
+  };
+  const auto on_reply = [](int rc, const Stat* stat, const void* data) {
+    std::unique_ptr<Slot> slot(static_cast<Slot*>(const_cast<void*>(data)));
+    Batch& owner = *slot->batch;
+    bool last = false;
+    {
+      std::lock_guard lock(owner.mutex);
+      StatReply& reply = owner.replies[slot->index];
+      reply.rc = rc;
+      if (rc == ZOK && stat != nullptr) reply.stat = *stat;
+      last = --owner.remaining == 0;
+    }
+    if (last) owner.done_cv.notify_all();
+  };
+  const stat_completion_t completion = on_reply;
+
+  ++stats_.round_trips;
+  const auto sent_at = SteadyClock::now();
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto* slot = new Slot{batch, i};
+    const int rc = zoo_aexists(session.handle(), paths[i].c_str(), 0, completion, slot);
+    if (rc != ZOK) {
+      if (rc != ZMARSHALLINGERROR) delete slot;
+      std::lock_guard lock(batch->mutex);
+      batch->replies[i].rc = rc;
+      --batch->remaining;
+    }
+  }
+  std::unique_lock lock(batch->mutex);
+  batch->done_cv.wait_for(lock, command_timeout_, [&] { return batch->remaining == 0; });
+  std::vector<StatReply> replies = batch->replies;
+  for (auto& reply : replies) reply.sent_at = sent_at;
+  return replies;
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,58 @@
+// Requests to the server through a session, each counted in stats.round_trips. They go out
+// through the C client's asynchronous calls; the caller waits on its own condition variable,
+// up to the command timeout (a create: until the client answers, which it always does, at
+// worst with a connection loss, because only its answer tells whether the node exists).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <zookeeper/zookeeper.h>
+
+#include "backend.h"
+#include "backends/zookeeper/session.h"
+#include "stats.h"
+
+namespace distlock::detail {
+
+struct Reply {
+  int rc = ZOK;  // a ZooKeeper code, or zk::kNoReply
+  // When the request went out: if it succeeded, the server heard from the session after this.
+  SteadyClock::time_point sent_at;
+};
+
+struct CreateReply : Reply {
+  std::string path;  // the node created (with its sequence number), chroot removed
+  Stat stat{};
+};
+
+struct ChildrenReply : Reply {
+  std::vector<std::string> children;
+};
+
+struct StatReply : Reply {
+  Stat stat{};
+};
+
+class Requests {
+ public:
+  Requests(StatsCounters& stats, Millis command_timeout);
+
+  CreateReply create(Session& session, const std::string& path, int mode,
+                     const ACL_vector& acl) const;
+  ChildrenReply children(Session& session, const std::string& path) const;
+  StatReply exists(Session& session, const std::string& path) const;
+  // Reads the node (getData) and leaves a watch on it that `watch_id` of the session
+  // receives. Unlike exists, a node that is gone leaves no watch behind.
+  Reply watch(Session& session, const std::string& path, std::uint64_t watch_id) const;
+  Reply remove(Session& session, const std::string& path) const;
+  // exists for each path, pipelined: one round trip.
+  std::vector<StatReply> exists_all(Session& session, const std::vector<std::string>& paths) const;
+
+ private:
+  StatsCounters& stats_;
+  const Millis command_timeout_;
+};
+
+}  // namespace distlock::detail

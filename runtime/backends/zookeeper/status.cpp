@@ -1,0 +1,46 @@
+#include "backends/zookeeper/status.h"
+
+#include <cctype>
+
+#include <zookeeper/zookeeper.h>
+
+namespace distlock::detail::zk {
+
+std::string reason(int rc) {
+  if (rc == kNoReply) return "no reply within the command timeout";
+  std::string text = zerror(rc);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text + " (" + std::to_string(rc) + ")";
+}
+
+bool connection_trouble(int rc) {
+  // ZSESSIONMOVED: the session moved to another server meanwhile; the request was dropped.
+  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
+         rc == kNoReply;
+}
+
+bool session_gone(int rc) {
+  return rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE || rc == ZCLOSING || rc == ZAUTHFAILED;
+}
+
+std::string failure_message(std::string_view lock, std::string_view server,
+                            std::string_view reason) {
+  std::string message = "distlock: ";
+  if (!lock.empty()) {
+    message += "lock '";
+    message += lock;
+    message += "' on ";
+  }
+  message += server;
+  message += ": ";
+  message += reason;
+  return message;
+}
+
+BackendUnavailable unavailable(std::string_view lock, std::string_view server,
+                               std::string_view reason) {
+  return BackendUnavailable(std::string(lock), std::string(server),
+                            failure_message(lock, server, reason));
+}
+
+}  // namespace distlock::detail::zk

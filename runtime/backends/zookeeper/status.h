@@ -1,0 +1,29 @@
+// ZooKeeper result codes as the backend reads them, and the messages it throws.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <distlock/error.h>
+
+namespace distlock::detail::zk {
+
+// Not a ZooKeeper code: the reply did not come within the command timeout.
+inline constexpr int kNoReply = -9000;
+
+// What went wrong, as a reason reads: "connection loss", "no reply within 3000 ms".
+std::string reason(int rc);
+
+// The request may or may not have been applied; ask again once connected.
+bool connection_trouble(int rc);
+// The session (or its handle) is gone: what it held is gone with it.
+bool session_gone(int rc);
+
+// "distlock: lock 'L' on SERVER: REASON", or "distlock: SERVER: REASON" without a lock.
+std::string failure_message(std::string_view lock, std::string_view server,
+                            std::string_view reason);
+
+BackendUnavailable unavailable(std::string_view lock, std::string_view server,
+                               std::string_view reason);
+
+}  // namespace distlock::detail::zk

@@ -1,0 +1,231 @@
+// A Java service using Apache Curator's lock recipes, contending with distlock on the same
+// ZooKeeper path (Debian's Curator jars). The interop tests run it beside distlock processes.
+//
+//   CuratorContender --connect HOSTS --path /distlock/<type>/<key> --mode mutex|read|write
+//                    [--iterations N] [--threads N] [--counter FILE] [--intervals FILE]
+//                    [--pause-us N] [--session-timeout-ms N] [--hold]
+//
+// Loop (default): each thread, N times: acquire (InterProcessMutex, or the read or write side
+// of InterProcessReadWriteLock) -> work -> release. The work on the counter file
+// ("<count> <fence>", as distlock's counter_worker writes it):
+//   mutex, write: read it, pause up to --pause-us, write count + 1 (the fence kept as is);
+//   read:         read it, pause, read it again: a change means a writer held the lock too.
+// With --intervals, every hold appends "<R|W> <start-ns> <end-ns> curator-<pid>" (monotonic
+// clock, System.nanoTime(), which is CLOCK_MONOTONIC on Linux like C++'s steady_clock).
+// Prints "ready" once connected and "done <holds>" at the end. Exit code 0: all went well;
+// 2: a reader saw the counter change during its hold; 1: an error (on stderr).
+//
+// --hold: acquires once (waiting as long as it takes), prints "acquired <our node>" and holds
+// the lock until SIGTERM, then releases it (a shutdown hook) and exits.
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+public final class CuratorContender {
+  private String connect;
+  private String path;
+  private String mode = "mutex";
+  private int iterations = 10;
+  private int threads = 1;
+  private Path counter;
+  private Path intervals;
+  private long pauseMicros = 1000;
+  private int sessionTimeoutMs = 10000;
+  private boolean hold;
+
+  public static void main(String[] args) {
+    CuratorContender contender = new CuratorContender();
+    try {
+      contender.parse(args);
+      System.exit(contender.run());
+    } catch (IllegalArgumentException e) {
+      System.err.println("CuratorContender: " + e.getMessage());
+      System.exit(64);
+    } catch (Exception e) {
+      System.err.println("CuratorContender: " + e);
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private void parse(String[] args) {
+    for (int i = 0; i < args.length; ++i) {
+      String arg = args[i];
+      if (arg.equals("--hold")) {
+        hold = true;
+        continue;
+      }
+      if (i + 1 >= args.length) throw new IllegalArgumentException(arg + " needs a value");
+      String value = args[++i];
+      switch (arg) {
+        case "--connect": connect = value; break;
+        case "--path": path = value; break;
+        case "--mode": mode = value; break;
+        case "--iterations": iterations = Integer.parseInt(value); break;
+        case "--threads": threads = Integer.parseInt(value); break;
+        case "--counter": counter = Paths.get(value); break;
+        case "--intervals": intervals = Paths.get(value); break;
+        case "--pause-us": pauseMicros = Long.parseLong(value); break;
+        case "--session-timeout-ms": sessionTimeoutMs = Integer.parseInt(value); break;
+        default: throw new IllegalArgumentException("unknown option " + arg);
+      }
+    }
+    if (connect == null || path == null) {
+      throw new IllegalArgumentException("--connect and --path are required");
+    }
+    if (!mode.equals("mutex") && !mode.equals("read") && !mode.equals("write")) {
+      throw new IllegalArgumentException("--mode must be mutex, read or write");
+    }
+    if (!hold && counter == null) throw new IllegalArgumentException("--counter is required");
+  }
+
+  private InterProcessLock newLock(CuratorFramework client) {
+    if (mode.equals("mutex")) return new InterProcessMutex(client, path);
+    InterProcessReadWriteLock lock = new InterProcessReadWriteLock(client, path);
+    return mode.equals("read") ? lock.readLock() : lock.writeLock();
+  }
+
+  // The node this lock instance created: ours is the only one whose owner is our session
+  // and that did not exist before we acquired.
+  private static String ourNode(CuratorFramework client, InterProcessLock lock) throws Exception {
+    Collection<String> nodes = lock instanceof InterProcessMutex
+        ? ((InterProcessMutex) lock).getParticipantNodes()
+        : List.of();
+    long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+    for (String node : nodes) {
+      org.apache.zookeeper.data.Stat stat = client.checkExists().forPath(node);
+      if (stat != null && stat.getEphemeralOwner() == session) return node;
+    }
+    return "?";
+  }
+
+  private int run() throws Exception {
+    CuratorFramework client = CuratorFrameworkFactory.builder()
+        .connectString(connect)
+        .sessionTimeoutMs(sessionTimeoutMs)
+        .connectionTimeoutMs(Math.min(sessionTimeoutMs, 15000))
+        .retryPolicy(new ExponentialBackoffRetry(50, 10, 1000))
+        .build();
+    client.start();
+    if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+      throw new IOException("could not connect to " + connect);
+    }
+    System.out.println("ready");
+    System.out.flush();
+
+    if (hold) return holdUntilTerminated(client);
+
+    AtomicInteger holds = new AtomicInteger();
+    AtomicBoolean violation = new AtomicBoolean();
+    AtomicBoolean failed = new AtomicBoolean();
+    List<Thread> workers = new ArrayList<>();
+    String who = "curator-" + ProcessHandle.current().pid();
+    for (int t = 0; t < threads; ++t) {
+      Thread worker = new Thread(() -> {
+        InterProcessLock lock = newLock(client);
+        try {
+          for (int i = 0; i < iterations; ++i) {
+            if (!lock.acquire(120, TimeUnit.SECONDS)) {
+              throw new IOException("not acquired within 120 s");
+            }
+            long start = System.nanoTime();
+            try {
+              if (!work()) {
+                violation.set(true);
+                System.err.println("CuratorContender: the counter changed during a read hold");
+              }
+            } finally {
+              long end = System.nanoTime();
+              if (intervals != null) {
+                String line = (mode.equals("read") ? "R " : "W ") + start + " " + end + " " + who + "\n";
+                Files.write(intervals, line.getBytes(StandardCharsets.US_ASCII),
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+              }
+              lock.release();
+            }
+            holds.incrementAndGet();
+          }
+        } catch (Exception e) {
+          System.err.println("CuratorContender: " + e);
+          failed.set(true);
+        }
+      });
+      workers.add(worker);
+      worker.start();
+    }
+    for (Thread worker : workers) worker.join();
+    client.close();
+    System.out.println("done " + holds.get());
+    System.out.flush();
+    if (failed.get()) return 1;
+    return violation.get() ? 2 : 0;
+  }
+
+  private int holdUntilTerminated(CuratorFramework client) throws Exception {
+    // Curator's locks belong to the thread that acquired them: this thread acquires, waits
+    // for SIGTERM (the shutdown hook), releases, and lets the hook return.
+    InterProcessLock lock = newLock(client);
+    CountDownLatch terminate = new CountDownLatch(1);
+    CountDownLatch released = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      terminate.countDown();
+      try {
+        released.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    lock.acquire();
+    System.out.println("acquired " + ourNode(client, lock));
+    System.out.flush();
+    terminate.await();
+    try {
+      lock.release();
+    } catch (Exception e) {
+      System.err.println("CuratorContender: release: " + e);
+    }
+    client.close();
+    released.countDown();
+    return 0;
+  }
+
+  // One hold's work on the counter file. False: a reader saw the count change.
+  private boolean work() throws Exception {
+    long[] before = readCounter();
+    long pause = pauseMicros > 0 ? ThreadLocalRandom.current().nextLong(pauseMicros + 1) : 0;
+    if (pause > 0) TimeUnit.MICROSECONDS.sleep(pause);
+    if (mode.equals("read")) {
+      long[] after = readCounter();
+      return after[0] == before[0];
+    }
+    String text = (before[0] + 1) + " " + before[1] + "\n";
+    Files.write(counter, text.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+    return true;
+  }
+
+  private long[] readCounter() throws IOException {
+    String text = new String(Files.readAllBytes(counter), StandardCharsets.US_ASCII).trim();
+    if (text.isEmpty()) return new long[] {0, 0};
+    String[] parts = text.split("\\s+");
+    return new long[] {Long.parseLong(parts[0]), parts.length > 1 ? Long.parseLong(parts[1]) : 0};
+  }
+}

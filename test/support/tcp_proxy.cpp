@@ -1,0 +1,365 @@
+#include "tcp_proxy.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <vector>
+
+namespace distlock::testing {
+
+namespace {
+
+[[noreturn]] void throw_errno(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+
+// ZooKeeper OpCodes that create a node.
+bool is_create(std::int32_t type) {
+  return type == 1 /*create*/ || type == 15 /*create2*/ || type == 19 /*createContainer*/ ||
+         type == 21 /*createTTL*/;
+}
+
+// The longest frame the parser accepts; ZooKeeper's own limit is about 1 MB.
+constexpr std::uint32_t kMaxFrame = 64u << 20;
+
+int connect_upstream(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+}  // namespace
+
+struct TcpProxy::State {
+  struct Connection {
+    int client = -1;
+    int server = -1;  // -1 while held (accepted during a freeze)
+    std::string to_client;
+    std::string to_server;
+    // ZooKeeper framing, client to server: bytes not yet parsed; the first frame of a
+    // connection is the ConnectRequest, without a request header.
+    std::string request_bytes;
+    bool first_request = true;
+    // Server to client: whole frames only are forwarded.
+    std::string reply_bytes;
+    bool first_reply = true;
+    std::set<std::int32_t> cut_xids;
+    bool dead = false;
+  };
+
+  int listener = -1;
+  int wake_read = -1;
+  int wake_write = -1;
+  std::list<Connection> connections;
+  bool frozen = false;
+  bool stopping = false;
+
+  std::string cut_prefix;
+  int cut_armed = 0;
+
+  // Commands from other threads, run on the proxy's thread.
+  mutable std::mutex mutex;
+  std::condition_variable done;
+  std::deque<std::function<void(State&)>> commands;
+  std::uint64_t submitted = 0;
+  std::uint64_t completed = 0;
+  int create_cuts = 0;  // under mutex
+  int open_connections = 0;  // under mutex
+
+  static void close_connection(Connection& c) {
+    if (c.client >= 0) ::close(c.client);
+    if (c.server >= 0) ::close(c.server);
+    c.client = -1;
+    c.server = -1;
+    c.dead = true;
+  }
+};
+
+TcpProxy::TcpProxy(std::uint16_t upstream_port)
+    : upstream_port_(upstream_port), state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (s.listener < 0) throw_errno("socket");
+  const int one = 1;
+  ::setsockopt(s.listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  if (::bind(s.listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(s.listener, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
+      ::listen(s.listener, 128) != 0) {
+    const int error = errno;
+    ::close(s.listener);
+    throw std::system_error(error, std::generic_category(), "proxy listen on 127.0.0.1");
+  }
+  port_ = ntohs(address.sin_port);
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    ::close(s.listener);
+    throw_errno("pipe2");
+  }
+  s.wake_read = wake[0];
+  s.wake_write = wake[1];
+  thread_ = std::thread([this] { run(); });
+}
+
+TcpProxy::~TcpProxy() {
+  execute([](State& s) { s.stopping = true; });
+  thread_.join();
+  State& s = *state_;
+  for (auto& c : s.connections) State::close_connection(c);
+  ::close(s.listener);
+  ::close(s.wake_read);
+  ::close(s.wake_write);
+}
+
+std::string TcpProxy::address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+void TcpProxy::execute(std::function<void(State&)> command) {
+  State& s = *state_;
+  std::unique_lock lock(s.mutex);
+  s.commands.push_back(std::move(command));
+  const std::uint64_t ticket = ++s.submitted;
+  const char byte = 1;
+  [[maybe_unused]] auto ignored = ::write(s.wake_write, &byte, 1);
+  s.done.wait(lock, [&] { return s.completed >= ticket; });
+}
+
+void TcpProxy::cut_all() {
+  execute([](State& s) {
+    for (auto& c : s.connections) State::close_connection(c);
+  });
+}
+
+void TcpProxy::freeze() {
+  execute([](State& s) { s.frozen = true; });
+}
+
+void TcpProxy::thaw() {
+  execute([](State& s) { s.frozen = false; });
+}
+
+void TcpProxy::cut_after_create_reply(const std::string& path_prefix, int count) {
+  execute([path_prefix, count](State& s) {
+    s.cut_prefix = path_prefix;
+    s.cut_armed = count;
+  });
+}
+
+int TcpProxy::create_cuts() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->create_cuts;
+}
+
+bool TcpProxy::await_create_cuts(int count, std::chrono::milliseconds limit) {
+  std::unique_lock lock(state_->mutex);
+  return state_->done.wait_for(lock, limit, [&] { return state_->create_cuts >= count; });
+}
+
+int TcpProxy::connections() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->open_connections;
+}
+
+void TcpProxy::run() {
+  State& s = *state_;
+  std::vector<pollfd> fds;
+  std::vector<State::Connection*> owners;  // per pollfd: the connection, or nullptr
+  char chunk[65536];
+
+  for (;;) {
+    // Commands first.
+    {
+      std::unique_lock lock(s.mutex);
+      while (!s.commands.empty()) {
+        auto command = std::move(s.commands.front());
+        s.commands.pop_front();
+        lock.unlock();
+        command(s);
+        lock.lock();
+        ++s.completed;
+      }
+      s.done.notify_all();
+      if (s.stopping) return;
+    }
+    // Held connections are forwarded once traffic flows.
+    if (!s.frozen) {
+      for (auto& c : s.connections) {
+        if (!c.dead && c.server < 0) {
+          c.server = connect_upstream(upstream_port_);
+          if (c.server < 0) State::close_connection(c);
+        }
+      }
+    }
+    s.connections.remove_if([](const State::Connection& c) { return c.dead; });
+    {
+      std::lock_guard lock(s.mutex);
+      s.open_connections = static_cast<int>(s.connections.size());
+    }
+
+    fds.clear();
+    owners.clear();
+    fds.push_back({s.wake_read, POLLIN, 0});
+    owners.push_back(nullptr);
+    fds.push_back({s.listener, POLLIN, 0});
+    owners.push_back(nullptr);
+    if (!s.frozen) {
+      for (auto& c : s.connections) {
+        fds.push_back({c.client, static_cast<short>(POLLIN | (c.to_client.empty() ? 0 : POLLOUT)), 0});
+        owners.push_back(&c);
+        fds.push_back({c.server, static_cast<short>(POLLIN | (c.to_server.empty() ? 0 : POLLOUT)), 0});
+        owners.push_back(&c);
+      }
+    }
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[0].revents != 0) {
+      while (::read(s.wake_read, chunk, sizeof chunk) > 0) {
+      }
+    }
+    if (fds[1].revents != 0) {
+      for (;;) {
+        const int client = ::accept4(s.listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (client < 0) break;
+        const int one = 1;
+        ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        State::Connection c;
+        c.client = client;
+        if (!s.frozen) {
+          c.server = connect_upstream(upstream_port_);
+          if (c.server < 0) {
+            ::close(client);
+            continue;
+          }
+        }
+        s.connections.push_back(std::move(c));
+      }
+    }
+    for (std::size_t i = 2; i < fds.size(); ++i) {
+      State::Connection& c = *owners[i];
+      if (c.dead || fds[i].revents == 0) continue;
+      const bool from_client = fds[i].fd == c.client;
+      if (fds[i].fd != c.client && fds[i].fd != c.server) continue;  // closed meanwhile
+
+      if ((fds[i].revents & POLLOUT) != 0) {
+        std::string& out = from_client ? c.to_client : c.to_server;
+        const ssize_t n = ::send(fds[i].fd, out.data(), out.size(), MSG_NOSIGNAL);
+        if (n > 0) {
+          out.erase(0, static_cast<std::size_t>(n));
+        } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+          State::close_connection(c);
+          continue;
+        }
+      }
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const ssize_t n = ::recv(fds[i].fd, chunk, sizeof chunk, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        State::close_connection(c);
+        continue;
+      }
+      if (n < 0) continue;
+      const std::string data(chunk, static_cast<std::size_t>(n));
+      if (from_client) {
+        // Forward as is; note create requests the proxy must cut after.
+        c.to_server += data;
+        c.request_bytes += data;
+        while (c.request_bytes.size() >= 4) {
+          const std::uint32_t length = big_endian(c.request_bytes, 0);
+          if (length > kMaxFrame) {
+            c.request_bytes.clear();
+            break;
+          }
+          if (c.request_bytes.size() < 4 + std::size_t{length}) break;
+          const std::string frame = c.request_bytes.substr(4, length);
+          c.request_bytes.erase(0, 4 + std::size_t{length});
+          if (c.first_request) {
+            c.first_request = false;
+            continue;
+          }
+          if (frame.size() < 12 || s.cut_armed <= 0) continue;
+          const auto xid = static_cast<std::int32_t>(big_endian(frame, 0));
+          const auto type = static_cast<std::int32_t>(big_endian(frame, 4));
+          if (!is_create(type)) continue;
+          const std::uint32_t path_length = big_endian(frame, 8);
+          if (path_length > frame.size() - 12) continue;
+          const std::string path = frame.substr(12, path_length);
+          if (path.rfind(s.cut_prefix, 0) != 0) continue;
+          c.cut_xids.insert(xid);
+          --s.cut_armed;
+        }
+      } else {
+        c.reply_bytes += data;
+        bool cut = false;
+        while (c.reply_bytes.size() >= 4) {
+          const std::uint32_t length = big_endian(c.reply_bytes, 0);
+          if (length > kMaxFrame) {
+            c.to_client += c.reply_bytes;
+            c.reply_bytes.clear();
+            break;
+          }
+          if (c.reply_bytes.size() < 4 + std::size_t{length}) break;
+          const std::size_t frame_size = 4 + std::size_t{length};
+          if (!c.first_reply && length >= 4 && !c.cut_xids.empty()) {
+            const auto xid = static_cast<std::int32_t>(big_endian(c.reply_bytes, 4));
+            if (c.cut_xids.contains(xid)) {
+              cut = true;
+              break;
+            }
+          }
+          c.first_reply = false;
+          c.to_client += c.reply_bytes.substr(0, frame_size);
+          c.reply_bytes.erase(0, frame_size);
+        }
+        if (cut) {
+          // What came before the create's reply still reaches the client (best effort),
+          // then the connection goes.
+          if (!c.to_client.empty()) {
+            ::send(c.client, c.to_client.data(), c.to_client.size(), MSG_NOSIGNAL);
+          }
+          {
+            // Counted before the client can see the cut.
+            std::lock_guard lock(s.mutex);
+            ++s.create_cuts;
+            s.done.notify_all();
+          }
+          State::close_connection(c);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace distlock::testing

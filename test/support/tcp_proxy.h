@@ -1,0 +1,61 @@
+// A TCP proxy on a loopback port in front of one server, for provoking network failures:
+// cut every connection, freeze traffic (a partition: nothing passes, new connections hang),
+// or, speaking ZooKeeper's framing, let a create request through and cut the connection when
+// its reply comes back, so that the node exists but its creator never hears of it.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace distlock::testing {
+
+class TcpProxy {
+ public:
+  // Listens on a free loopback port and forwards each connection to 127.0.0.1:upstream_port.
+  explicit TcpProxy(std::uint16_t upstream_port);
+  // Closes everything and stops the proxy's thread.
+  ~TcpProxy();
+  TcpProxy(const TcpProxy&) = delete;
+  TcpProxy& operator=(const TcpProxy&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  // "127.0.0.1:<port>"
+  std::string address() const;
+
+  // Closes every connection now (both sides). New connections are forwarded as before.
+  void cut_all();
+  // A partition: from now on nothing is read or written on any connection, and new
+  // connections are accepted but not forwarded.
+  void freeze();
+  // Ends freeze(): traffic flows again, connections accepted meanwhile are forwarded.
+  void thaw();
+  // ZooKeeper: the next `count` create requests (create, create2, createContainer,
+  // createTTL) for a path starting with `path_prefix` are forwarded; when the server's reply
+  // to one arrives, it is dropped and that connection is cut (both sides).
+  void cut_after_create_reply(const std::string& path_prefix, int count = 1);
+  // Connections cut by cut_after_create_reply so far.
+  int create_cuts() const;
+  // Waits until create_cuts() reaches `count`; false after `limit`.
+  bool await_create_cuts(int count, std::chrono::milliseconds limit);
+  // Connections currently open (client side).
+  int connections() const;
+
+ private:
+  struct State;
+  void run();
+  // Runs `command` on the proxy's thread and waits until it has.
+  void execute(std::function<void(State&)> command);
+
+  std::uint16_t upstream_port_;
+  std::uint16_t port_ = 0;
+  std::unique_ptr<State> state_;
+  std::thread thread_;
+};
+
+}  // namespace distlock::testing
