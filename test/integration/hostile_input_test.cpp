@@ -1,0 +1,127 @@
+// Bad and hostile input against a real redis-server: odd keys, an oversized key, a wrong
+// password, an ACL user without rights, and a client that does not own a lock trying to
+// release or renew it through the server-side scripts.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string script_text(const std::string& name) {
+  std::ifstream in(std::string(DISTLOCK_REDIS_SCRIPTS_DIR) + "/" + name + ".lua");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << "cannot read the " << name << " script";
+  return text.str();
+}
+
+TEST(HostileInput, KeysWithSeparatorsBracesNulAndInvalidUtf8AreDistinctLocks) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  const std::vector<std::string> keys = {
+      "a:b", "a", "b", "{tag}", "}{", "a/b", "%3A", std::string("nul\0byte", 8),
+      std::string("nul\0bytf", 8), "\xff\xfe\x80", "\xc3\x28", "ключ", "", " "};
+  std::vector<Lease> leases;
+  std::set<std::string> names;
+  for (const auto& key : keys) {
+    auto lease = client->try_acquire(spec("odd", 30s), key);
+    ASSERT_TRUE(lease.has_value()) << "key #" << leases.size() << " was taken by another";
+    names.insert(lease->name());
+    leases.push_back(std::move(*lease));
+  }
+  auto pair = client->try_acquire(spec("odd", 30s), key_of("a", "b"));
+  ASSERT_TRUE(pair.has_value());
+  names.insert(pair->name());
+  EXPECT_EQ(names.size(), keys.size() + 1);
+  // One lock hash per name on the server, every name printable.
+  const std::string hashes = server.cli({"--scan", "--pattern", "distlock:{odd*}"});
+  EXPECT_EQ(std::count(hashes.begin(), hashes.end(), '\n') + 1,
+            static_cast<long>(keys.size() + 1))
+      << hashes;
+  for (const auto& name : names)
+    for (const char c : name) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "in " << name;
+}
+
+TEST(HostileInput, OversizedKeyIsAConfigErrorBeforeTheServerIsAsked) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  const std::string before = server.cli({"DBSIZE"});
+  try {
+    (void)client->acquire(spec("big", 30s), std::string(kMaxLockNameLength, 'k'));
+    ADD_FAILURE() << "an oversized key was accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.server(), client->server());
+    EXPECT_EQ(error.lock().rfind("big:kkk", 0), 0u) << error.lock();
+    EXPECT_NE(std::string(error.what()).find(std::to_string(kMaxLockNameLength)),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(server.cli({"DBSIZE"}), before);
+}
+
+TEST(HostileInput, WrongPasswordIsBackendUnavailableWithoutThePassword) {
+  RedisServer server({"--requirepass", "right-secret"});
+  const std::string url = "redis://:wrong-secret@127.0.0.1:" + std::to_string(server.port());
+  try {
+    (void)Client::connect(url);
+    ADD_FAILURE() << "connected with a wrong password";
+  } catch (const BackendUnavailable& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.find("wrong-secret"), std::string::npos) << what;
+    EXPECT_NE(what.find("127.0.0.1:" + std::to_string(server.port())), std::string::npos) << what;
+    EXPECT_NE(what.find("WRONGPASS"), std::string::npos) << what;
+  }
+  auto client = Client::connect("redis://:right-secret@127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_TRUE(client->try_acquire(spec("auth", 5s), 1).has_value());
+}
+
+TEST(HostileInput, AclUserWithoutRightsToLockKeysGetsAClearError) {
+  RedisServer server;
+  // May run scripts, but only on keys that are not distlock's.
+  server.cli({"ACL", "SETUSER", "outsider", "on", ">pw", "~other:*", "&*", "+@all"});
+  auto client = Client::connect("redis://outsider:pw@127.0.0.1:" + std::to_string(server.port()));
+  try {
+    (void)client->acquire(spec("guarded", 5s), 1);
+    ADD_FAILURE() << "a user without rights took a lock";
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(error.lock(), "guarded:1");
+    EXPECT_NE(what.find("NOPERM"), std::string::npos) << what;
+    EXPECT_NE(what.find("guarded:1"), std::string::npos) << what;
+  }
+  EXPECT_EQ(server.cli({"EXISTS", "distlock:{guarded:1}"}), "0");
+}
+
+TEST(HostileInput, ANonOwnerCannotReleaseOrRenewThroughTheScripts) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  Lease lease = client->acquire(spec("owned", 30s), 7);
+  const std::string hash = "distlock:{owned:7}";
+  server.cli({"PEXPIRE", hash, "5000"});
+  // An impostor names an acquisition it does not hold.
+  EXPECT_EQ(server.cli({"EVAL", script_text("release"), "1", hash, "impostor-1",
+                        "distlock:{owned:7}:released"}),
+            "0");
+  EXPECT_EQ(server.cli({"EVAL", script_text("renew"), "1", hash, "impostor-1", "60000"}), "0");
+  EXPECT_EQ(server.cli({"EXISTS", hash}), "1");
+  EXPECT_LE(std::stol(server.cli({"PTTL", hash})), 5000);
+  EXPECT_EQ(server.cli({"HGET", hash, "id"}), lease.id());
+  lease.release();
+  EXPECT_EQ(server.cli({"EXISTS", hash}), "0");
+}
+
+}  // namespace
+}  // namespace distlock::testing
