@@ -21,6 +21,7 @@ DISTLOCK_PACKAGES=(
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
+  "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev"
 )
 
 log() { printf '==> %s\n' "$*" >&2; }

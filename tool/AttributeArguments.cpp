@@ -18,14 +18,16 @@ public:
                  SourceLocation Start)
       : SM(&SM), LangOpts(&LangOpts), Next(Start) {}
 
+  /// The next token that is not a comment (the raw lexer keeps comments).
   /// False at the end of the file or on a token the raw lexer cannot form.
   bool read(Token &Result) {
-    if (Lexer::getRawToken(Next, Result, *SM, *LangOpts,
-                           /*IgnoreWhiteSpace=*/true) ||
-        Result.is(tok::eof))
-      return false;
-    Next = Result.getEndLoc();
-    return true;
+    do {
+      if (Lexer::getRawToken(Next, Result, *SM, *LangOpts,
+                             /*IgnoreWhiteSpace=*/true))
+        return false;
+      Next = Result.getEndLoc();
+    } while (Result.is(tok::comment));
+    return Result.isNot(tok::eof);
   }
 
   std::string spelling(const Token &T) const {

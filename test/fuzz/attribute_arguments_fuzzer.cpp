@@ -15,7 +15,10 @@
 //   - Arguments lies inside Whole; ArgumentText is exactly the buffer's text of Arguments, a
 //     substring of the fuzzed bytes, and its ( [ { ) ] } tokens, lexed again on their own,
 //     nest and balance;
-//   - reading the same location again gives the same answer.
+//   - reading the same location again gives the same answer;
+//   - the reading equals a reference one: a single raw lexer run over the buffer from the
+//     same place, skipping whitespace and comments as the compiler does (same refusals,
+//     same Whole, same Arguments, ArgumentText up to the end of the last token inside).
 // A broken invariant prints what differs and aborts, so libFuzzer saves the input.
 
 #include "AttributeArguments.h"
@@ -50,7 +53,7 @@ using distlock::weave::readAttributeSpelling;
 namespace {
 
 // Where a reading starts: at most this many "distlock" occurrences after offset 0.
-constexpr int kMaxStartsPerInput = 4;
+constexpr size_t kMaxStartsPerInput = 4;
 
 struct Environment {
   Environment() {
@@ -130,10 +133,13 @@ std::optional<Token> tokenAt(const SourceManager &SM, const LangOptions &LangOpt
   return T;
 }
 
-// Lexes Text on its own (a NUL-terminated copy, as the lexer requires) and checks that its
-// brackets nest; returns the problem, or an empty string. Also counts the tokens.
+// Lexes Text on its own and checks that its brackets nest; returns the problem, or an empty
+// string. Also counts the tokens. The copy lexed starts with a space, so that a UTF-8 byte
+// order mark at the start of Text is a token as it was in the buffer (the lexer skips one at
+// the start of a buffer), and ends with the NUL the lexer requires.
 std::string checkBalanced(const LangOptions &LangOpts, const std::string &Text, size_t &Tokens) {
-  Lexer L(SourceLocation(), LangOpts, Text.c_str(), Text.c_str(), Text.c_str() + Text.size());
+  const std::string Copy = " " + Text;
+  Lexer L(SourceLocation(), LangOpts, Copy.c_str(), Copy.c_str(), Copy.c_str() + Copy.size());
   llvm::SmallVector<tok::TokenKind, 16> Closers;
   Tokens = 0;
   Token T;
@@ -178,8 +184,88 @@ bool sameRange(const std::optional<SourceRange> &A, const std::optional<SourceRa
   return !A || *A == *B;
 }
 
-// Reads distlock::Name at Offset of B, twice, and checks every invariant. Returns whether
-// the reading succeeded.
+// What the reader should find at Offset, worked out independently: one raw lexer run over
+// the buffer from Offset, skipping whitespace and comments as the compiler does. Offsets
+// into the buffer; std::nullopt where the reader should refuse.
+struct Reading {
+  size_t WholeBegin, WholeEnd;
+  bool HasArguments;
+  size_t ArgumentsBegin, ArgumentsEnd;  // The first and the last token inside (the ')' if none).
+  size_t TextEnd;                       // The end of the last token inside.
+};
+
+std::optional<Reading> referenceReading(const SourceManager &SM, const LangOptions &LangOpts,
+                                        const Buffer &B, size_t Offset, llvm::StringRef Name) {
+  Lexer L(SM.getLocForStartOfFile(B.File), LangOpts, B.Text.begin(), B.Text.begin() + Offset,
+          B.Text.end());
+  Token T;
+  auto Next = [&] {
+    L.LexFromRawLexer(T);
+    return T.isNot(tok::eof);
+  };
+  auto At = [&](const Token &Tok) { return size_t(SM.getFileOffset(Tok.getLocation())); };
+  auto Spelling = [&](const Token &Tok) { return Lexer::getSpelling(Tok, SM, LangOpts); };
+
+  Reading R{};
+  if (!Next() || Spelling(T) != "distlock")
+    return std::nullopt;
+  R.WholeBegin = At(T);
+  if (!Next() || T.isNot(tok::coloncolon) || !Next() || Spelling(T) != Name)
+    return std::nullopt;
+  R.WholeEnd = At(T);
+  if (!Next() || T.isNot(tok::l_paren))
+    return R;
+
+  R.HasArguments = true;
+  llvm::SmallVector<tok::TokenKind, 16> Closers = {tok::r_paren};
+  bool Inside = false;
+  while (true) {
+    if (!Next())
+      return std::nullopt;
+    const tok::TokenKind Kind = T.getKind();
+    if (Kind == tok::r_paren || Kind == tok::r_square || Kind == tok::r_brace) {
+      if (Kind != Closers.back())
+        return std::nullopt;
+      Closers.pop_back();
+      if (Closers.empty())
+        break;
+    } else if (Kind == tok::l_paren) {
+      Closers.push_back(tok::r_paren);
+    } else if (Kind == tok::l_square) {
+      Closers.push_back(tok::r_square);
+    } else if (Kind == tok::l_brace) {
+      Closers.push_back(tok::r_brace);
+    }
+    if (!Inside)
+      R.ArgumentsBegin = At(T);
+    Inside = true;
+    R.ArgumentsEnd = At(T);
+    R.TextEnd = At(T) + T.getLength();
+  }
+  R.WholeEnd = At(T);
+  if (!Inside)
+    R.ArgumentsBegin = R.ArgumentsEnd = R.TextEnd = At(T);
+  return R;
+}
+
+std::string describe(const std::optional<Reading> &R) {
+  if (!R)
+    return "refused";
+  std::string Out = "Whole [" + std::to_string(R->WholeBegin) + ", " +
+                    std::to_string(R->WholeEnd) + "]";
+  if (R->HasArguments)
+    Out += ", Arguments [" + std::to_string(R->ArgumentsBegin) + ", " +
+           std::to_string(R->ArgumentsEnd) + "], text up to " + std::to_string(R->TextEnd);
+  else
+    Out += ", no arguments";
+  return Out;
+}
+
+void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
+                     size_t Offset, llvm::StringRef Name, const AttributeSpelling &S);
+
+// Reads distlock::Name at Offset of B, twice, checks every invariant and compares the
+// reading with referenceReading's. Returns whether the reading succeeded.
 bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
                   size_t Offset, llvm::StringRef Name) {
   const SourceLocation Start = SM.getLocForStartOfFile(B.File).getLocWithOffset(Offset);
@@ -199,12 +285,44 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
   if (!Result) {
     if (Problem.empty())
       fail(B, Offset, Name, "refused without saying why");
-    return false;
+  } else {
+    if (!Problem.empty())
+      fail(B, Offset, Name, "succeeded but set Problem: " + Problem);
+    checkInvariants(SM, LangOpts, B, Offset, Name, *Result);
   }
-  if (!Problem.empty())
-    fail(B, Offset, Name, "succeeded but set Problem: " + Problem);
 
-  const AttributeSpelling &S = *Result;
+  // The reference: same answer, same places.
+  const std::optional<Reading> Expected = referenceReading(SM, LangOpts, B, Offset, Name);
+  std::optional<Reading> Got;
+  if (Result) {
+    Got = Reading{};
+    Got->WholeBegin = SM.getFileOffset(Result->Whole.getBegin());
+    Got->WholeEnd = SM.getFileOffset(Result->Whole.getEnd());
+    Got->HasArguments = Result->Arguments.has_value();
+    if (Got->HasArguments) {
+      Got->ArgumentsBegin = SM.getFileOffset(Result->Arguments->getBegin());
+      Got->ArgumentsEnd = SM.getFileOffset(Result->Arguments->getEnd());
+      Got->TextEnd = Got->ArgumentsBegin + Result->ArgumentText.size();
+    }
+  }
+  const bool Same =
+      Got.has_value() == Expected.has_value() &&
+      (!Got || (Got->WholeBegin == Expected->WholeBegin && Got->WholeEnd == Expected->WholeEnd &&
+                Got->HasArguments == Expected->HasArguments &&
+                (!Got->HasArguments || (Got->ArgumentsBegin == Expected->ArgumentsBegin &&
+                                        Got->ArgumentsEnd == Expected->ArgumentsEnd &&
+                                        Got->TextEnd == Expected->TextEnd))));
+  if (!Same)
+    fail(B, Offset, Name,
+         "the reader gives " + describe(Got) + (Result ? "" : " (" + Problem + ")") +
+             "; lexing the buffer from there (comments skipped) gives " +
+             describe(Expected));
+  return Result.has_value();
+}
+
+// The invariants of a successful reading that need no reference.
+void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
+                     size_t Offset, llvm::StringRef Name, const AttributeSpelling &S) {
   // Whole starts at the 'distlock' token: at the requested location, or after the
   // whitespace and comments the reader skips there.
   const size_t WholeBegin = offsetIn(SM, B, S.Whole.getBegin(), Offset, Name, "Whole's begin");
@@ -233,7 +351,7 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
       fail(B, Offset, Name, "without arguments, Whole does not end at the attribute name");
     if (!S.ArgumentText.empty())
       fail(B, Offset, Name, "ArgumentText without Arguments");
-    return true;
+    return;
   }
 
   // Parentheses: Whole ends at the ')' that closes them, a ')' in the buffer (after any
@@ -268,7 +386,7 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
     if (!S.ArgumentText.empty())
       fail(B, Offset, Name, "empty parentheses but ArgumentText \"" +
                                 printable(S.ArgumentText) + "\"");
-    return true;
+    return;
   }
   if (ArgsBegin <= WholeBegin || ArgsEnd < ArgsBegin || ArgsEnd >= WholeEnd)
     fail(B, Offset, Name,
@@ -299,8 +417,10 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
          "the brackets of ArgumentText \"" + printable(S.ArgumentText) +
              "\" do not balance: " + Unbalanced);
   if (Tokens == 0)
-    fail(B, Offset, Name, "ArgumentText holds no token");
-  return true;
+    fail(B, Offset, Name,
+         "ArgumentText \"" + printable(S.ArgumentText) + "\" (buffer offsets [" +
+             std::to_string(ArgsBegin) + ", " + std::to_string(TextEnd) +
+             ")) holds no token when lexed on its own");
 }
 
 // Adds a buffer "Prefix + Input" to SM.
