@@ -4,6 +4,9 @@
 
 #include "backends/memory/memory_backend.h"
 #include "backends/redis/redis_backend.h"
+#if DISTLOCK_WITH_ZOOKEEPER
+#include "backends/zookeeper/zookeeper_backend.h"
+#endif
 #include "client_config.h"
 #include "url.h"
 
@@ -27,9 +30,23 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                          {"connect_timeout", "command_timeout", "max_connections", "db"}),
         stats);
   }
+  if (url.scheme == "zookeeper") {
+#if DISTLOCK_WITH_ZOOKEEPER
+    return make_zookeeper_backend(
+        url,
+        options_from_url(url, options, {"connect_timeout", "command_timeout", "session_timeout"}),
+        stats);
+#else
+    throw ConfigError("", url.redacted(),
+                      "distlock: bad URL '" + url.redacted() +
+                          "': this distlock was built without the zookeeper:// backend "
+                          "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
+#endif
+  }
   throw ConfigError("", url.redacted(),
                     "distlock: bad URL '" + url.redacted() + "': unknown scheme '" + url.scheme +
-                        "'; use memory://, redis://host:port or redis+unix:///path");
+                        "'; use memory://, redis://host:port, redis+unix:///path or "
+                        "zookeeper://host:port");
 }
 
 }  // namespace distlock::detail

@@ -33,7 +33,9 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
   backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
 }
 
-ClientCore::~ClientCore() = default;
+// The renewal queue goes before the backend: the backend must not sound the alarm into it
+// meanwhile.
+ClientCore::~ClientCore() { backend_->set_loss_alarm({}); }
 
 void ClientCore::validate(const LockSpec& spec) const {
   const std::string type(spec.type);

@@ -19,6 +19,7 @@ DISTLOCK_PACKAGES=(
   libhiredis-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
+  faketime
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
   "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev"
@@ -108,6 +109,7 @@ sanitized_tests() {
   log "building build-${name}/"
   cmake --build "$dir" --parallel "$(jobs_count)"
   log "running the ${labels} tests under -fsanitize=${sanitizers}"
-  ctest --test-dir "$dir" --output-on-failure --no-tests=error -L "$labels" \
+  TSAN_OPTIONS="suppressions=${DISTLOCK_ROOT}/test/sanitizers/tsan.supp" \
+    ctest --test-dir "$dir" --output-on-failure --no-tests=error -L "$labels" \
     --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}"
 }

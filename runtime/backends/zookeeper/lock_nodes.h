@@ -45,6 +45,8 @@ struct Contender {
 std::optional<Contender> parse_contender(std::string_view name);
 // The contenders among `children`, in lock order (by sequence, then by name).
 std::vector<Contender> contenders(const std::vector<std::string>& children);
+// Whether a node is named with `uuid` ("_c_<uuid>-...").
+bool named_with_uuid(std::string_view name, std::string_view uuid);
 // The child named with `uuid` (a create whose reply was lost), if any.
 std::optional<std::string> find_by_uuid(const std::vector<std::string>& children,
                                         std::string_view uuid);

@@ -40,12 +40,14 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
                             static_cast<int>(settings_.session_timeout.count()), nullptr, this, 0,
                             &log_client_message);
   if (handle_ == nullptr) {
+    // Most often a host name that does not resolve (errno then says little: ENOENT).
     const int error = errno;
     throw zk::unavailable("", settings_.server,
-                          std::string("the ZooKeeper client could not start") +
-                              (error != 0 ? std::string(": ") + std::strerror(error)
-                                          : std::string()) +
-                              " (are the host names right?)");
+                          "the ZooKeeper client could not start with the hosts '" +
+                              settings_.connect_string + "' (does every host name resolve?)" +
+                              (error != 0 && error != ENOENT
+                                   ? std::string(": ") + std::strerror(error)
+                                   : std::string()));
   }
 }
 
@@ -165,7 +167,7 @@ void* Session::watch_context(std::uint64_t id) {
 void Session::node_watcher(zhandle_t* handle, int type, int, const char*, void* context) {
   // Session events reach every registered watch too; the session watcher handles them.
   if (type == ZOO_SESSION_EVENT || type == ZOO_NOTWATCHING_EVENT) return;
-  auto* session = static_cast<Session*>(zoo_get_context(handle));
+  auto* session = static_cast<Session*>(const_cast<void*>(zoo_get_context(handle)));
   if (session == nullptr) return;
   session->fire(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(context)));
 }

@@ -74,12 +74,18 @@ std::shared_ptr<Session> SessionKeeper::current() const {
   return current_;
 }
 
-void SessionKeeper::changed() {
-  {
-    std::lock_guard lock(mutex_);
-    if (current_ && current_->timeout() > Millis::zero())
-      granted_ms_ = current_->timeout().count();
+Millis SessionKeeper::session_timeout() const {
+  std::lock_guard lock(mutex_);
+  if (current_ && current_->timeout() > Millis::zero()) {
+    granted_ms_ = current_->timeout().count();
+    return current_->timeout();
   }
+  return Millis(granted_ms_.load());
+}
+
+void SessionKeeper::changed() {
+  // Under the lock, so a waiter cannot miss it between checking and waiting.
+  { std::lock_guard lock(mutex_); }
   changed_.notify_all();
 }
 
@@ -104,8 +110,10 @@ void SessionKeeper::run() {
     }
 
     const auto handler = on_end_;
+    const bool report = session.get() != reported_ && session->id() != 0;
+    reported_ = session.get();
     lock.unlock();
-    if (handler && session->id() != 0) handler(*session);
+    if (handler && report) handler(*session);
     lock.lock();
     if (!session->was_ready() && !pause(lock, kReopenPause)) break;
     lock.unlock();

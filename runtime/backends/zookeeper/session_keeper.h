@@ -33,8 +33,9 @@ class SessionKeeper {
   std::shared_ptr<Session> ready(SteadyClock::time_point until);
   // The current session, whatever its state.
   std::shared_ptr<Session> current() const;
-  // The session timeout the server granted last (before any: the one asked for).
-  Millis session_timeout() const { return Millis(granted_ms_.load()); }
+  // The session timeout the server granted the current session (if it is not established
+  // yet, the last one granted; before any, the one asked for).
+  Millis session_timeout() const;
 
  private:
   void run();
@@ -49,8 +50,9 @@ class SessionKeeper {
   std::condition_variable changed_;
   std::shared_ptr<Session> current_;
   std::function<void(const Session&)> on_end_;
+  const Session* reported_ = nullptr;  // the ended session on_end_ was last called with
   bool stopping_ = false;
-  std::atomic<long long> granted_ms_;
+  mutable std::atomic<long long> granted_ms_;
   std::thread thread_;
 };
 

@@ -1,0 +1,248 @@
+#include "backends/zookeeper/contention.h"
+
+#include <distlock/log.h>
+
+#include "backends/zookeeper/lock_nodes.h"
+#include "backends/zookeeper/status.h"
+#include "backends/zookeeper/wakeup.h"
+
+namespace distlock::detail {
+namespace {
+
+// A lock's container nodes can be removed by the server while empty, between our creating
+// them and our contender: that many rounds, then give up.
+constexpr int kParentRounds = 8;
+
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+}  // namespace
+
+Contention::Contention(const ZkContext& context, const AcquireRequest& request, std::string path,
+                       std::optional<HeldNode> write_hold)
+    : context_(context),
+      request_(request),
+      path_(std::move(path)),
+      write_hold_(std::move(write_hold)) {}
+
+void Contention::fail(int rc, const std::string& doing) const {
+  const std::string lock(request_.name);
+  if (rc == ZNOAUTH)
+    throw ConfigError(lock, context_.settings.server,
+                      zk::failure_message(lock, context_.settings.server,
+                                          doing + ": ZooKeeper refused access to " + path_ +
+                                              " (its nodes belong to another user; connect "
+                                              "with the credentials that created them)"));
+  throw zk::unavailable(lock, context_.settings.server, doing + ": " + zk::reason(rc));
+}
+
+bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {
+  return context_.ready_session(request_.name) == session;
+}
+
+std::optional<Won> Contention::run() {
+  for (bool first = true;; first = false) {
+    if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
+    const auto session = context_.ready_session(request_.name);
+    // A read by the write holder sorts with its write node, in the same session only.
+    downgrade_.reset();
+    if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
+
+    const auto entered = enter(session);
+    if (!entered) continue;
+    OwnNode own(context_, session, entered->path);
+    if (downgrade_) {
+      own.keep();
+      return Won{HeldNode{entered->path, downgrade_->sequence,
+                          static_cast<std::uint64_t>(entered->stat.czxid), session->id()},
+                 entered->sent_at};
+    }
+    std::optional<Won> won;
+    switch (contend(session, own, *entered, won)) {
+      case Outcome::won:
+        return won;
+      case Outcome::timed_out:
+        return std::nullopt;
+      case Outcome::session_ended:
+        break;
+    }
+  }
+}
+
+std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Session>& session) {
+  for (int parent_rounds = 0;;) {
+    const std::string uuid = random_uuid();
+    std::string name = contender_prefix(uuid, request_.mode);
+    int mode = ZOO_EPHEMERAL_SEQUENTIAL;
+    if (downgrade_) {
+      name += downgrade_->sequence;
+      mode = ZOO_EPHEMERAL;
+    }
+    const auto created =
+        context_.requests.create(*session, path_ + "/" + name, mode, context_.acls.lock());
+    if (created.rc == ZOK) return Entered{created.path, created.stat, created.sent_at};
+    if (zk::session_gone(created.rc)) return std::nullopt;
+    if (created.rc == ZNONODE) {
+      if (++parent_rounds > kParentRounds)
+        fail(created.rc, "creating the lock node's parents (" + path_ + ") kept failing");
+      make_parents(session);
+      continue;
+    }
+    if (!zk::connection_trouble(created.rc)) fail(created.rc, "creating a contender node");
+
+    // The create may have been applied or not: look for our uuid once connected again.
+    bool session_ended = false;
+    if (auto found = recover(session, uuid, session_ended)) return found;
+    if (session_ended) return std::nullopt;
+    // Not there (or from an older session). Should it land late all the same, the reaper
+    // deletes it; the next try has a new uuid.
+    context_.reaper.sweep(path_, uuid, session->id(),
+                          SteadyClock::now() + context_.keeper.session_timeout());
+  }
+}
+
+std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Session>& session,
+                                                       const std::string& uuid,
+                                                       bool& session_ended) {
+  for (;;) {
+    bool same = false;
+    try {
+      same = same_session_again(session);
+    } catch (const BackendUnavailable&) {
+      // Our node may be there, in a session that may yet come back: the reaper looks.
+      context_.reaper.sweep(path_, uuid, session->id(), SteadyClock::now());
+      throw;
+    }
+    if (!same) {
+      session_ended = true;
+      return std::nullopt;
+    }
+    const auto listed = context_.requests.children(*session, path_);
+    if (zk::connection_trouble(listed.rc)) continue;
+    if (zk::session_gone(listed.rc)) {
+      session_ended = true;
+      return std::nullopt;
+    }
+    if (listed.rc == ZNONODE) return std::nullopt;
+    if (listed.rc != ZOK) fail(listed.rc, "looking for a contender node after a lost reply");
+    const auto name = find_by_uuid(listed.children, uuid);
+    if (!name) return std::nullopt;
+
+    const std::string path = path_ + "/" + *name;
+    const auto checked = context_.requests.exists(*session, path);
+    if (zk::connection_trouble(checked.rc)) continue;
+    if (zk::session_gone(checked.rc)) {
+      session_ended = true;
+      return std::nullopt;
+    }
+    if (checked.rc == ZNONODE) return std::nullopt;
+    if (checked.rc != ZOK) fail(checked.rc, "reading a contender node after a lost reply");
+    // A node of an older session is not trusted: it goes with that session.
+    if (checked.stat.ephemeralOwner != session->id()) return std::nullopt;
+    return Entered{path, checked.stat, checked.sent_at};
+  }
+}
+
+void Contention::make_parents(const std::shared_ptr<Session>& session) {
+  auto containers = lock_path_parents(path_);
+  containers.push_back(path_);
+  for (std::size_t i = 0; i < containers.size();) {
+    const auto& container = containers[i];
+    const auto& acl = i == 0 ? context_.acls.root() : context_.acls.lock();
+    const int rc = context_.requests.create(*session, container, ZOO_CONTAINER, acl).rc;
+    if (rc == ZOK || rc == ZNODEEXISTS) {
+      ++i;
+      continue;
+    }
+    if (rc == ZNONODE && i == 0) {
+      const std::string lock(request_.name);
+      throw ConfigError(lock, context_.settings.server,
+                        zk::failure_message(lock, context_.settings.server,
+                                            "the chroot '" + context_.settings.chroot +
+                                                "' does not exist; create it first"));
+    }
+    // The one above went meanwhile (an empty container the server removed): from the top.
+    if (rc == ZNONODE) return;
+    if (zk::session_gone(rc)) return;
+    if (!zk::connection_trouble(rc)) fail(rc, "creating the lock node " + container);
+    if (!same_session_again(session)) return;
+  }
+}
+
+Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session, OwnNode& own,
+                                        const Entered& entered, std::optional<Won>& won) {
+  const std::string ours = base_name(entered.path);
+  for (;;) {
+    const auto listed = context_.requests.children(*session, path_);
+    if (zk::session_gone(listed.rc)) {
+      own.gone();
+      return Outcome::session_ended;
+    }
+    if (zk::connection_trouble(listed.rc)) {
+      if (!same_session_again(session)) {
+        own.gone();
+        return Outcome::session_ended;
+      }
+      continue;
+    }
+    if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
+
+    const auto ordered = contenders(listed.children);
+    const auto verdict = judge(ordered, ours, request_.mode);
+    if (!verdict.present) {
+      // Deleted behind our back (or gone with the session): start over.
+      own.gone();
+      detail::log(LogLevel::warning,
+                  zk::failure_message(request_.name, context_.settings.server,
+                                      "our contender node " + entered.path +
+                                          " vanished while waiting; contending again"));
+      return Outcome::session_ended;
+    }
+    if (verdict.granted) {
+      own.keep();
+      const auto& name = ours;
+      std::string sequence;
+      if (const auto parsed = parse_contender(name)) sequence = parsed->sequence;
+      won = Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
+                         session->id()},
+                listed.sent_at};
+      return Outcome::won;
+    }
+    if (SteadyClock::now() >= request_.deadline) return Outcome::timed_out;
+    if (!contended_) {
+      contended_ = true;
+      ++context_.stats.contended;
+    }
+
+    // Wait behind the one contender that must go first; nothing else wakes us.
+    const auto wakeup = std::make_shared<Wakeup>();
+    const auto watch_id = session->add_watch(wakeup);
+    const auto watched =
+        context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id);
+    if (watched.rc != ZOK) {
+      session->remove_watch(watch_id);
+      if (watched.rc == ZNONODE) continue;  // gone already: look again, keeping our place
+      if (zk::session_gone(watched.rc)) {
+        own.gone();
+        return Outcome::session_ended;
+      }
+      if (!zk::connection_trouble(watched.rc)) fail(watched.rc, "watching " + verdict.watch);
+      if (!same_session_again(session)) {
+        own.gone();
+        return Outcome::session_ended;
+      }
+      continue;
+    }
+    Wakeup::Cause cause;
+    {
+      WaitingScope waiting(context_.stats);
+      cause = wakeup->wait_until(request_.deadline);
+    }
+    session->remove_watch(watch_id);
+    if (cause == Wakeup::Cause::node_event)
+      ++context_.stats.woken_by_release;
+    else if (cause == Wakeup::Cause::none)
+      ++context_.stats.woken_by_timeout;
+  }
+}
+
+}  // namespace distlock::detail

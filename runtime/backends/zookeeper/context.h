@@ -1,0 +1,28 @@
+// What the parts of the ZooKeeper backend share.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "backends/zookeeper/acls.h"
+#include "backends/zookeeper/reaper.h"
+#include "backends/zookeeper/requests.h"
+#include "backends/zookeeper/session_keeper.h"
+#include "backends/zookeeper/settings.h"
+#include "stats.h"
+
+namespace distlock::detail {
+
+struct ZkContext {
+  const ZooKeeperSettings& settings;
+  StatsCounters& stats;
+  const Requests& requests;
+  const Acls& acls;
+  SessionKeeper& keeper;
+  Reaper& reaper;
+
+  // A ready session, waiting up to connect_timeout; BackendUnavailable naming `lock` if none.
+  std::shared_ptr<Session> ready_session(std::string_view lock) const;
+};
+
+}  // namespace distlock::detail

@@ -1,0 +1,19 @@
+#include "backends/zookeeper/own_node.h"
+
+#include "backends/zookeeper/status.h"
+
+namespace distlock::detail {
+
+OwnNode::OwnNode(const ZkContext& context, std::shared_ptr<Session> session, std::string path)
+    : context_(context), session_(std::move(session)), path_(std::move(path)) {}
+
+OwnNode::~OwnNode() {
+  if (settled_ || session_->dead()) return;
+  if (session_->ready()) {
+    const int rc = context_.requests.remove(*session_, path_).rc;
+    if (!zk::connection_trouble(rc)) return;
+  }
+  context_.reaper.remove(path_, session_->id());
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,240 @@
+#include "backends/zookeeper/zookeeper_backend.h"
+
+#include <map>
+#include <mutex>
+
+#include <distlock/log.h>
+
+#include "backends/zookeeper/acls.h"
+#include "backends/zookeeper/context.h"
+#include "backends/zookeeper/contention.h"
+#include "backends/zookeeper/holds.h"
+#include "backends/zookeeper/lock_nodes.h"
+#include "backends/zookeeper/reaper.h"
+#include "backends/zookeeper/requests.h"
+#include "backends/zookeeper/session_keeper.h"
+#include "backends/zookeeper/settings.h"
+#include "backends/zookeeper/status.h"
+
+namespace distlock::detail {
+namespace {
+
+class ZooKeeperBackend final : public Backend {
+ public:
+  ZooKeeperBackend(ZooKeeperSettings settings, StatsCounters& stats);
+  ~ZooKeeperBackend() override;
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(std::string_view name, std::string_view owner,
+                         std::string_view acquisition_id) override;
+  void renew(std::span<RenewItem> items) override;
+  const std::string& server() const override { return settings_.server; }
+  bool supports_read_write() const override { return true; }
+  // The session timeout the server granted: the core caps ttls at it and renews at a third.
+  std::optional<Millis> lease_time_limit() const override { return keeper_.session_timeout(); }
+  void set_loss_alarm(std::function<void()> alarm) override;
+
+ private:
+  // A reentrant acquisition joins the owner's hold once the server confirms its node.
+  std::optional<Grant> reenter(const AcquireRequest& request, const std::string& path);
+  ReleaseOutcome delete_held(std::string_view name, const HeldNode& held);
+  void session_ended(const Session& session);
+  void check_chroot();
+
+  const ZooKeeperSettings settings_;
+  StatsCounters& stats_;
+  const Requests requests_;
+  const Acls acls_;
+  Holds holds_;
+  std::mutex alarm_mutex_;
+  std::function<void()> alarm_;
+  SessionKeeper keeper_;
+  Reaper reaper_;
+  const ZkContext context_;
+};
+
+ZooKeeperBackend::ZooKeeperBackend(ZooKeeperSettings settings, StatsCounters& stats)
+    : settings_(std::move(settings)),
+      stats_(stats),
+      requests_(stats_, settings_.command_timeout),
+      acls_(settings_.credentials.has_value()),
+      keeper_(settings_, stats_),
+      reaper_(keeper_, requests_),
+      context_{settings_, stats_, requests_, acls_, keeper_, reaper_} {
+  keeper_.on_session_end([this](const Session& session) { session_ended(session); });
+  check_chroot();
+}
+
+ZooKeeperBackend::~ZooKeeperBackend() {
+  // The alarm reaches into the core, which may be going: no more calls.
+  set_loss_alarm({});
+}
+
+void ZooKeeperBackend::check_chroot() {
+  if (settings_.chroot.empty()) return;
+  const auto session = context_.ready_session("");
+  const int rc = requests_.exists(*session, "/").rc;
+  if (rc == ZNONODE)
+    throw ConfigError("", settings_.server,
+                      zk::failure_message("", settings_.server,
+                                          "the chroot '" + settings_.chroot +
+                                              "' does not exist; create it first"));
+  if (rc != ZOK)
+    throw zk::unavailable("", settings_.server,
+                          "could not read the chroot '" + settings_.chroot + "': " + zk::reason(rc));
+}
+
+void ZooKeeperBackend::set_loss_alarm(std::function<void()> alarm) {
+  std::lock_guard lock(alarm_mutex_);
+  alarm_ = std::move(alarm);
+}
+
+// On the keeper's thread: the session's nodes are gone, so are its holds. The alarm makes the
+// core renew every lease now; the renewals find their holds gone and report the losses.
+void ZooKeeperBackend::session_ended(const Session& session) {
+  holds_.drop_session(session.id());
+  // Called under the lock, so that replacing the alarm (with nothing, when the client goes)
+  // waits for a call in flight.
+  std::lock_guard lock(alarm_mutex_);
+  if (alarm_) alarm_();
+}
+
+std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
+  const std::string path = lock_path(request.name);
+  if (auto grant = reenter(request, path)) return grant;
+
+  std::optional<HeldNode> write_hold;
+  if (request.mode == Mode::read) {
+    write_hold = holds_.find(path, request.owner, Side::exclusive);
+  } else if (const auto read_hold = holds_.find(path, request.owner, Side::shared);
+             read_hold && read_hold->session == keeper_.current()->id()) {
+    // Our own read node is ahead of the write node we would create: we would wait for
+    // ourselves. Curator deadlocks here; say so instead.
+    const std::string lock(request.name);
+    throw ConfigError(lock, settings_.server,
+                      zk::failure_message(lock, settings_.server,
+                                          "this thread holds the read lock: taking the write "
+                                          "lock would wait for itself (a read lock cannot be "
+                                          "upgraded; release it first)"));
+  }
+
+  Contention contention(context_, request, path, std::move(write_hold));
+  auto won = contention.run();
+  if (!won) return std::nullopt;
+  const Grant grant{won->node.fence, won->sent_at};
+  holds_.add(path, request.owner, side_of(request.mode), std::move(won->node),
+             request.acquisition_id);
+  return grant;
+}
+
+std::optional<Grant> ZooKeeperBackend::reenter(const AcquireRequest& request,
+                                               const std::string& path) {
+  const Side side = side_of(request.mode);
+  const auto held = holds_.find(path, request.owner, side);
+  if (!held) return std::nullopt;
+  for (;;) {
+    const auto session = context_.ready_session(request.name);
+    if (session->id() != held->session) {
+      // Its session ended, and the node with it.
+      holds_.forget(path, request.owner, side, held->node);
+      return std::nullopt;
+    }
+    const auto checked = requests_.exists(*session, held->node);
+    if (checked.rc == ZOK && checked.stat.ephemeralOwner == session->id()) {
+      if (!holds_.join(path, request.owner, side, held->node, request.acquisition_id))
+        return std::nullopt;
+      return Grant{held->fence, checked.sent_at};
+    }
+    if (checked.rc == ZOK || checked.rc == ZNONODE) {
+      // Deleted behind our back: the earlier leases are lost; contend anew.
+      holds_.forget(path, request.owner, side, held->node);
+      return std::nullopt;
+    }
+    if (zk::connection_trouble(checked.rc) || zk::session_gone(checked.rc)) continue;
+    throw zk::unavailable(request.name, settings_.server,
+                          "checking the held node " + held->node + ": " + zk::reason(checked.rc));
+  }
+}
+
+ReleaseOutcome ZooKeeperBackend::release(std::string_view name, std::string_view,
+                                         std::string_view acquisition_id) {
+  auto removal = holds_.remove(acquisition_id);
+  if (!removal.known) return ReleaseOutcome::not_held;
+  if (!removal.ended) return ReleaseOutcome::released;  // other acquisitions share the node
+  return delete_held(name, *removal.ended);
+}
+
+ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNode& held) {
+  for (;;) {
+    std::shared_ptr<Session> session;
+    try {
+      session = context_.ready_session(name);
+    } catch (const BackendUnavailable& error) {
+      reaper_.remove(held.node, held.session);
+      throw zk::unavailable(name, settings_.server,
+                            std::string(error.what()) +
+                                "; the lock node will be deleted once the server is back (or "
+                                "goes with the session)");
+    }
+    // Another session: ours ended, and the node with it.
+    if (session->id() != held.session) return ReleaseOutcome::not_held;
+    const int rc = requests_.remove(*session, held.node).rc;
+    if (rc == ZOK) return ReleaseOutcome::released;
+    if (rc == ZNONODE) return ReleaseOutcome::not_held;
+    if (zk::connection_trouble(rc) || zk::session_gone(rc)) continue;
+    reaper_.remove(held.node, held.session);
+    throw zk::unavailable(name, settings_.server,
+                          "deleting the lock node " + held.node + ": " + zk::reason(rc));
+  }
+}
+
+void ZooKeeperBackend::renew(std::span<RenewItem> items) {
+  const auto session = keeper_.current();
+  // Which node each item holds; several reentrant items may share one.
+  std::vector<std::optional<HeldNode>> held(items.size());
+  std::map<std::string, std::size_t> slot_of;
+  std::vector<std::string> nodes;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto& item = items[i];
+    held[i] = holds_.of(item.acquisition_id);
+    if (!held[i] || !session || held[i]->session != session->id() || session->dead()) {
+      item.outcome = RenewItem::Outcome::lost;  // never held, released, or its session ended
+      held[i].reset();
+      continue;
+    }
+    if (!session->ready()) {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = "disconnected from ZooKeeper";
+      held[i].reset();
+      continue;
+    }
+    if (slot_of.emplace(held[i]->node, nodes.size()).second) nodes.push_back(held[i]->node);
+  }
+  if (nodes.empty()) return;
+
+  // A node that still exists in our session is still ours: the session is the lease.
+  const auto replies = requests_.exists_all(*session, nodes);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!held[i]) continue;
+    auto& item = items[i];
+    const auto& reply = replies[slot_of.at(held[i]->node)];
+    if (reply.rc == ZOK && reply.stat.ephemeralOwner == session->id()) {
+      item.outcome = RenewItem::Outcome::renewed;
+      item.error.clear();
+    } else if (reply.rc == ZOK || reply.rc == ZNONODE || zk::session_gone(reply.rc)) {
+      item.outcome = RenewItem::Outcome::lost;
+    } else {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = zk::reason(reply.rc);
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_zookeeper_backend(const Url& url, const Options& options,
+                                                StatsCounters& stats) {
+  return std::make_unique<ZooKeeperBackend>(zookeeper_settings(url, options), stats);
+}
+
+}  // namespace distlock::detail
