@@ -2,17 +2,19 @@
 # Builds distlock in Release (build/) and runs the benchmarks: redis_cycle_bench (acquire +
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
 # rate), key_bench (lock-name building), woven_call_bench (a woven call against a
-# hand-written Lease, on memory:// and on Redis) and weave_time.sh (distlock-weave against
-# clang++ -fsyntax-only).
+# hand-written Lease, on memory:// and on Redis), weave_time.sh (distlock-weave against
+# clang++ -fsyntax-only) and zookeeper_bench (uncontended cycles and contended handoffs with
+# 8 waiters against a private ZooKeeper, beside Apache Curator's InterProcessMutex).
 #
-#   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench)
+#   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench;
+#                                                            --quick also to zookeeper_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure_build Release \
   -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-build redis_cycle_bench key_bench woven_call_bench distlock-weave
+build redis_cycle_bench key_bench woven_call_bench distlock-weave zookeeper_bench
 bench="${DISTLOCK_BUILD_DIR}/bench"
 
 log "redis_cycle_bench $*"
@@ -27,3 +29,9 @@ log "weave_time.sh: examples/shop/inventory.cpp"
 bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "${DISTLOCK_BUILD_DIR}/tool/distlock-weave" \
   "clang++-${DISTLOCK_LLVM_VERSION}" "${DISTLOCK_ROOT}/examples/shop/inventory.cpp" 11 \
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
+zookeeper_args=()
+for arg in "$@"; do
+  if [[ "$arg" == --quick ]]; then zookeeper_args+=(--quick); fi
+done
+log "zookeeper_bench ${zookeeper_args[*]}"
+"${bench}/zookeeper_bench" "${zookeeper_args[@]}"

@@ -1,5 +1,7 @@
-// The lock behaviours every backend must show, run against memory:// and against a private
-// redis-server (started once for the suite, by the first Redis test).
+// The lock behaviours every backend must show, run against memory://, against a private
+// redis-server and against a private ZooKeeper (each server started once for the suite, by
+// the first test that needs it). ZooKeeper clients ask for a 4 s session, so that the
+// watchdog tests' 1 s ttl is shorter than the session timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,20 +20,30 @@
 #include "integration_helpers.h"
 #include "redis_server.h"
 #include "subprocess.h"
+#include "zookeeper_helpers.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-enum class Backend { memory, redis };
+enum class Backend { memory, redis, zookeeper };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
-  return info.param == Backend::memory ? "memory" : "redis";
+  switch (info.param) {
+    case Backend::memory: return "memory";
+    case Backend::redis: return "redis";
+    case Backend::zookeeper: return "zookeeper";
+  }
+  return "?";
 }
 
 void PrintTo(Backend backend, std::ostream* out) {
-  *out << (backend == Backend::memory ? "memory://" : "redis://");
+  switch (backend) {
+    case Backend::memory: *out << "memory://"; break;
+    case Backend::redis: *out << "redis://"; break;
+    case Backend::zookeeper: *out << "zookeeper://"; break;
+  }
 }
 
 // True if a thread other than the caller could take the lock right now (it releases it at
@@ -45,7 +57,10 @@ bool free_for_another_thread(Client& client, const LockSpec& spec, const std::st
 
 class LockBehaviour : public ::testing::TestWithParam<Backend> {
  protected:
-  static void TearDownTestSuite() { redis_.stop(); }
+  static void TearDownTestSuite() {
+    redis_.stop();
+    zookeeper_.stop();
+  }
 
   void SetUp() override {
     if (GetParam() == Backend::redis) {
@@ -53,6 +68,12 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
         url_ = redis_.get().url();
       } catch (const std::exception& e) {
         FAIL() << "cannot start redis-server: " << e.what();
+      }
+    } else if (GetParam() == Backend::zookeeper) {
+      try {
+        url_ = with_session_timeout(zookeeper_.get().url());
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start ZooKeeper: " << e.what();
       }
     } else {
       // Clients with one memory:// name share locks; a name per test keeps tests apart.
@@ -67,6 +88,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   std::shared_ptr<Client> connect() { return Client::connect(url_); }
 
   static inline SuiteRedis redis_;
+  static inline SuiteZooKeeper zookeeper_;
   std::string url_;
   static constexpr std::string_view type_ = "itest";
   std::string key_;
@@ -139,7 +161,7 @@ TEST_P(LockBehaviour, MutualExclusionLosesNoUpdate) {
   const std::string counter = (directory.path() / "counter").string();
   write_counter_file(counter, {0, 0});
 
-  if (GetParam() == Backend::redis) {
+  if (GetParam() != Backend::memory) {
     // 4 processes x 2 threads, each its own client instance per process.
     constexpr int kProcesses = 4;
     constexpr int kThreads = 2;
@@ -379,6 +401,37 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 
 TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
   auto client = connect();
+  if (GetParam() == Backend::zookeeper) {
+    // Readers share the lock; a writer waits for them, and excludes readers and writers.
+    auto other_reader = connect();
+    auto writer = connect();
+    const auto reading = distlock::spec(type_, 5s, distlock::read);
+    const auto writing = distlock::spec(type_, 5s, distlock::write);
+
+    Lease first = client->acquire(reading, key_);
+    auto second = other_reader->try_acquire(reading, key_);
+    ASSERT_TRUE(second.has_value()) << "a second reader was refused beside the first";
+    EXPECT_TRUE(first.valid());
+    EXPECT_TRUE(second->valid());
+    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value()) << "a writer got in beside readers";
+    EXPECT_THROW(writer->acquire(distlock::spec(type_, 5s, wait(200ms), distlock::write), key_),
+                 LockTimeout);
+    first.release();
+    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value())
+        << "a writer got in beside the remaining reader";
+    second->release();
+
+    auto written = writer->try_acquire(writing, key_);
+    ASSERT_TRUE(written.has_value()) << "the writer was refused once the readers had gone";
+    EXPECT_TRUE(written->valid());
+    EXPECT_GT(written->fence(), first.fence());
+    EXPECT_FALSE(client->try_acquire(reading, key_).has_value()) << "a reader got in beside a writer";
+    EXPECT_FALSE(other_reader->try_acquire(writing, key_).has_value())
+        << "a second writer got in beside the first";
+    written->release();
+    EXPECT_TRUE(client->try_acquire(reading, key_).has_value());
+    return;
+  }
   for (const LockSpec& spec : {distlock::spec(type_, 5s, distlock::read),
                                distlock::spec(type_, 5s, distlock::write)}) {
     try {
@@ -393,8 +446,14 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
   EXPECT_TRUE(client->try_acquire(distlock::spec(type_, 5s), key_).has_value());
 }
 
+#ifdef DISTLOCK_TEST_ZOOKEEPER
+INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::zookeeper),
+                         backend_name);
+#else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis), backend_name);
+#endif
 
 }  // namespace
 }  // namespace distlock::testing

@@ -46,6 +46,20 @@ TEST(ZooKeeperHarness, StandaloneServerRestartsWithItsDataAndSessions) {
   EXPECT_EQ(stat->ephemeral_owner, session);
 }
 
+TEST(ZooKeeperHarness, EmptyContainerNodesAreRemovedWithinSeconds) {
+  ZooKeeperConfig config;
+  config.container_check_interval = std::chrono::milliseconds(500);
+  ZooKeeperServer server(config);
+  ZooKeeperClient client(server.connect_string(), 6s);
+  client.create("/container", "", ZOO_CONTAINER);
+  client.create("/plain");
+  const std::string child = client.create("/container/child-", "", ZOO_EPHEMERAL | ZOO_SEQUENCE);
+  ASSERT_EQ(client.remove(child), ZOK);
+  // A container that had a child and has none left goes; a plain node stays.
+  EXPECT_TRUE(eventually([&] { return !client.stat("/container").has_value(); }, 10s));
+  EXPECT_TRUE(client.stat("/plain").has_value());
+}
+
 TEST(ZooKeeperHarness, FrozenProxyLetsTheSessionBehindItExpire) {
   ZooKeeperServer server;
   TcpProxy proxy(server.port());

@@ -3,7 +3,7 @@
 //
 //   CuratorContender --connect HOSTS --path /distlock/<type>/<key> --mode mutex|read|write
 //                    [--iterations N] [--threads N] [--counter FILE] [--intervals FILE]
-//                    [--pause-us N] [--session-timeout-ms N] [--hold]
+//                    [--pause-us N] [--session-timeout-ms N] [--go FILE] [--hold]
 //
 // Loop (default): each thread, N times: acquire (InterProcessMutex, or the read or write side
 // of InterProcessReadWriteLock) -> work -> release. The work on the counter file
@@ -12,7 +12,8 @@
 //   read:         read it, pause, read it again: a change means a writer held the lock too.
 // With --intervals, every hold appends "<R|W> <start-ns> <end-ns> curator-<pid>" (monotonic
 // clock, System.nanoTime(), which is CLOCK_MONOTONIC on Linux like C++'s steady_clock).
-// Prints "ready" once connected and "done <holds>" at the end. Exit code 0: all went well;
+// Prints "ready" once connected and "done <holds>" at the end. With --go, the loop starts only
+// once FILE exists (a start line for several processes, checked every millisecond). Exit code 0: all went well;
 // 2: a reader saw the counter change during its hold; 1: an error (on stderr).
 //
 // --hold: acquires once (waiting as long as it takes), prints "acquired <our node>" and holds
@@ -50,6 +51,7 @@ public final class CuratorContender {
   private long pauseMicros = 1000;
   private int sessionTimeoutMs = 10000;
   private boolean hold;
+  private Path go;
 
   public static void main(String[] args) {
     CuratorContender contender = new CuratorContender();
@@ -85,6 +87,7 @@ public final class CuratorContender {
         case "--intervals": intervals = Paths.get(value); break;
         case "--pause-us": pauseMicros = Long.parseLong(value); break;
         case "--session-timeout-ms": sessionTimeoutMs = Integer.parseInt(value); break;
+        case "--go": go = Paths.get(value); break;
         default: throw new IllegalArgumentException("unknown option " + arg);
       }
     }
@@ -132,6 +135,9 @@ public final class CuratorContender {
     System.out.flush();
 
     if (hold) return holdUntilTerminated(client);
+    if (go != null) {
+      while (!Files.exists(go)) Thread.sleep(1);
+    }
 
     AtomicInteger holds = new AtomicInteger();
     AtomicBoolean violation = new AtomicBoolean();

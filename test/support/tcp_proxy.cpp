@@ -81,6 +81,7 @@ struct TcpProxy::State {
   int wake_write = -1;
   std::list<Connection> connections;
   bool frozen = false;
+  bool refusing = false;
   bool stopping = false;
 
   std::string cut_prefix;
@@ -170,6 +171,14 @@ void TcpProxy::thaw() {
   execute([](State& s) { s.frozen = false; });
 }
 
+void TcpProxy::refuse_connections() {
+  execute([](State& s) { s.refusing = true; });
+}
+
+void TcpProxy::accept_connections() {
+  execute([](State& s) { s.refusing = false; });
+}
+
 void TcpProxy::cut_after_create_reply(const std::string& path_prefix, int count) {
   execute([path_prefix, count](State& s) {
     s.cut_prefix = path_prefix;
@@ -243,8 +252,8 @@ void TcpProxy::run() {
       }
     }
     if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
+      // EINTR; anything else (ENOMEM) is retried too: the thread must stay to run commands.
+      continue;
     }
     if (fds[0].revents != 0) {
       while (::read(s.wake_read, chunk, sizeof chunk) > 0) {
@@ -254,6 +263,10 @@ void TcpProxy::run() {
       for (;;) {
         const int client = ::accept4(s.listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (client < 0) break;
+        if (s.refusing) {
+          ::close(client);
+          continue;
+        }
         const int one = 1;
         ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         State::Connection c;

@@ -1,7 +1,10 @@
 // A TCP proxy on a loopback port in front of one server, for provoking network failures:
 // cut every connection, freeze traffic (a partition: nothing passes, new connections hang),
-// or, speaking ZooKeeper's framing, let a create request through and cut the connection when
-// its reply comes back, so that the node exists but its creator never hears of it.
+// refuse new connections (while a server restarts: a ZooKeeper that is still starting accepts
+// connections and leaves them unanswered, and its clients wait two thirds of their session
+// timeout before they try again), or, speaking ZooKeeper's framing, let a create request
+// through and cut the connection when its reply comes back, so that the node exists but its
+// creator never hears of it.
 #pragma once
 
 #include <chrono>
@@ -35,6 +38,11 @@ class TcpProxy {
   void freeze();
   // Ends freeze(): traffic flows again, connections accepted meanwhile are forwarded.
   void thaw();
+  // From now on, new connections are closed as soon as they are accepted (the client sees its
+  // connection fail at once and tries again), until accept_connections(). Existing
+  // connections are left alone.
+  void refuse_connections();
+  void accept_connections();
   // ZooKeeper: the next `count` create requests (create, create2, createContainer,
   // createTTL) for a path starting with `path_prefix` are forwarded; when the server's reply
   // to one arrives, it is dropped and that connection is cut (both sides).

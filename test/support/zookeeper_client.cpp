@@ -83,31 +83,42 @@ ZooKeeperClient::ZooKeeperClient(const std::string& hosts, std::chrono::millisec
   if (handle_ == nullptr) {
     throw std::runtime_error("zookeeper_init(" + hosts + ") failed: " + std::strerror(errno));
   }
-  {
-    std::unique_lock lock(mutex_);
-    if (!changed_.wait_for(lock, connect_timeout,
-                           [this] { return state_ == ZOO_CONNECTED_STATE; })) {
-      lock.unlock();
-      zookeeper_close(handle_);
-      handle_ = nullptr;
-      throw std::runtime_error("the test's ZooKeeper client could not connect to " + hosts +
-                               " within " + std::to_string(connect_timeout.count()) + " ms");
+  try {
+    {
+      std::unique_lock lock(mutex_);
+      if (!changed_.wait_for(lock, connect_timeout,
+                             [this] { return state_ == ZOO_CONNECTED_STATE; })) {
+        throw std::runtime_error("the test's ZooKeeper client could not connect to " + hosts +
+                                 " within " + std::to_string(connect_timeout.count()) + " ms");
+      }
     }
-  }
-  if (digest) {
-    std::promise<int> done;
-    auto result = done.get_future();
-    const int rc = zoo_add_auth(
-        handle_, "digest", digest->data(), static_cast<int>(digest->size()),
-        [](int code, const void* data) {
-          static_cast<std::promise<int>*>(const_cast<void*>(data))->set_value(code);
-        },
-        &done);
-    if (rc != ZOK) fail(rc, "zoo_add_auth");
-    if (result.wait_for(connect_timeout) != std::future_status::ready) {
-      fail(ZOPERATIONTIMEOUT, "zoo_add_auth");
+    if (digest) {
+      // The completion may come after a timeout here: it owns its own reference.
+      auto done = std::make_shared<std::promise<int>>();
+      auto result = done->get_future();
+      auto* reference = new std::shared_ptr<std::promise<int>>(done);
+      const int rc = zoo_add_auth(
+          handle_, "digest", digest->data(), static_cast<int>(digest->size()),
+          [](int code, const void* data) {
+            auto* promise = static_cast<std::shared_ptr<std::promise<int>>*>(const_cast<void*>(data));
+            (*promise)->set_value(code);
+            delete promise;
+          },
+          reference);
+      if (rc != ZOK) {
+        delete reference;
+        fail(rc, "zoo_add_auth");
+      }
+      if (result.wait_for(connect_timeout) != std::future_status::ready) {
+        fail(ZOPERATIONTIMEOUT, "zoo_add_auth");
+      }
+      if (const int code = result.get(); code != ZOK) fail(code, "zoo_add_auth digest");
     }
-    if (const int code = result.get(); code != ZOK) fail(code, "zoo_add_auth digest");
+  } catch (...) {
+    // No destructor runs for a constructor that throws: close the handle here.
+    zookeeper_close(handle_);
+    handle_ = nullptr;
+    throw;
   }
 }
 
@@ -135,6 +146,22 @@ void ZooKeeperClient::fail(int code, const std::string& what) const {
                                  zookeeper_error_name(code) + " (" + zerror(code) + ")");
 }
 
+template <class Call>
+int ZooKeeperClient::retrying(Call&& call) {
+  const auto deadline = std::chrono::steady_clock::now() + retry_limit;
+  for (;;) {
+    const int rc = call();
+    if (rc != ZCONNECTIONLOSS && rc != ZOPERATIONTIMEOUT) return rc;
+    if (std::chrono::steady_clock::now() >= deadline) return rc;
+    // The C client reconnects on its own; wait until it says so (or a little, when it has not
+    // noticed the loss yet).
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, std::chrono::milliseconds(20),
+                      [this] { return state_ != ZOO_CONNECTED_STATE; });
+    changed_.wait_until(lock, deadline, [this] { return state_ == ZOO_CONNECTED_STATE; });
+  }
+}
+
 std::int64_t ZooKeeperClient::session_id() const {
   const clientid_t* id = zoo_client_id(handle_);
   return id == nullptr ? 0 : id->client_id;
@@ -142,7 +169,7 @@ std::int64_t ZooKeeperClient::session_id() const {
 
 std::vector<std::string> ZooKeeperClient::children(const std::string& path) {
   String_vector names{};
-  const int rc = zoo_get_children(handle_, path.c_str(), 0, &names);
+  const int rc = retrying([&] { return zoo_get_children(handle_, path.c_str(), 0, &names); });
   if (rc == ZNONODE) return {};
   if (rc != ZOK) fail(rc, "get_children " + path);
   std::vector<std::string> result;
@@ -154,7 +181,7 @@ std::vector<std::string> ZooKeeperClient::children(const std::string& path) {
 
 std::optional<NodeStat> ZooKeeperClient::stat(const std::string& path) {
   Stat stat{};
-  const int rc = zoo_exists(handle_, path.c_str(), 0, &stat);
+  const int rc = retrying([&] { return zoo_exists(handle_, path.c_str(), 0, &stat); });
   if (rc == ZNONODE) return std::nullopt;
   if (rc != ZOK) fail(rc, "exists " + path);
   return convert(stat);
@@ -163,7 +190,7 @@ std::optional<NodeStat> ZooKeeperClient::stat(const std::string& path) {
 std::vector<NodeAcl> ZooKeeperClient::acl(const std::string& path) {
   ACL_vector acls{};
   Stat stat{};
-  const int rc = zoo_get_acl(handle_, path.c_str(), &acls, &stat);
+  const int rc = retrying([&] { return zoo_get_acl(handle_, path.c_str(), &acls, &stat); });
   if (rc != ZOK) fail(rc, "get_acl " + path);
   std::vector<NodeAcl> result;
   for (int i = 0; i < acls.count; ++i) {
@@ -177,7 +204,10 @@ std::string ZooKeeperClient::data(const std::string& path) {
   std::string buffer(1 << 20, '\0');
   int length = static_cast<int>(buffer.size());
   Stat stat{};
-  const int rc = zoo_get(handle_, path.c_str(), 0, buffer.data(), &length, &stat);
+  const int rc = retrying([&] {
+    length = static_cast<int>(buffer.size());
+    return zoo_get(handle_, path.c_str(), 0, buffer.data(), &length, &stat);
+  });
   if (rc != ZOK) fail(rc, "get " + path);
   buffer.resize(length < 0 ? 0 : static_cast<std::size_t>(length));
   return buffer;

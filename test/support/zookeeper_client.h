@@ -79,6 +79,10 @@ class ZooKeeperClient {
 
   std::int64_t session_id() const;
 
+  // The reading calls (children, stat, acl, data) ride out a reconnection (a server restart,
+  // say): on a connection loss they are tried again until `retry_limit` has passed.
+  static constexpr std::chrono::milliseconds retry_limit{20000};
+
   // The children's names, sorted; empty when the node does not exist.
   std::vector<std::string> children(const std::string& path);
   // nullopt when the node does not exist.
@@ -98,6 +102,10 @@ class ZooKeeperClient {
   static void on_session_event(_zhandle* zh, int type, int state, const char* path, void* context);
   static void on_watch_event(_zhandle* zh, int type, int state, const char* path, void* context);
   [[noreturn]] void fail(int code, const std::string& what) const;
+  // Runs `call` (returning a ZooKeeper result code) again while it fails with a connection
+  // loss, waiting for the session to be connected again in between, up to retry_limit.
+  template <class Call>
+  int retrying(Call&& call);
 
   std::string hosts_;
   _zhandle* handle_ = nullptr;

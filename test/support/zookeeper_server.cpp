@@ -32,8 +32,11 @@ using std::chrono::milliseconds;
 constexpr auto kStartupDeadline = std::chrono::seconds(60);
 constexpr auto kStopGrace = std::chrono::seconds(10);
 constexpr int kPortAttempts = 6;
-// Between two srvr probes while a server starts or elects a leader.
+// Between two srvr probes while a server starts or elects a leader, and how long one probe
+// waits: a server that is still starting may accept the connection and never answer (its
+// command fails on a database not loaded yet), so a probe must not wait long.
 constexpr auto kProbeInterval = milliseconds(20);
+constexpr auto kProbeTimeout = milliseconds(300);
 
 std::filesystem::path make_temp_directory(const char* prefix) {
   std::error_code ec;
@@ -276,12 +279,15 @@ void ZooKeeperServer::launch() {
       "-Dzookeeper.snapshot.trust.empty=true",
       "-Dorg.slf4j.simpleLogger.logFile=" + (directory_ / "server.log").string(),
       "-Dorg.slf4j.simpleLogger.showDateTime=true",
-      "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-      "-cp",
-      class_path,
-      id_ == 0 ? "org.apache.zookeeper.server.ZooKeeperServerMain"
-               : "org.apache.zookeeper.server.quorum.QuorumPeerMain",
-      (directory_ / "zoo.cfg").string()};
+      "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"};
+  if (config_.container_check_interval) {
+    args.push_back("-Dznode.container.checkIntervalMs=" +
+                   std::to_string(config_.container_check_interval->count()));
+  }
+  args.insert(args.end(), {"-cp", class_path,
+                           id_ == 0 ? "org.apache.zookeeper.server.ZooKeeperServerMain"
+                                    : "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                           (directory_ / "zoo.cfg").string()});
   Subprocess::Options options;
   options.merge_stderr = true;
   process_ = std::make_unique<Subprocess>(java, args, options);
@@ -293,7 +299,7 @@ bool ZooKeeperServer::await_serving(std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
   for (;;) {
     if (process_->try_wait()) return false;
-    const std::string mode = mode_of(four_letter("srvr"));
+    const std::string mode = mode_of(four_letter("srvr", kProbeTimeout));
     if (!mode.empty()) return true;
     if (Clock::now() >= deadline) {
       throw std::runtime_error("ZooKeeper on port " + std::to_string(port_) +
@@ -345,11 +351,14 @@ void ZooKeeperServer::kill(int signal) {
 
 int ZooKeeperServer::pid() const { return process_ ? process_->pid() : -1; }
 
-std::optional<std::string> ZooKeeperServer::four_letter(std::string_view word) const {
-  return four_letter_word(port_, word, std::chrono::seconds(2));
+std::optional<std::string> ZooKeeperServer::four_letter(std::string_view word,
+                                                        std::chrono::milliseconds timeout) const {
+  return four_letter_word(port_, word, timeout);
 }
 
-std::string ZooKeeperServer::mode() const { return mode_of(four_letter("srvr")); }
+std::string ZooKeeperServer::mode(std::chrono::milliseconds timeout) const {
+  return mode_of(four_letter("srvr", timeout));
+}
 
 std::string ZooKeeperServer::log_tail(std::size_t max_bytes) const {
   std::string log = read_file(directory_ / "server.log");
@@ -443,7 +452,7 @@ int ZooKeeperEnsemble::leader(std::chrono::milliseconds limit) const {
   for (;;) {
     for (int i = 0; i < kSize; ++i) {
       const auto& server = servers_[static_cast<std::size_t>(i)];
-      if (server->running() && server->mode() == "leader") return i;
+      if (server->running() && server->mode(kProbeTimeout) == "leader") return i;
     }
     if (Clock::now() >= deadline) {
       std::string logs;
@@ -465,7 +474,7 @@ void ZooKeeperEnsemble::await_quorum(std::chrono::milliseconds limit) const {
     bool all_serving = true;
     for (const auto& server : servers_) {
       if (!server->running()) continue;
-      const std::string mode = server->mode();
+      const std::string mode = server->mode(kProbeTimeout);
       if (mode == "leader") ++leaders;
       if (mode != "leader" && mode != "follower") all_serving = false;
     }

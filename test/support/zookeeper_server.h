@@ -31,6 +31,9 @@ struct ZooKeeperConfig {
   // forceSync: off by default (no fsync per transaction; committed data still reaches the
   // page cache, so a stopped or killed server restarts with it).
   bool force_sync = false;
+  // How often the server removes empty container nodes (znode.container.checkIntervalMs);
+  // none: ZooKeeper's default, a minute.
+  std::optional<std::chrono::milliseconds> container_check_interval;
   // Maximum heap of the JVM.
   std::string max_heap = "256m";
   // More zoo.cfg lines ("key=value").
@@ -83,10 +86,11 @@ class ZooKeeperServer {
   void kill(int signal);
   int pid() const;
 
-  // four_letter_word on this server; nullopt when it does not answer.
-  std::optional<std::string> four_letter(std::string_view word) const;
+  // four_letter_word on this server; nullopt when it does not answer within `timeout`.
+  std::optional<std::string> four_letter(std::string_view word,
+                                         std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
   // The "Mode:" of srvr: "standalone", "leader", "follower"; empty when not serving.
-  std::string mode() const;
+  std::string mode(std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
   // The last `max_bytes` of the server's log.
   std::string log_tail(std::size_t max_bytes = 6000) const;
 

@@ -1,0 +1,279 @@
+// distlock and Apache Curator (Debian's jars, driven by test/interop/CuratorContender.java) on
+// the same ZooKeeper lock paths: InterProcessMutex against distlock's exclusive lock, and
+// InterProcessReadWriteLock against distlock::read / distlock::write. Each side must see the
+// other's nodes as contenders: a shared counter stays exact, and no write hold overlaps
+// another hold.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "counter_file.h"
+#include "integration_helpers.h"
+#include "subprocess.h"
+#include "zookeeper_client.h"
+#include "zookeeper_helpers.h"
+#include "zookeeper_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// "done <n>" (Curator) or "done <n> unavailable <u> lost <l>" (rw_worker): n.
+std::uint64_t holds_reported(const std::string& output) {
+  const auto at = output.rfind("done ");
+  if (at == std::string::npos) return 0;
+  return std::stoull(output.substr(at + 5));
+}
+
+class CuratorInterop : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { zookeeper_.stop(); }
+
+  void SetUp() override {
+    try {
+      server_ = &zookeeper_.get();
+      raw_ = std::make_unique<ZooKeeperClient>(server_->connect_string());
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start ZooKeeper: " << e.what();
+    }
+    counter_ = (directory_.path() / "counter").string();
+    intervals_ = (directory_.path() / "intervals").string();
+    write_counter_file(counter_, {0, 0});
+  }
+
+  std::string url() const { return with_session_timeout(server_->url()); }
+
+  // Starts a Curator process and waits for its "ready".
+  std::unique_ptr<Subprocess> curator(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"--connect", server_->connect_string(), "--session-timeout-ms",
+                                    std::to_string(kZooKeeperSession.count())};
+    all.insert(all.end(), args.begin(), args.end());
+    auto process = start_curator(all);
+    const auto line = process->read_line(60s);
+    EXPECT_EQ(line, "ready") << "CuratorContender did not start";
+    return process;
+  }
+
+  // Waits for a worker (distlock or Curator) and returns the holds it reports.
+  std::uint64_t finish(Subprocess& worker, const std::string& what) {
+    const std::string output = worker.read_all(150s);
+    const ExitStatus status = worker.wait(30s);
+    EXPECT_TRUE(status.success()) << what << " (pid " << worker.pid() << "): " << status.describe()
+                                  << " (2: a violation), output: " << output;
+    return holds_reported(output);
+  }
+
+  static inline SuiteZooKeeper zookeeper_;
+  ZooKeeperServer* server_ = nullptr;
+  std::unique_ptr<ZooKeeperClient> raw_;
+  TempDirectory directory_;
+  std::string counter_;
+  std::string intervals_;
+};
+
+TEST_F(CuratorInterop, CuratorMutexAndDistlockExcludeEachOtherOnTheCounter) {
+  // counter_worker takes the lock "counter:shared": /distlock/counter/shared.
+  const std::string path = zk_lock_path("counter", "shared");
+  const std::string go = (directory_.path() / "go").string();
+  constexpr int kIterations = 40;
+  constexpr int kThreads = 2;
+  std::vector<std::unique_ptr<Subprocess>> curators;
+  for (int i = 0; i < 2; ++i) {
+    curators.push_back(curator({"--path", path, "--mode", "mutex", "--iterations",
+                                std::to_string(kIterations), "--threads", std::to_string(kThreads),
+                                "--counter", counter_, "--intervals", intervals_, "--pause-us",
+                                "1000", "--go", go}));
+  }
+  // The JVMs are up and connected: all start together.
+  const auto distlock_started = Clock::now();
+  std::vector<std::unique_ptr<Subprocess>> distlocks;
+  for (int i = 0; i < 2; ++i) {
+    distlocks.push_back(std::make_unique<Subprocess>(
+        DISTLOCK_COUNTER_WORKER, std::vector<std::string>{url(), counter_, std::to_string(kIterations),
+                                                          std::to_string(kThreads)}));
+  }
+  write_counter_file(go, {0, 0});
+  std::uint64_t distlock_holds = 0;
+  for (auto& p : distlocks) distlock_holds += finish(*p, "counter_worker");
+  const auto distlock_finished = Clock::now();
+  std::uint64_t curator_holds = 0;
+  for (auto& p : curators) curator_holds += finish(*p, "CuratorContender");
+  EXPECT_EQ(curator_holds, 2u * kThreads * kIterations);
+  EXPECT_EQ(distlock_holds, 2u * kThreads * kIterations);
+  EXPECT_EQ(read_counter_file(counter_).count, curator_holds + distlock_holds)
+      << "lost updates: a Curator and a distlock holder overlapped";
+  EXPECT_TRUE(raw_->children(path).empty());
+
+  // They did contend: Curator held the lock while the distlock workers ran.
+  const auto ns = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  int curator_holds_meanwhile = 0;
+  for (const auto& hold : read_intervals(intervals_)) {
+    if (hold.start > ns(distlock_started) && hold.end < ns(distlock_finished)) ++curator_holds_meanwhile;
+  }
+  EXPECT_GT(curator_holds_meanwhile, 0) << "Curator never held the lock while distlock's workers ran";
+  std::cout << "[ figures  ] " << curator_holds_meanwhile << " of " << curator_holds
+            << " Curator holds fell while the distlock workers ran\n";
+}
+
+TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
+  const std::string key = unique_name("handoff");
+  const std::string path = zk_lock_path("interop", key);
+  auto client = Client::connect(url());
+
+  // Curator holds: distlock is refused, then woken by Curator's release.
+  auto holder = curator({"--path", path, "--mode", "mutex", "--hold"});
+  const auto acquired = holder->read_line(60s);
+  ASSERT_TRUE(acquired.has_value() && acquired->rfind("acquired ", 0) == 0)
+      << "Curator did not acquire: " << acquired.value_or("(no output)");
+  EXPECT_FALSE(client->try_acquire(spec("interop", 30s), key).has_value())
+      << "distlock got the lock Curator holds";
+  std::promise<void> got_it;
+  auto distlock_granted = got_it.get_future();
+  std::thread waiter([&] {
+    try {
+      Lease lease = client->acquire(spec("interop", 30s, wait(30s)), key);
+      got_it.set_value();
+    } catch (...) {
+      got_it.set_exception(std::current_exception());
+    }
+  });
+  const bool waiting = eventually([&] { return client->stats().waiting == 1; });
+  EXPECT_TRUE(waiting);
+  EXPECT_EQ(raw_->children(path).size(), 2u);
+  EXPECT_EQ(distlock_granted.wait_for(0s), std::future_status::timeout);
+  holder->terminate(30s);  // the shutdown hook releases
+  EXPECT_EQ(distlock_granted.wait_for(20s), std::future_status::ready)
+      << "distlock was not woken by Curator's release";
+  waiter.join();
+  EXPECT_GE(client->stats().woken_by_release, 1u);
+
+  // distlock holds: Curator queues behind it, and gets the lock when distlock releases.
+  Lease lease = client->acquire(spec("interop", 30s), key);
+  auto follower = curator({"--path", path, "--mode", "mutex", "--hold"});
+  ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }))
+      << "Curator never queued: " << raw_->children(path).size() << " nodes";
+  EXPECT_THROW(follower->read_line(10ms), std::runtime_error) << "Curator got the lock distlock holds";
+  lease.release();
+  const auto line = follower->read_line(30s);
+  EXPECT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+      << "Curator was not granted after distlock's release: " << line.value_or("(no output)");
+  EXPECT_FALSE(client->try_acquire(spec("interop", 30s), key).has_value());
+  follower->terminate(30s);
+}
+
+TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
+  const std::string key = unique_name("rw");
+  const std::string path = zk_lock_path("interop", key);
+  auto client = Client::connect(url());
+  const auto reading = spec("interop", 30s, distlock::read);
+  const auto writing = spec("interop", 30s, distlock::write);
+
+  {
+    // A Curator reader: distlock may read beside it, not write.
+    auto reader = curator({"--path", path, "--mode", "read", "--hold"});
+    const auto line = reader->read_line(60s);
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0) << line.value_or("(no output)");
+    auto shared = client->try_acquire(reading, key);
+    EXPECT_TRUE(shared.has_value()) << "distlock could not read beside a Curator reader";
+    shared.reset();
+    EXPECT_FALSE(client->try_acquire(writing, key).has_value())
+        << "distlock wrote beside a Curator reader";
+    reader->terminate(30s);
+  }
+  {
+    // A Curator writer: distlock may neither read nor write.
+    auto writer = curator({"--path", path, "--mode", "write", "--hold"});
+    const auto line = writer->read_line(60s);
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0) << line.value_or("(no output)");
+    EXPECT_FALSE(client->try_acquire(reading, key).has_value()) << "distlock read beside a Curator writer";
+    EXPECT_FALSE(client->try_acquire(writing, key).has_value()) << "distlock wrote beside a Curator writer";
+    writer->terminate(30s);
+  }
+  {
+    // A distlock writer: a Curator reader queues, and gets in once distlock releases.
+    Lease written = client->acquire(writing, key);
+    auto reader = curator({"--path", path, "--mode", "read", "--hold"});
+    ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }));
+    EXPECT_THROW(reader->read_line(10ms), std::runtime_error) << "Curator read beside a distlock writer";
+    written.release();
+    const auto line = reader->read_line(30s);
+    EXPECT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+        << "the Curator reader was not granted after the distlock writer left: "
+        << line.value_or("(no output)");
+    reader->terminate(30s);
+  }
+  EXPECT_TRUE(eventually([&] { return raw_->children(path).empty(); }));
+}
+
+TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
+  const std::string key = "mixed";
+  const std::string type = unique_name("interop");
+  const std::string path = zk_lock_path(type, key);
+  constexpr int kIterations = 15;
+  auto distlock_worker = [&](const char* mode) {
+    return std::make_unique<Subprocess>(
+        DISTLOCK_RW_WORKER,
+        std::vector<std::string>{"--url", url(), "--type", type, "--key", key, "--mode", mode,
+                                 "--iterations", std::to_string(kIterations), "--threads", "2",
+                                 "--counter", counter_, "--intervals", intervals_, "--pause-us",
+                                 "3000"});
+  };
+  const std::string go = (directory_.path() / "go").string();
+  auto curator_worker = [&](const char* mode) {
+    return curator({"--path", path, "--mode", mode, "--iterations", std::to_string(kIterations),
+                    "--threads", "2", "--counter", counter_, "--intervals", intervals_,
+                    "--pause-us", "3000", "--go", go});
+  };
+  // Curator first (its JVM takes a moment to start), waiting for the go; then distlock.
+  auto curator_readers = curator_worker("read");
+  auto curator_writer = curator_worker("write");
+  auto distlock_readers = distlock_worker("read");
+  auto distlock_writer = distlock_worker("write");
+  write_counter_file(go, {0, 0});
+
+  const std::uint64_t writes = finish(*curator_writer, "Curator writer") +
+                               finish(*distlock_writer, "distlock writer");
+  const std::uint64_t reads = finish(*curator_readers, "Curator readers") +
+                              finish(*distlock_readers, "distlock readers");
+  EXPECT_EQ(writes, 2u * 2 * kIterations);
+  EXPECT_EQ(reads, 2u * 2 * kIterations);
+  EXPECT_EQ(read_counter_file(counter_).count, writes) << "lost updates: two writers at once";
+
+  const auto holds = read_intervals(intervals_);
+  EXPECT_EQ(holds.size(), writes + reads);
+  const std::string overlaps = write_overlaps(holds);
+  EXPECT_EQ(overlaps, "") << "a write hold overlapped another hold:\n" << overlaps;
+  const int shared = read_overlaps(holds);
+  EXPECT_GT(shared, 0) << "no two readers ever held the lock together";
+  // The two sides took turns: in start order, a distlock hold followed by a Curator hold or
+  // the other way round.
+  auto ordered = holds;
+  std::sort(ordered.begin(), ordered.end(),
+            [](const HoldInterval& a, const HoldInterval& b) { return a.start < b.start; });
+  int turns = 0;
+  for (std::size_t i = 1; i < ordered.size(); ++i) {
+    if (ordered[i].who.rfind("curator", 0) != ordered[i - 1].who.rfind("curator", 0)) ++turns;
+  }
+  EXPECT_GT(turns, 2) << "Curator and distlock never took turns";
+  std::cout << "[ figures  ] " << writes << " writes, " << reads << " reads, " << shared
+            << " pairs of overlapping reads, " << turns << " turns between Curator and distlock\n";
+  EXPECT_TRUE(raw_->children(path).empty());
+}
+
+}  // namespace
+}  // namespace distlock::testing
