@@ -63,8 +63,10 @@ class Backend {
                                  std::string_view acquisition_id) = 0;
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch
-  // (pipelined where the protocol allows). Sets each item's outcome; never throws.
-  virtual void renew(std::span<RenewItem> items) = 0;
+  // (pipelined where the protocol allows). Sets each item's outcome; never throws. Gives up
+  // (outcome `failed`) by `deadline`, when the first of the leases stops being valid: a
+  // stalled server must not keep the core from reporting the loss on time.
+  virtual void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) = 0;
 
   // The server as messages name it: the URL without its password.
   virtual const std::string& server() const = 0;

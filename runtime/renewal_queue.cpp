@@ -95,9 +95,11 @@ void RenewalQueue::run() {
       item.acquisition_id = identity.acquisition_id;
       item.ttl = identity.ttl;
     }
+    auto deadline = SteadyClock::time_point::max();
+    for (const auto& lease : batch) deadline = std::min(deadline, lease->valid_until());
     lock.unlock();
     const auto sent_at = SteadyClock::now();
-    backend_.renew(items);
+    backend_.renew(items, deadline);
     lock.lock();
 
     const auto lost = settle(batch, items, sent_at);

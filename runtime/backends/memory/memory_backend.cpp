@@ -151,7 +151,9 @@ class MemoryBackend final : public Backend {
                          std::string_view acquisition_id) override {
     return table_->release(name, owner, acquisition_id);
   }
-  void renew(std::span<RenewItem> items) override { table_->renew(items); }
+  void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
+    table_->renew(items);
+  }
   const std::string& server() const override { return server_; }
 
  private:

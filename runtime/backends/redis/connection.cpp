@@ -85,6 +85,15 @@ void Connection::set_timeout(Millis timeout, std::string_view name) {
   timeout_name_ = name;
 }
 
+void Connection::limit_command_timeout(Millis timeout) {
+  if (timeout < settings_.command_timeout) set_timeout(timeout, "the lease's validity");
+}
+
+void Connection::restore_command_timeout() {
+  if (timeout_ != settings_.command_timeout)
+    set_timeout(settings_.command_timeout, "command_timeout");
+}
+
 Reply Connection::command(std::span<const std::string_view> args) {
   append(args);
   return read_reply();

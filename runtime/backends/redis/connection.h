@@ -34,6 +34,11 @@ class Connection {
   void append(std::span<const std::string_view> args);
   Reply read_reply();
 
+  // Shortens the wait for replies to `timeout` when that is below command_timeout, until
+  // restore_command_timeout().
+  void limit_command_timeout(Millis timeout);
+  void restore_command_timeout();
+
   bool broken() const { return broken_; }
   const std::string& server() const { return settings_.server; }
 

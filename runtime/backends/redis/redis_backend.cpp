@@ -17,6 +17,9 @@
 namespace distlock::detail {
 namespace {
 
+// A renewal sent when a lease is about to end still gets this long for its reply.
+constexpr Millis kShortestRenewalWait{10};
+
 // One try at the lock: granted, or the holder's remaining PTTL.
 struct Attempt {
   std::optional<Grant> grant;
@@ -63,7 +66,7 @@ class RedisBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   ReleaseOutcome release(std::string_view name, std::string_view owner,
                          std::string_view acquisition_id) override;
-  void renew(std::span<RenewItem> items) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 
  private:
@@ -199,7 +202,7 @@ ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view,
   }
 }
 
-void RedisBackend::renew(std::span<RenewItem> items) {
+void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
   if (items.empty()) return;
   // The core puts the lock and the server in front of the reason.
   const auto fail_all = [&](std::string_view reason) {
@@ -219,7 +222,10 @@ void RedisBackend::renew(std::span<RenewItem> items) {
       calls.push_back({{hash}, {item.acquisition_id, ttl}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
+      connection.limit_command_timeout(std::max(
+          std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait));
       const auto replies = scripts_.run_all(connection, Script::renew, calls);
+      connection.restore_command_timeout();
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
         RenewItem& item = items[i];

@@ -27,7 +27,7 @@ class ZooKeeperBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   ReleaseOutcome release(std::string_view name, std::string_view owner,
                          std::string_view acquisition_id) override;
-  void renew(std::span<RenewItem> items) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }
   // The session timeout the server granted: the core caps ttls at it and renews at a third.
@@ -188,7 +188,9 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
   }
 }
 
-void ZooKeeperBackend::renew(std::span<RenewItem> items) {
+// The session bounds validity here: a stalled server shows as a disconnected session, which
+// fails the renewal at once, so `deadline` needs no separate wait.
+void ZooKeeperBackend::renew(std::span<RenewItem> items, SteadyClock::time_point) {
   const auto session = keeper_.current();
   // Which node each item holds; several reentrant items may share one.
   std::vector<std::optional<HeldNode>> held(items.size());

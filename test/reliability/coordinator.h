@@ -1,0 +1,42 @@
+// The coordinator: starts the lock service and the workers, injects the fault, waits for
+// the workers, and reports.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "events.h"
+
+namespace distlock::reliability {
+
+struct RunConfig {
+  std::string backend = "redis";
+  std::string fault = "none";
+  int workers = 3;
+  Millis duration{8000};
+  Millis ttl{1000};
+  Millis pause{20};
+  int long_pause_percent = 3;
+  Millis think{20};                 // 0..think outside the lock after each release
+  std::optional<Millis> fault_at;   // default: 35% into the run
+  int fault_count = 1;              // injections of the fault
+  std::optional<Millis> fault_every;  // between injections (default: the fault's length + 2 s)
+  std::optional<bool> threads;      // default: threads for memory, processes otherwise
+  Millis session_timeout{2000};     // ZooKeeper
+  Millis slack{500};                // allowance on timing bounds for a loaded machine
+  std::uint64_t min_operations = 20;
+  bool check = true;                // exit 1 when a check fails
+  // The checker's self-test: workers without renewal or checked() against a store that
+  // ignores fences, with long pauses; the checker must then report lost updates.
+  bool self_test = false;
+  bool keep = false;                // keep the run's directory (logs, journal)
+  std::filesystem::path markdown;   // append a table row here
+  std::filesystem::path self;       // this executable, run again as the workers
+};
+
+// 0: every check held (or checks off); 1: a check failed; throws on setup errors.
+int run_checker(const RunConfig& config);
+
+}  // namespace distlock::reliability

@@ -1,0 +1,212 @@
+#include "servers.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "redis_server.h"
+#include "subprocess.h"
+#include "zookeeper_server.h"
+
+namespace distlock::reliability {
+namespace {
+
+using testing::Subprocess;
+
+std::string not_supported(const std::string& backend, const std::string& what) {
+  return "the " + backend + " service cannot " + what;
+}
+
+class MemoryService final : public LockService {
+ public:
+  std::string backend() const override { return "memory"; }
+  std::string url() const override { return "memory://checker-" + std::to_string(::getpid()); }
+  bool in_process() const override { return true; }
+};
+
+// redis-server without persistence, as the RedisServer of test/support starts it, but
+// restartable on the same port (a restart must reach the clients at the address they
+// know).
+class RedisService final : public LockService {
+ public:
+  explicit RedisService(std::filesystem::path directory) : directory_(std::move(directory)) {
+    program_ = testing::redis_server_program();
+    if (program_.empty())
+      throw std::runtime_error(
+          "redis-server not found (PATH, /usr/local/bin, /usr/bin, /usr/sbin or "
+          "$DISTLOCK_REDIS_SERVER); Debian: apt-get install redis-server");
+    std::filesystem::create_directories(directory_);
+    std::string last_output;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      port_ = testing::free_loopback_port();
+      if (launch(last_output)) return;
+      // Taken meanwhile by someone else: another port.
+    }
+    throw std::runtime_error("redis-server did not start: " + last_output);
+  }
+
+  std::string backend() const override { return "redis"; }
+  std::string url() const override { return "redis://127.0.0.1:" + std::to_string(port_); }
+  std::string url_through(std::uint16_t port) const override {
+    return "redis://127.0.0.1:" + std::to_string(port);
+  }
+  std::uint16_t port() const override { return port_; }
+
+  Restart restart() override {
+    Restart restart;
+    restart.stopped_at = mono_ns();
+    process_->kill(SIGKILL);
+    process_->wait(std::chrono::seconds(30));
+    process_.reset();
+    std::string output;
+    if (!launch(output))
+      throw std::runtime_error("redis-server did not come back on port " + std::to_string(port_) +
+                               ": " + output);
+    restart.serving_at = mono_ns();
+    return restart;
+  }
+
+ private:
+  // Starts redis-server on port_; false (with its output) when it did not come up.
+  bool launch(std::string& output) {
+    Subprocess::Options options;
+    options.merge_stderr = true;
+    auto process = std::make_unique<Subprocess>(
+        program_,
+        std::vector<std::string>{"--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", directory_.string(), "--daemonize",
+                                 "no"},
+        options);
+    output.clear();
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    for (;;) {
+      const auto left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+      if (left.count() <= 0) {
+        output += " (not ready within 20 s)";
+        return false;
+      }
+      std::optional<std::string> line;
+      try {
+        line = process->read_line(left);
+      } catch (const std::exception& e) {
+        output += e.what();
+        return false;
+      }
+      if (!line) return false;  // exited: the output says why
+      output += *line + "\n";
+      if (line->find("Ready to accept connections") != std::string::npos) break;
+    }
+    process->discard_output();
+    process_ = std::move(process);
+    return true;
+  }
+
+  std::filesystem::path directory_;
+  std::filesystem::path program_;
+  std::uint16_t port_ = 0;
+  std::unique_ptr<Subprocess> process_;
+};
+
+testing::ZooKeeperConfig zookeeper_config() {
+  testing::ZooKeeperConfig config;
+  // Sessions down to 1 s, expired on 250 ms ticks.
+  config.tick = Millis(250);
+  config.min_session_timeout = Millis(1000);
+  config.max_session_timeout = Millis(60000);
+  return config;
+}
+
+std::string zookeeper_query(Millis session_timeout) {
+  return "?session_timeout=" + std::to_string(session_timeout.count()) + "ms";
+}
+
+class ZooKeeperService final : public LockService {
+ public:
+  explicit ZooKeeperService(Millis session_timeout)
+      : session_timeout_(session_timeout), server_(zookeeper_config()) {}
+
+  std::string backend() const override { return "zookeeper"; }
+  std::string url() const override { return server_.url() + zookeeper_query(session_timeout_); }
+  std::string url_through(std::uint16_t port) const override {
+    return "zookeeper://127.0.0.1:" + std::to_string(port) + zookeeper_query(session_timeout_);
+  }
+  std::uint16_t port() const override { return server_.port(); }
+  Millis expiry_bound(Millis ttl) const override {
+    return std::max(ttl, session_timeout_) + 2 * zookeeper_config().tick;
+  }
+
+  Restart restart() override {
+    Restart restart;
+    restart.stopped_at = mono_ns();
+    server_.kill(SIGKILL);
+    server_.start();
+    restart.serving_at = mono_ns();
+    return restart;
+  }
+
+ private:
+  Millis session_timeout_;
+  testing::ZooKeeperServer server_;
+};
+
+class ZooKeeperEnsembleService final : public LockService {
+ public:
+  explicit ZooKeeperEnsembleService(Millis session_timeout)
+      : session_timeout_(session_timeout), ensemble_(zookeeper_config()) {}
+
+  std::string backend() const override { return "zookeeper-ensemble"; }
+  std::string url() const override { return ensemble_.url() + zookeeper_query(session_timeout_); }
+  Millis expiry_bound(Millis ttl) const override {
+    return std::max(ttl, session_timeout_) + 2 * zookeeper_config().tick;
+  }
+
+  LeaderKill kill_leader() override {
+    LeaderKill kill;
+    kill.index = ensemble_.leader();
+    kill.killed_at = mono_ns();
+    ensemble_.kill(kill.index);
+    killed_.push_back(kill.index);
+    return kill;
+  }
+
+  void restore() override {
+    for (const int index : killed_) ensemble_.restart(index);
+    killed_.clear();
+    ensemble_.await_quorum();
+  }
+
+ private:
+  Millis session_timeout_;
+  testing::ZooKeeperEnsemble ensemble_;
+  std::vector<int> killed_;
+};
+
+}  // namespace
+
+std::string LockService::url_through(std::uint16_t) const {
+  throw std::runtime_error(not_supported(backend(), "be reached through a proxy"));
+}
+std::uint16_t LockService::port() const {
+  throw std::runtime_error(not_supported(backend(), "name one server port"));
+}
+LockService::Restart LockService::restart() {
+  throw std::runtime_error(not_supported(backend(), "restart its server"));
+}
+LockService::LeaderKill LockService::kill_leader() {
+  throw std::runtime_error(not_supported(backend(), "lose a leader"));
+}
+void LockService::restore() {}
+
+std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
+  if (settings.backend == "memory") return std::make_unique<MemoryService>();
+  if (settings.backend == "redis") return std::make_unique<RedisService>(settings.directory / "redis");
+  if (settings.backend == "zookeeper") return std::make_unique<ZooKeeperService>(settings.session_timeout);
+  if (settings.backend == "zookeeper-ensemble")
+    return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
+  throw std::invalid_argument("unknown backend '" + settings.backend +
+                              "' (memory, redis, zookeeper, zookeeper-ensemble)");
+}
+
+}  // namespace distlock::reliability

@@ -1,0 +1,63 @@
+// The lock services the checker runs against, each started by the checker itself on free
+// loopback ports inside its temporary directory and stopped with the object:
+//   memory               memory://<name>: the workers are threads of one process
+//   redis                a redis-server without persistence, restartable on the same port
+//   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
+//   zookeeper-ensemble   three ZooKeeper servers with one leader
+// A missing redis-server, java or ZooKeeper jar is an error, never a skip.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "events.h"
+
+namespace distlock::reliability {
+
+class LockService {
+ public:
+  virtual ~LockService() = default;
+
+  virtual std::string backend() const = 0;
+  // The URL the workers use.
+  virtual std::string url() const = 0;
+  // The URL of a worker that reaches the (single) server through a proxy on `port`.
+  virtual std::string url_through(std::uint16_t port) const;
+  // The server's port, for a proxy in front of it (single-server services).
+  virtual std::uint16_t port() const;
+  // Memory: the workers must be threads of one process.
+  virtual bool in_process() const { return false; }
+  // How long the service may take to notice a dead client and free its lock: the lease ttl
+  // for Redis and memory, the session timeout (plus a tick of expiry granularity) for
+  // ZooKeeper.
+  virtual Millis expiry_bound(Millis ttl) const { return ttl; }
+
+  // Stops the server at once (SIGKILL: a crash) and starts it again on the same port; returns
+  // when it serves again. The stop time and the time it served again, in mono_ns().
+  struct Restart {
+    std::int64_t stopped_at = 0;
+    std::int64_t serving_at = 0;
+  };
+  virtual Restart restart();
+  // Ensembles: SIGKILLs the leader; returns its index and the time of the kill.
+  struct LeaderKill {
+    int index = -1;
+    std::int64_t killed_at = 0;
+  };
+  virtual LeaderKill kill_leader();
+  // Ensembles: starts the servers killed before again and waits for a quorum with a leader.
+  virtual void restore();
+};
+
+struct ServiceSettings {
+  std::string backend;
+  std::filesystem::path directory;  // a fresh directory for the servers' files
+  Millis session_timeout{2000};     // ZooKeeper
+};
+
+std::unique_ptr<LockService> make_service(const ServiceSettings& settings);
+
+}  // namespace distlock::reliability

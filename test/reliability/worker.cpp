@@ -1,0 +1,412 @@
+#include "worker.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <distlock/distlock.h>
+
+#include "fenced_store.h"
+
+namespace distlock::reliability {
+namespace {
+
+// Set by SIGUSR1: this process's (first) worker acts out its role at its next chance.
+volatile sig_atomic_t g_armed = 0;
+void on_arm(int) { g_armed = 1; }
+// Set by SIGUSR2: every worker ends after its current round.
+volatile sig_atomic_t g_stop = 0;
+void on_stop(int) { g_stop = 1; }
+
+std::mutex g_stdout_mutex;
+
+// A line to the coordinator (stdout is its pipe), written at once.
+void tell(const std::string& line) {
+  std::lock_guard lock(g_stdout_mutex);
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// The lease's documented drift allowance (lease.h: 1% of ttl + 2 ms): valid_until() less
+// ttl plus this is the send time of the request that won the lock.
+std::int64_t drift_allowance_ns(Millis ttl) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(ttl / 100 + Millis(2)).count();
+}
+
+std::int64_t ns_of(Millis d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
+
+class Worker {
+ public:
+  Worker(const WorkerSettings& settings, int id, std::shared_ptr<distlock::Client> client)
+      : settings_(settings),
+        id_(id),
+        client_(std::move(client)),
+        store_(settings.store),
+        log_(worker_log_path(settings.log_directory, id)),
+        random_(std::random_device{}() ^ static_cast<unsigned>(id * 7919)) {}
+
+  // False when the worker failed for a reason that is no fault's doing.
+  bool run();
+  std::uint64_t rounds() const { return rounds_; }
+
+ private:
+  void one_round(Clock::time_point deadline);
+  Millis random_pause();
+  void log_error(const char* kind, const std::string& what);
+  // value + 1 through distlock::checked: "accepted", "rejected" (by the fence), "refused"
+  // (checked found the lease invalid before the write), "undone" / "undo-rejected" (the
+  // lease ran out while the write ran) or "rejected-lost" (both).
+  const char* write_checked(const distlock::Lease& lease, std::uint64_t fence, std::uint64_t value);
+  // The self-test's write: straight to the store, whatever the lease says.
+  const char* write_unprotected(std::uint64_t fence, std::uint64_t value);
+
+  const WorkerSettings& settings_;
+  const int id_;
+  std::shared_ptr<distlock::Client> client_;
+  FencedStore store_;
+  EventLog log_;
+  std::mt19937_64 random_;
+  std::uint64_t rounds_ = 0;
+};
+
+void Worker::log_error(const char* kind, const std::string& what) {
+  log_.write(EventLine("error").add("w", id_).add("t", mono_ns()).add("kind", kind).add("what", what));
+}
+
+Millis Worker::random_pause() {
+  std::uniform_int_distribution<int> percent(0, 99);
+  if (percent(random_) < settings_.long_pause_percent) {
+    // Longer than the renewal interval, sometimes longer than the ttl: only renewal keeps
+    // such a holder valid.
+    std::uniform_int_distribution<long> long_pause(settings_.ttl.count() / 2,
+                                                   settings_.ttl.count() * 3 / 2);
+    return Millis(long_pause(random_));
+  }
+  std::uniform_int_distribution<long> pause(0, settings_.pause.count());
+  return Millis(pause(random_));
+}
+
+const char* Worker::write_checked(const distlock::Lease& lease, std::uint64_t fence,
+                                  std::uint64_t value) {
+  bool ran = false;
+  const char* outcome = "accepted";
+  try {
+    const StoreWrite write = distlock::checked(
+        lease,
+        [&] {
+          ran = true;
+          return store_.write(id_, fence, value, value + 1);
+        },
+        [&](StoreWrite& done) {
+          if (!done.accepted) outcome = "rejected-lost";
+          else outcome = store_.undo(id_, fence, value + 1, value) ? "undone" : "undo-rejected";
+        });
+    if (!write.accepted) outcome = "rejected";
+  } catch (const distlock::LockLost&) {
+    if (!ran) outcome = "refused";
+  }
+  return outcome;
+}
+
+const char* Worker::write_unprotected(std::uint64_t fence, std::uint64_t value) {
+  return store_.write(id_, fence, value, value + 1).accepted ? "accepted" : "rejected";
+}
+
+bool Worker::run() {
+  const auto deadline = Clock::now() + settings_.run_time;
+  try {
+    while (g_stop == 0 && Clock::now() < deadline) one_round(deadline);
+    log_.write(EventLine("finish").add("w", id_).add("t", mono_ns()).add("rounds", rounds_));
+    return true;
+  } catch (const std::exception& e) {
+    log_error("crash", e.what());
+    std::cerr << "checker worker " << id_ << ": " << e.what() << "\n";
+    return false;
+  }
+}
+
+void Worker::one_round(Clock::time_point deadline) {
+  const auto spec = distlock::spec(std::string_view(settings_.lock_type), settings_.ttl,
+                                   distlock::wait(settings_.wait),
+                                   distlock::renew(!settings_.unprotected));
+  std::optional<distlock::Lease> lease;
+  const std::int64_t asked = mono_ns();
+  try {
+    lease.emplace(client_->acquire(spec, settings_.lock_key));
+  } catch (const distlock::LockTimeout& e) {
+    log_error("timeout", e.what());
+    return;
+  } catch (const distlock::BackendUnavailable& e) {
+    log_error("unavailable", e.what());
+    // The server is down or cut off (a fault): try again shortly, not in a tight loop.
+    std::this_thread::sleep_for(std::min<Clock::duration>(Millis(50), deadline - Clock::now()));
+    return;
+  }
+  const std::int64_t granted = mono_ns();
+  const std::uint64_t n = ++rounds_;
+  const std::uint64_t fence = lease->fence();
+  const Millis ttl = lease->ttl();
+  const std::int64_t valid_until = to_ns(lease->valid_until());
+  log_.write(EventLine("grant")
+                 .add("w", id_)
+                 .add("n", n)
+                 .add("f", fence)
+                 .add("asked", asked)
+                 .add("sent", valid_until - ns_of(ttl) + drift_allowance_ns(ttl))
+                 .add("t", granted)
+                 .add("vu", valid_until)
+                 .add("ttl", static_cast<std::int64_t>(ttl.count()))
+                 .add("wall", wall_minus_mono_ns()));
+
+  // The first moment this holder learned that its lease was lost, by any channel.
+  auto told = std::make_shared<std::atomic<std::int64_t>>(0);
+  auto tell_lost = [told] {
+    std::int64_t none = 0;
+    told->compare_exchange_strong(none, mono_ns());
+  };
+  EventLog* log = &log_;
+  const int id = id_;
+  lease->on_lost([log, id, n, fence, tell_lost](const distlock::LockLost& lost) {
+    tell_lost();
+    log->write(EventLine("lost").add("w", id).add("n", n).add("f", fence).add("t", mono_ns()).add(
+        "why", lost.what()));
+  });
+
+  const StoreRead read = store_.read(id_, fence);
+  log_.write(EventLine("read")
+                 .add("w", id_)
+                 .add("n", n)
+                 .add("f", fence)
+                 .add("t", mono_ns())
+                 .add("ok", read.accepted ? 1 : 0)
+                 .add("value", read.value));
+
+  bool post_fault = false;
+  if (read.accepted) {
+    const bool act = id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed != 0;
+    if (act) {
+      g_armed = 0;
+      switch (settings_.role) {
+        case VictimRole::kill:
+          tell("holding " + std::to_string(fence));
+          // Works on while holding the lock, until the coordinator kills it.
+          std::this_thread::sleep_for(settings_.ttl * 4);
+          break;
+        case VictimRole::stop:
+          tell("stopping " + std::to_string(fence));
+          ::raise(SIGSTOP);
+          log_.write(EventLine("resumed").add("w", id_).add("n", n).add("f", fence).add("t", mono_ns()));
+          post_fault = true;
+          break;
+        case VictimRole::partition:
+          tell("holding " + std::to_string(fence));
+          // A piece of work that outlasts the lease while the coordinator stalls this
+          // worker's connection: renewals cannot get through.
+          std::this_thread::sleep_for(settings_.ttl * 2 + Millis(100));
+          post_fault = true;
+          break;
+        case VictimRole::hold:
+          tell("holding " + std::to_string(fence));
+          // Work that only renewals can carry through, while the service fails under it.
+          std::this_thread::sleep_for(settings_.ttl * 3 / 2);
+          post_fault = true;
+          break;
+        case VictimRole::none:
+          break;
+      }
+    } else {
+      std::this_thread::sleep_for(random_pause());
+    }
+
+    const char* outcome = settings_.unprotected
+                              ? write_unprotected(fence, read.value)
+                              : write_checked(*lease, fence, read.value);
+    if (std::string_view(outcome) != "accepted" && std::string_view(outcome) != "rejected") tell_lost();
+    log_.write(EventLine("write")
+                   .add("w", id_)
+                   .add("n", n)
+                   .add("f", fence)
+                   .add("t", mono_ns())
+                   .add("outcome", outcome)
+                   .add("post", post_fault ? 1 : 0));
+
+    // A holder that ignores the library's verdict: its stale write must meet the fence.
+    if (post_fault && std::string_view(outcome) != "accepted") {
+      const StoreWrite probe = store_.write(id_, fence, read.value, read.value + 1, StoreOp::probe);
+      log_.write(EventLine("probe")
+                     .add("w", id_)
+                     .add("n", n)
+                     .add("f", fence)
+                     .add("t", mono_ns())
+                     .add("outcome", probe.accepted ? "accepted" : "rejected"));
+    }
+  }
+
+  const std::int64_t release_at = mono_ns();
+  const std::int64_t valid_until_end = to_ns(lease->valid_until());
+  const char* released = "ok";
+  try {
+    lease->release();
+  } catch (const distlock::LockLost&) {
+    tell_lost();
+    released = "lost";
+  } catch (const distlock::BackendUnavailable&) {
+    released = "unavailable";
+  }
+  log_.write(EventLine("end")
+                 .add("w", id_)
+                 .add("n", n)
+                 .add("f", fence)
+                 .add("t", release_at)
+                 .add("vu", valid_until_end)
+                 .add("released", released)
+                 .add("told", told->load())
+                 .add("post", post_fault ? 1 : 0));
+  // Work outside the lock: without it the releasing worker wins its own lock straight back
+  // before the waiters, who must first hear of the release, can ask (the lock is not fair).
+  std::uniform_int_distribution<long> think(0, settings_.think.count());
+  std::this_thread::sleep_for(Millis(think(random_)));
+}
+
+}  // namespace
+
+VictimRole victim_role_from_name(const std::string& name) {
+  if (name == "none") return VictimRole::none;
+  if (name == "kill") return VictimRole::kill;
+  if (name == "stop") return VictimRole::stop;
+  if (name == "partition") return VictimRole::partition;
+  if (name == "hold") return VictimRole::hold;
+  throw std::invalid_argument("unknown victim role '" + name + "'");
+}
+
+std::string victim_role_name(VictimRole role) {
+  switch (role) {
+    case VictimRole::none: return "none";
+    case VictimRole::kill: return "kill";
+    case VictimRole::stop: return "stop";
+    case VictimRole::partition: return "partition";
+    case VictimRole::hold: return "hold";
+  }
+  return "none";
+}
+
+std::filesystem::path worker_log_path(const std::filesystem::path& directory, int id) {
+  return directory / ("worker-" + std::to_string(id) + ".log");
+}
+
+std::vector<std::string> worker_arguments(const WorkerSettings& s) {
+  return {"worker",
+          "--first-id", std::to_string(s.first_id),
+          "--threads", std::to_string(s.threads),
+          "--url", s.url,
+          "--type", s.lock_type,
+          "--key", s.lock_key,
+          "--store", s.store.string(),
+          "--logs", s.log_directory.string(),
+          "--ttl", std::to_string(s.ttl.count()),
+          "--pause", std::to_string(s.pause.count()),
+          "--long-pause-percent", std::to_string(s.long_pause_percent),
+          "--think", std::to_string(s.think.count()),
+          "--run-time", std::to_string(s.run_time.count()),
+          "--wait", std::to_string(s.wait.count()),
+          "--role", victim_role_name(s.role),
+          "--unprotected", s.unprotected ? "1" : "0"};
+}
+
+WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
+  WorkerSettings s;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (i + 1 >= args.size()) throw std::invalid_argument("worker: " + flag + " needs a value");
+    const std::string& value = args[++i];
+    if (flag == "--first-id") s.first_id = std::stoi(value);
+    else if (flag == "--threads") s.threads = std::stoi(value);
+    else if (flag == "--url") s.url = value;
+    else if (flag == "--type") s.lock_type = value;
+    else if (flag == "--key") s.lock_key = value;
+    else if (flag == "--store") s.store = value;
+    else if (flag == "--logs") s.log_directory = value;
+    else if (flag == "--ttl") s.ttl = parse_duration(value);
+    else if (flag == "--pause") s.pause = parse_duration(value);
+    else if (flag == "--long-pause-percent") s.long_pause_percent = std::stoi(value);
+    else if (flag == "--think") s.think = parse_duration(value);
+    else if (flag == "--run-time") s.run_time = parse_duration(value);
+    else if (flag == "--wait") s.wait = parse_duration(value);
+    else if (flag == "--role") s.role = victim_role_from_name(value);
+    else if (flag == "--unprotected") s.unprotected = value == "1";
+    else throw std::invalid_argument("worker: unknown option " + flag);
+  }
+  if (s.url.empty() || s.store.empty() || s.log_directory.empty())
+    throw std::invalid_argument("worker: --url, --store and --logs are required");
+  if (s.threads < 1) throw std::invalid_argument("worker: --threads must be at least 1");
+  return s;
+}
+
+int run_worker_process(const WorkerSettings& settings) {
+  struct sigaction arm {};
+  arm.sa_handler = on_arm;
+  sigemptyset(&arm.sa_mask);
+  arm.sa_flags = SA_RESTART;
+  ::sigaction(SIGUSR1, &arm, nullptr);
+  struct sigaction stop {};
+  stop.sa_handler = on_stop;
+  sigemptyset(&stop.sa_mask);
+  stop.sa_flags = SA_RESTART;
+  ::sigaction(SIGUSR2, &stop, nullptr);
+
+  // The runtime's own messages (lost leases, failed renewals) go to a log beside the
+  // workers', not to the test's output.
+  auto runtime_log = std::make_shared<EventLog>(settings.log_directory /
+                                                ("runtime-" + std::to_string(settings.first_id) + ".log"));
+  distlock::set_logger([runtime_log](distlock::LogLevel level, std::string_view message) {
+    const char* name = level == distlock::LogLevel::error     ? "error"
+                       : level == distlock::LogLevel::warning ? "warning"
+                       : level == distlock::LogLevel::info    ? "info"
+                                                              : "debug";
+    runtime_log->write(EventLine("runtime").add("t", mono_ns()).add("level", name).add("msg", message));
+  });
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < settings.threads; ++i) {
+    auto client = distlock::Client::connect(settings.url);
+    workers.push_back(std::make_unique<Worker>(settings, settings.first_id + i, std::move(client)));
+  }
+  tell("ready");
+
+  std::atomic<bool> all_ok{true};
+  if (workers.size() == 1) {
+    if (!workers[0]->run()) all_ok = false;
+  } else {
+    std::vector<std::thread> threads;
+    for (auto& worker : workers)
+      threads.emplace_back([&all_ok, &worker] {
+        if (!worker->run()) all_ok = false;
+      });
+    for (auto& thread : threads) thread.join();
+  }
+  std::uint64_t rounds = 0;
+  for (const auto& worker : workers) rounds += worker->rounds();
+  tell("done " + std::to_string(rounds));
+  workers.clear();
+  distlock::set_logger({});
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace distlock::reliability
