@@ -4,20 +4,6 @@
 
 namespace distlock::detail {
 
-std::string failure_message(std::string_view lock, std::string_view server,
-                            std::string_view reason) {
-  std::string message = "distlock: ";
-  if (!lock.empty()) {
-    message += "lock '";
-    message += lock;
-    message += "' on ";
-  }
-  message += server;
-  message += ": ";
-  message += reason;
-  return message;
-}
-
 std::string reason_text(const char* text) {
   std::string reason(text);
   if (!reason.empty())

@@ -2,6 +2,8 @@
 // concerns; the backend retells it as a failure on the lock (for_lock).
 #pragma once
 
+#include "failure_message.h"
+
 #include <string>
 #include <string_view>
 
@@ -9,9 +11,6 @@
 
 namespace distlock::detail {
 
-// "distlock: lock 'L' on SERVER: REASON", or "distlock: SERVER: REASON" without a lock.
-std::string failure_message(std::string_view lock, std::string_view server,
-                            std::string_view reason);
 
 // hiredis's (or strerror's) capitalized error text as a reason reads: "connection refused".
 std::string reason_text(const char* text);

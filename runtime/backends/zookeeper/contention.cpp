@@ -28,7 +28,7 @@ void Contention::fail(int rc, const std::string& doing) const {
   const std::string lock(request_.name);
   if (rc == ZNOAUTH)
     throw ConfigError(lock, context_.settings.server,
-                      zk::failure_message(lock, context_.settings.server,
+                      detail::failure_message(lock, context_.settings.server,
                                           doing + ": ZooKeeper refused access to " + path_ +
                                               " (its nodes belong to another user; connect "
                                               "with the credentials that created them)"));
@@ -156,7 +156,7 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
     if (rc == ZNONODE && i == 0) {
       const std::string lock(request_.name);
       throw ConfigError(lock, context_.settings.server,
-                        zk::failure_message(lock, context_.settings.server,
+                        detail::failure_message(lock, context_.settings.server,
                                             "the chroot '" + context_.settings.chroot +
                                                 "' does not exist; create it first"));
     }
@@ -192,7 +192,7 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
       // Deleted behind our back (or gone with the session): start over.
       own.gone();
       detail::log(LogLevel::warning,
-                  zk::failure_message(request_.name, context_.settings.server,
+                  detail::failure_message(request_.name, context_.settings.server,
                                       "our contender node " + entered.path +
                                           " vanished while waiting; contending again"));
       return Outcome::session_ended;

@@ -99,7 +99,7 @@ void Session::on_auth(int rc) {
   auth_ = rc == ZOK ? auth_ok : auth_refused;
   if (rc == ZOK && state_.load() == connected) was_ready_ = true;
   if (rc != ZOK) {
-    detail::log(LogLevel::error, zk::failure_message("", settings_.server, auth_error()));
+    detail::log(LogLevel::error, detail::failure_message("", settings_.server, auth_error()));
     wake_all();
   }
   on_change_();
@@ -117,7 +117,7 @@ void Session::on_state(zhandle_t* handle, int state) {
     timeout_ms_ = zoo_recv_timeout(handle);
     if (was_connected_.exchange(true) && state_.load() != connected)
       detail::log(LogLevel::info,
-                  zk::failure_message("", settings_.server,
+                  detail::failure_message("", settings_.server,
                                       "reconnected; " + describe() + " and its locks live on"));
     state_ = connected;
     const int auth = auth_.load();
@@ -125,7 +125,7 @@ void Session::on_state(zhandle_t* handle, int state) {
   } else if (state == ZOO_CONNECTING_STATE || state == ZOO_ASSOCIATING_STATE) {
     if (state_.exchange(connecting) == connected)
       detail::log(LogLevel::warning,
-                  zk::failure_message(
+                  detail::failure_message(
                       "", settings_.server,
                       "disconnected; reconnecting. Locks of " + describe() +
                           " stay valid until the server could expire it (" +
@@ -133,14 +133,14 @@ void Session::on_state(zhandle_t* handle, int state) {
   } else if (state == ZOO_EXPIRED_SESSION_STATE) {
     state_ = expired_state;
     detail::log(LogLevel::warning,
-                zk::failure_message("", settings_.server,
+                detail::failure_message("", settings_.server,
                                     describe() + " expired: its locks are lost; opening a new "
                                                  "session"));
     wake_all();
   } else if (state == ZOO_AUTH_FAILED_STATE) {
     state_ = auth_failed_state;
     auth_rc_ = ZAUTHFAILED;
-    detail::log(LogLevel::error, zk::failure_message("", settings_.server, auth_error()));
+    detail::log(LogLevel::error, detail::failure_message("", settings_.server, auth_error()));
     wake_all();
   } else {
     return;

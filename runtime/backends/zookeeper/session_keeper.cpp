@@ -27,7 +27,7 @@ SessionKeeper::SessionKeeper(const ZooKeeperSettings& settings, StatsCounters& s
   stop();
   if (session->auth_failed())
     throw ConfigError("", settings_.server,
-                      zk::failure_message("", settings_.server, session->auth_error()));
+                      detail::failure_message("", settings_.server, session->auth_error()));
   throw zk::unavailable("", settings_.server,
                         (session->expired() ? std::string("the new session expired at once")
                                             : "could not connect within " +

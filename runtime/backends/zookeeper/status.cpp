@@ -23,20 +23,6 @@ bool session_gone(int rc) {
   return rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE || rc == ZCLOSING || rc == ZAUTHFAILED;
 }
 
-std::string failure_message(std::string_view lock, std::string_view server,
-                            std::string_view reason) {
-  std::string message = "distlock: ";
-  if (!lock.empty()) {
-    message += "lock '";
-    message += lock;
-    message += "' on ";
-  }
-  message += server;
-  message += ": ";
-  message += reason;
-  return message;
-}
-
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason) {
   return BackendUnavailable(std::string(lock), std::string(server),

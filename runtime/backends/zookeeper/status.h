@@ -1,6 +1,8 @@
 // ZooKeeper result codes as the backend reads them, and the messages it throws.
 #pragma once
 
+#include "failure_message.h"
+
 #include <string>
 #include <string_view>
 
@@ -19,9 +21,6 @@ bool connection_trouble(int rc);
 // The session (or its handle) is gone: what it held is gone with it.
 bool session_gone(int rc);
 
-// "distlock: lock 'L' on SERVER: REASON", or "distlock: SERVER: REASON" without a lock.
-std::string failure_message(std::string_view lock, std::string_view server,
-                            std::string_view reason);
 
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason);
