@@ -29,6 +29,7 @@ std::string describe_wait(const LockSpec& spec, bool try_only) {
 ClientCore::ClientCore(std::string_view url, const Options& options)
     : instance_id_(make_instance_id()),
       backend_(make_backend(url, options, stats_)),
+      server_(std::make_shared<const std::string>(backend_->server())),
       renewals_(*backend_, stats_, options.renew_fraction) {
   backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
 }
@@ -76,10 +77,10 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
                           describe_wait(spec, try_only));
   }
   identity.fence = grant->fence;
-  auto state = std::make_shared<LeaseState>(shared_from_this(), std::move(identity),
-                                            grant->sent_at, next_serial_++);
+  auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
+                                            next_serial_++);
   // From here the lease owns the hold: if anything below throws, its destructor releases.
-  Lease lease(state);
+  Lease lease(shared_from_this(), state);
   ++stats_.acquired;
   if (spec.renew) renewals_.add(state, grant->sent_at);
   CurrentLeases::push(std::move(state));

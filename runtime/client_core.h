@@ -1,5 +1,21 @@
-// The shared heart of a Client: the backend, the renewal queue and the counters. Leases keep
-// it alive, so a lease may outlive the Client handle it came from.
+// The shared heart of a Client: the backend, the renewal queue and the counters.
+//
+// Ownership (-> is a shared_ptr, ~> a plain reference that the owner outlives):
+//
+//   Client ----------> ClientCore --unique--> Backend (its threads: listeners, sessions)
+//   Lease (owning) --> ClientCore    \-------> RenewalQueue (one thread) ~> Backend, stats
+//   Lease (owning) --> LeaseState --> server name (shared, so no one needs the core to name it)
+//   current() views -> LeaseState       (thread_local, per acquiring thread)
+//   RenewalQueue ----> LeaseState       (from add() until remove(); a batch while renewing)
+//
+// Only Client handles and owning Leases keep the core alive; a LeaseState never does. So the
+// core is destroyed by the user thread that drops the last Client or owning Lease: never by the
+// renewal thread (its references are to LeaseStates), nor by a thread whose held-lease list
+// still shows a lease released elsewhere. RenewalQueue::remove() returns only after the lease's
+// renewal and loss report are over, and the release then drops the lost callback: what the
+// callback owns (a Client, say) goes on the releasing thread too. The one way left to destroy
+// the core on the renewal thread is a lost callback that owns the last owning Lease; lease.h
+// forbids it.
 #pragma once
 
 #include <memory>
@@ -25,7 +41,7 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // Called once per lease, by Lease::release or its destructor.
   ReleaseOutcome release(LeaseState& lease);
 
-  const std::string& server() const { return backend_->server(); }
+  const std::string& server() const { return *server_; }
   StatsCounters& stats() { return stats_; }
 
  private:
@@ -34,6 +50,7 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   const std::string instance_id_;
   StatsCounters stats_;
   std::unique_ptr<Backend> backend_;
+  const std::shared_ptr<const std::string> server_;
   // Declared after the backend: its thread stops before the backend goes.
   RenewalQueue renewals_;
   std::atomic<std::uint64_t> next_serial_{1};

@@ -16,19 +16,19 @@ const detail::LeaseState& checked_state(const std::shared_ptr<detail::LeaseState
 
 }  // namespace
 
-Lease::Lease(std::shared_ptr<detail::LeaseState> state) : state_(std::move(state)) {}
+Lease::Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::LeaseState> state)
+    : core_(std::move(core)), state_(std::move(state)) {}
 
-Lease::Lease(Borrowed, std::shared_ptr<detail::LeaseState> state)
-    : state_(std::move(state)), owning_(false) {}
+Lease::Lease(Borrowed, std::shared_ptr<detail::LeaseState> state) : state_(std::move(state)) {}
 
 Lease::Lease(Lease&& other) noexcept
-    : state_(std::move(other.state_)), owning_(other.owning_) {}
+    : core_(std::move(other.core_)), state_(std::move(other.state_)) {}
 
 Lease& Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     release_and_log();
+    core_ = std::move(other.core_);
     state_ = std::move(other.state_);
-    owning_ = other.owning_;
   }
   return *this;
 }
@@ -72,9 +72,12 @@ void Lease::on_lost(LostCallback callback) {
 }
 
 void Lease::release() {
-  if (!state_ || !owning_ || !state_->begin_release()) return;
+  if (!state_ || !core_ || !state_->begin_release()) return;
   detail::CurrentLeases::pop(*state_);
-  if (state_->core().release(*state_) == detail::ReleaseOutcome::not_held) {
+  const auto outcome = core_->release(*state_);
+  // What the callback owns goes now, on this thread, not with the last view of the lease.
+  state_->drop_lost_callback();
+  if (outcome == detail::ReleaseOutcome::not_held) {
     throw LockLost(name(), server(),
                    "distlock: lock '" + name() + "' on " + server() +
                        ": the server no longer held this lease when it was released (it ran "

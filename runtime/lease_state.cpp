@@ -2,7 +2,6 @@
 
 #include <distlock/log.h>
 
-#include "client_core.h"
 #include "validity.h"
 
 namespace distlock::detail {
@@ -24,18 +23,13 @@ void run_lost_callback(const Lease::LostCallback& callback, const LockLost& erro
 
 }  // namespace
 
-LeaseState::LeaseState(std::shared_ptr<ClientCore> core, LeaseIdentity identity,
+LeaseState::LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity,
                        TimePoint sent_at, std::uint64_t serial)
-    : core_(std::move(core)),
+    : server_(std::move(server)),
       identity_(std::move(identity)),
       serial_(serial),
       acquiring_thread_(std::this_thread::get_id()),
       valid_until_(detail::valid_until(sent_at, identity_.ttl).time_since_epoch().count()) {}
-
-const std::string& LeaseState::server() const {
-  static const std::string kNoServer;
-  return core_ ? core_->server() : kNoServer;
-}
 
 LeaseState::TimePoint LeaseState::valid_until() const {
   return TimePoint(TimePoint::duration(valid_until_.load(std::memory_order_acquire)));
@@ -71,6 +65,7 @@ void LeaseState::set_lost_callback(Lease::LostCallback callback) {
   std::optional<LockLost> already_lost;
   {
     std::lock_guard lock(callback_mutex_);
+    if (released()) return;
     if (!lost_error_) {
       lost_callback_ = std::move(callback);
       return;
@@ -78,6 +73,14 @@ void LeaseState::set_lost_callback(Lease::LostCallback callback) {
     already_lost = lost_error_;
   }
   run_lost_callback(callback, *already_lost);
+}
+
+void LeaseState::drop_lost_callback() {
+  Lease::LostCallback dropped;
+  {
+    std::lock_guard lock(callback_mutex_);
+    dropped.swap(lost_callback_);
+  }
 }
 
 std::string LeaseState::invalid_reason(TimePoint now) const {

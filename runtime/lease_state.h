@@ -15,8 +15,6 @@
 
 namespace distlock::detail {
 
-class ClientCore;
-
 struct LeaseIdentity {
   std::string name;
   std::string acquisition_id;
@@ -29,14 +27,15 @@ class LeaseState {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;
 
-  LeaseState(std::shared_ptr<ClientCore> core, LeaseIdentity identity, TimePoint sent_at,
-             std::uint64_t serial);
+  // `server` is the client's, as errors name it: shared so that a lease needs neither a copy
+  // nor the client to name it.
+  LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity,
+             TimePoint sent_at, std::uint64_t serial);
 
   const LeaseIdentity& identity() const { return identity_; }
   std::uint64_t serial() const { return serial_; }
   std::thread::id acquiring_thread() const { return acquiring_thread_; }
-  ClientCore& core() const { return *core_; }
-  const std::string& server() const;
+  const std::string& server() const { return *server_; }
 
   bool valid(TimePoint now) const;
   TimePoint valid_until() const;
@@ -50,12 +49,15 @@ class LeaseState {
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   // Marks the lease lost; the first call reports it and runs the lost callback.
   void mark_lost(const std::string& reason);
+  // Ignored once the lease is released.
   void set_lost_callback(Lease::LostCallback callback);
+  // Called by the release, after which the callback can no longer run.
+  void drop_lost_callback();
   // Why it was lost, or why it is not valid.
   std::string invalid_reason(TimePoint now) const;
 
  private:
-  std::shared_ptr<ClientCore> core_;
+  const std::shared_ptr<const std::string> server_;
   const LeaseIdentity identity_;
   const std::uint64_t serial_;
   const std::thread::id acquiring_thread_;

@@ -47,7 +47,10 @@ void RenewalQueue::add(std::shared_ptr<LeaseState> lease, SteadyClock::time_poin
 
 void RenewalQueue::remove(const LeaseState& lease) {
   std::unique_lock lock(mutex_);
-  settled_.wait(lock, [&] { return !in_flight_.contains(lease.serial()); });
+  // On the renewal thread (a lost callback releasing a lease) the batch in flight is this
+  // thread's own, already settled: waiting for it would never end.
+  if (std::this_thread::get_id() != thread_.get_id())
+    settled_.wait(lock, [&] { return !in_flight_.contains(lease.serial()); });
   schedule_.erase(lease.serial());
   leases_.erase(lease.serial());
 }
@@ -77,43 +80,52 @@ void RenewalQueue::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     const auto now = SteadyClock::now();
-    const Batch batch = take_due(now);
+    Batch batch = take_due(now);
     if (batch.empty()) {
       sleeping_until_ = std::min(schedule_.next_due().value_or(now + kIdleWake), now + kIdleWake);
       wake_.wait_until(lock, sleeping_until_);
       sleeping_until_ = SteadyClock::time_point::min();
       continue;
     }
-
-    std::vector<RenewItem> items;
-    items.reserve(batch.size());
-    for (const auto& lease : batch) {
-      const auto& identity = lease->identity();
-      RenewItem& item = items.emplace_back();
-      item.name = identity.name;
-      item.owner = identity.owner;
-      item.acquisition_id = identity.acquisition_id;
-      item.ttl = identity.ttl;
-    }
-    auto deadline = SteadyClock::time_point::max();
-    for (const auto& lease : batch) deadline = std::min(deadline, lease->valid_until());
-    lock.unlock();
-    const auto sent_at = SteadyClock::now();
-    backend_.renew(items, deadline);
-    lock.lock();
-
-    const auto lost = settle(batch, items, sent_at);
-    for (const auto& lease : batch) in_flight_.erase(lease->serial());
-    settled_.notify_all();
-
-    lock.unlock();
-    for (const auto& [lease, reason] : lost) {
-      if (lease->lost()) continue;
-      ++stats_.lost;
-      lease->mark_lost(reason);
-    }
-    lock.lock();
+    renew(lock, std::move(batch));
   }
+}
+
+void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
+  std::vector<RenewItem> items;
+  items.reserve(batch.size());
+  std::vector<std::uint64_t> serials;
+  serials.reserve(batch.size());
+  auto deadline = SteadyClock::time_point::max();
+  for (const auto& lease : batch) {
+    const auto& identity = lease->identity();
+    RenewItem& item = items.emplace_back();
+    item.name = identity.name;
+    item.owner = identity.owner;
+    item.acquisition_id = identity.acquisition_id;
+    item.ttl = identity.ttl;
+    serials.push_back(lease->serial());
+    deadline = std::min(deadline, lease->valid_until());
+  }
+  lock.unlock();
+  const auto sent_at = SteadyClock::now();
+  backend_.renew(items, deadline);
+  lock.lock();
+  auto lost = settle(batch, items, sent_at);
+  lock.unlock();
+
+  for (const auto& [lease, reason] : lost) {
+    if (lease->lost() || lease->released()) continue;
+    ++stats_.lost;
+    lease->mark_lost(reason);
+  }
+  // The batch ends before remove() may return: this thread then holds none of its leases.
+  lost.clear();
+  batch.clear();
+
+  lock.lock();
+  for (const auto serial : serials) in_flight_.erase(serial);
+  settled_.notify_all();
 }
 
 std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::settle(

@@ -25,7 +25,8 @@ class RenewalQueue {
   RenewalQueue& operator=(const RenewalQueue&) = delete;
 
   void add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at);
-  // After this returns, the lease is never renewed again: a renewal in flight is waited for.
+  // After this returns, the lease is never renewed again and the queue holds no reference to
+  // it: a renewal in flight, and the report of its loss, are waited for.
   void remove(const LeaseState& lease);
   // Renews every lease now, as when the backend may have lost them all. Thread-safe.
   void renew_all_now();
@@ -34,6 +35,9 @@ class RenewalQueue {
   using Batch = std::vector<std::shared_ptr<LeaseState>>;
 
   void run();
+  // Renews one batch, reports its losses, and then forgets it. Called and returns with
+  // `lock` held.
+  void renew(std::unique_lock<std::mutex>& lock, Batch batch);
   Batch take_due(SteadyClock::time_point now);
   // Returns the leases found lost, to be reported outside the lock.
   std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> settle(

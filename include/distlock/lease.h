@@ -13,6 +13,7 @@
 namespace distlock {
 
 namespace detail {
+class ClientCore;
 class LeaseState;
 class CurrentLeases;
 }
@@ -21,7 +22,7 @@ class Lease {
  public:
   using LostCallback = std::function<void(const LockLost&)>;
 
-  explicit Lease(std::shared_ptr<detail::LeaseState> state);
+  Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::LeaseState> state);
   Lease(Lease&& other) noexcept;
   Lease& operator=(Lease&& other) noexcept;
   Lease(const Lease&) = delete;
@@ -50,8 +51,10 @@ class Lease {
   std::chrono::steady_clock::time_point valid_until() const;
 
   // Called once, on the renewal thread, when a renewal finds the lock gone or the lease
-  // runs out before a renewal gets through. Called at once if the lease is already lost.
-  // Keep it short: it delays the renewal of other leases.
+  // runs out before a renewal gets through. Called at once if the lease is already lost;
+  // never after release() has returned. Keep it short: it delays the renewal of
+  // other leases. It may release leases, but must not own the last reference to this Lease
+  // (the renewal thread cannot destroy the client that runs it).
   void on_lost(LostCallback callback);
 
   // Releases now. Throws LockLost if the server no longer had the lock for this lease
@@ -62,13 +65,15 @@ class Lease {
  private:
   friend class detail::CurrentLeases;
   struct Borrowed {};
-  // A view that current() hands out: it never releases.
+  // A view that current() hands out: it never releases, and does not keep the client.
   Lease(Borrowed, std::shared_ptr<detail::LeaseState> state);
   // release(), with a failure logged instead of thrown.
   void release_and_log() noexcept;
 
+  // Null in a borrowed view: only the owning Lease keeps the client's core alive, so the
+  // core is destroyed by a thread that releases or drops what it owns (client_core.h).
+  std::shared_ptr<detail::ClientCore> core_;
   std::shared_ptr<detail::LeaseState> state_;
-  bool owning_ = true;
 };
 
 }  // namespace distlock

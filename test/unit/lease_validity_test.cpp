@@ -1,6 +1,5 @@
 // Lease validity without the network: valid_until / drift_allowance, and LeaseState driven by
-// explicit time points (a fake clock). No client core, no server: LeaseState is built with a
-// null core, so nothing here may need one.
+// explicit time points (a fake clock). No client core, no server: a LeaseState needs neither.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -87,8 +86,8 @@ class LeaseStateTest : public ::testing::Test {
     identity.owner = "owner-token:1";
     identity.fence = 17;
     identity.ttl = kTtl;
-    return std::make_shared<LeaseState>(std::shared_ptr<detail::ClientCore>{}, identity, sent_at,
-                                        serial);
+    return std::make_shared<LeaseState>(std::make_shared<const std::string>("memory://validity"),
+                                        identity, sent_at, serial);
   }
 
   const TimePoint sent_ = TimePoint{} + 1000s;
@@ -106,6 +105,7 @@ TEST_F(LeaseStateTest, KeepsItsIdentity) {
   EXPECT_EQ(state->identity().fence, 17u);
   EXPECT_EQ(state->identity().ttl, kTtl);
   EXPECT_EQ(state->serial(), 99u);
+  EXPECT_EQ(state->server(), "memory://validity");
   EXPECT_EQ(state->acquiring_thread(), std::this_thread::get_id());
   EXPECT_FALSE(state->released());
   EXPECT_FALSE(state->lost());

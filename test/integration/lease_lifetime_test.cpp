@@ -1,0 +1,71 @@
+// Who destroys a client's core (runtime/client_core.h), against a real redis-server: the
+// thread that drops the last Client and owning Lease, never the renewal thread, even when the
+// drop happens while that thread is still reporting the lease's loss.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Connections the server has open, besides the redis-cli asking.
+int other_connections(const RedisServer& server) {
+  std::istringstream list(server.cli({"CLIENT", "LIST"}));
+  int count = 0;
+  for (std::string line; std::getline(list, line);)
+    if (line.find("cmd=client") == std::string::npos) ++count;
+  return count;
+}
+
+TEST(LeaseLifetime, ClientDroppedWhileTheRenewalThreadReportsTheLoss) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  auto lease = std::make_unique<Lease>(client->acquire(spec("lifetime", 300ms)));
+  Event in_callback;
+  Event callback_may_return;
+  lease->on_lost([&](const LockLost&) {
+    in_callback.set();
+    callback_may_return.wait_for(60s);
+  });
+  server.cli({"DEL", "distlock:{lifetime}"});
+  ASSERT_TRUE(in_callback.wait_for(60s)) << "the next renewal did not find the lock gone";
+
+  // The renewal thread is inside the callback now, with the lease's renewal batch in hand.
+  Event dropped;
+  std::thread owner([&] {
+    try {
+      lease->release();
+    } catch (const LockLost&) {
+      // Expected: the server no longer had it.
+    }
+    lease.reset();
+    client.reset();
+    dropped.set();
+  });
+  // A release that does not wait for the loss report finishes at once; one that does (the
+  // contract) waits for the callback. Either way, let the callback go after a while.
+  dropped.wait_for(1s);
+  callback_may_return.set();
+  owner.join();
+  EXPECT_TRUE(dropped.is_set());
+  // The core went, on the owner's thread: its connections closed. Had the renewal thread
+  // been left with the last reference, it would have deadlocked destroying its own queue and
+  // the connections would stay open.
+  EXPECT_TRUE(eventually([&] { return other_connections(server) == 0; }, 30s))
+      << other_connections(server) << " connections still open";
+}
+
+}  // namespace
+}  // namespace distlock::testing
