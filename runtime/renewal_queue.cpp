@@ -1,5 +1,7 @@
 #include "renewal_queue.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace distlock::detail {
@@ -15,7 +17,11 @@ constexpr auto kMaxRetry = std::chrono::milliseconds(1000);
 }  // namespace
 
 RenewalQueue::RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction)
-    : backend_(backend), stats_(stats), renew_fraction_(renew_fraction), thread_([this] { run(); }) {}
+    : backend_(backend), stats_(stats), renew_fraction_(renew_fraction), thread_([this] { run(); }) {
+  // Named here rather than by the thread, so the name is there once the client is: for
+  // `top -H`, debuggers and the lifetime tests, which count renewal threads.
+  pthread_setname_np(thread_.native_handle(), kThreadName);
+}
 
 RenewalQueue::~RenewalQueue() {
   {

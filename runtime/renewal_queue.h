@@ -18,6 +18,9 @@ namespace distlock::detail {
 
 class RenewalQueue {
  public:
+  // The renewal thread's name (at most 15 characters, as Linux allows).
+  static constexpr const char* kThreadName = "distlock-renew";
+
   // Renews each lease once `renew_fraction` of its ttl has passed since its last grant.
   RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction);
   ~RenewalQueue();

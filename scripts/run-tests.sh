@@ -2,8 +2,7 @@
 # Builds distlock (RelWithDebInfo, build/) and runs every test: unit, integration (real
 # servers), the tool's lit suite, package, example and fuzz tests; then the runtime's unit
 # and integration tests again under AddressSanitizer+UndefinedBehaviorSanitizer
-# (build-asan/), and the integration (concurrency) tests under ThreadSanitizer
-# (build-tsan/). Installs missing Debian packages first (as root or through sudo).
+# (build-asan/) and under ThreadSanitizer (build-tsan/). Installs missing Debian packages first (as root or through sudo).
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them)
@@ -20,6 +19,6 @@ ctest --test-dir "${DISTLOCK_BUILD_DIR}" --output-on-failure --no-tests=error \
   --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}" "$@"
 if [[ $# -eq 0 ]]; then
   sanitized_tests asan address,undefined 'unit|integration'
-  sanitized_tests tsan thread integration
+  sanitized_tests tsan thread 'unit|integration'
 fi
 log "all tests passed"

@@ -1,12 +1,12 @@
 // Who may destroy a client's core, and on which thread (runtime/client_core.h): never the
 // renewal thread, and never a thread that merely once held one of its leases.
-#include <dirent.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,19 +19,21 @@
 
 #include <distlock/distlock.h>
 
+#include "renewal_queue.h"
+
 namespace distlock {
 namespace {
 
 using namespace std::chrono_literals;
 
-// The process's threads right now; each client core runs one renewal thread.
-std::size_t thread_count() {
+// The renewal threads alive right now: each client core runs one.
+std::size_t renewal_threads() {
   std::size_t count = 0;
-  DIR* tasks = ::opendir("/proc/self/task");
-  if (tasks == nullptr) throw std::runtime_error("cannot read /proc/self/task");
-  while (const dirent* entry = ::readdir(tasks))
-    if (entry->d_name[0] != '.') ++count;
-  ::closedir(tasks);
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && name == detail::RenewalQueue::kThreadName) ++count;
+  }
   return count;
 }
 
@@ -111,9 +113,9 @@ TEST(ClientLifetime, ReleaseAndDropRacingRenewals) {
 }
 
 TEST(ClientLifetime, LeaseReleasedOnAnotherThreadDoesNotKeepTheClient) {
-  const std::size_t before = thread_count();
+  const std::size_t before = renewal_threads();
   auto client = Client::connect("memory://lifetime-handover");
-  ASSERT_EQ(thread_count(), before + 1) << "one renewal thread per client";
+  ASSERT_EQ(renewal_threads(), before + 1) << "one renewal thread per client";
 
   std::optional<Lease> handed_over;
   {
@@ -124,15 +126,15 @@ TEST(ClientLifetime, LeaseReleasedOnAnotherThreadDoesNotKeepTheClient) {
     handed_over->release();
     handed_over.reset();
     client.reset();
-    // The acquiring thread is still alive (the + 1) and its held-lease list still names the
-    // lease; the client's renewal thread must be gone.
-    EXPECT_EQ(thread_count(), before + 1)
+    // The acquiring thread is still alive and its held-lease list still names the lease;
+    // the client's renewal thread must be gone.
+    EXPECT_EQ(renewal_threads(), before)
         << "the client's renewal thread outlived the client and every lease it granted";
   }
 }
 
 TEST(ClientLifetime, LostCallbackOfAReleasedLeaseDoesNotKeepTheClient) {
-  const std::size_t before = thread_count();
+  const std::size_t before = renewal_threads();
   auto client = Client::connect("memory://lifetime-callback");
   std::optional<Lease> handed_over;
   {
@@ -144,7 +146,7 @@ TEST(ClientLifetime, LostCallbackOfAReleasedLeaseDoesNotKeepTheClient) {
     handed_over->release();
     handed_over.reset();
     client.reset();
-    EXPECT_EQ(thread_count(), before + 1);
+    EXPECT_EQ(renewal_threads(), before);
   }
 }
 
