@@ -1,8 +1,8 @@
 //===- Attributes.cpp - Registering distlock::lock and distlock::key ------===//
 //
-// These registrations must live in the executable's own objects: a static
-// initializer inside a static library is dropped by the linker when nothing
-// else refers to its object file.
+// The registrations are static initializers in the distlockWeave library: an
+// object file of a static library that nothing refers to is dropped by the
+// linker, so ForceLinker.h refers to the anchor below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +97,9 @@ static ParsedAttrInfoRegistry::Add<LockAttrInfo>
     RegisterLock("distlock-lock", "[[distlock::lock(type, ttl, options...)]]");
 static ParsedAttrInfoRegistry::Add<KeyAttrInfo>
     RegisterKey("distlock-key", "[[distlock::key]] / [[distlock::key(\"path\")]]");
+
+// Referred to by ForceLinker.h; external linkage, so the reference resolves here.
+volatile int AttributesAnchorSource = 0;
 
 } // namespace weave
 } // namespace distlock

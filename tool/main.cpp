@@ -9,13 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ForceLinker.h"
+#include "Paths.h"
 #include "WeaveAction.h"
 
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/FileSystem.h"
 
 using namespace clang::tooling;
 
@@ -48,15 +48,6 @@ static llvm::cl::extrahelp MoreHelp(
     "place of SRC.\nSee docs/annotations.md for the attributes and their "
     "diagnostics.\n");
 
-static std::string absolute(llvm::StringRef Path) {
-  if (Path.empty())
-    return "";
-  llvm::SmallString<256> Absolute = Path;
-  llvm::sys::fs::make_absolute(Absolute);
-  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
-  return std::string(Absolute);
-}
-
 int main(int argc, const char **argv) {
   auto Parsed = CommonOptionsParser::create(argc, argv, WeaveCategory,
                                             llvm::cl::Required);
@@ -75,14 +66,14 @@ int main(int argc, const char **argv) {
   Tool.appendArgumentsAdjuster(getClangStripDependencyFileAdjuster());
 
   distlock::weave::WeaveOptions Options;
-  Options.OutputPath = absolute(OutputPath);
+  Options.OutputPath = distlock::weave::absolutePath(OutputPath);
   Options.DepfilePath = DepfilePath;
   if (SourceRoot.empty() != WovenRoot.empty()) {
     llvm::errs() << "distlock-weave: give --source-root and --woven-root "
                     "together\n";
     return 2;
   }
-  Options.SourceRoot = absolute(SourceRoot);
-  Options.WovenRoot = absolute(WovenRoot);
+  Options.SourceRoot = distlock::weave::absolutePath(SourceRoot);
+  Options.WovenRoot = distlock::weave::absolutePath(WovenRoot);
   return Tool.run(distlock::weave::newWeaveActionFactory(Options).get());
 }

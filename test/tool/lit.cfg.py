@@ -6,7 +6,8 @@ import lit.formats
 config.name = "distlock-weave"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cpp"]
-config.excludes = ["Inputs"]
+# unit/ holds the GoogleTest unit tests of the tool library, run by ctest.
+config.excludes = ["Inputs", "unit"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.distlock_binary_dir, "test", "tool")
 
