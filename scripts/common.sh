@@ -1,5 +1,6 @@
 # Shared by scripts/run-*.sh: non-interactive setup, package checks, configure and build.
-# Source it; it sets DISTLOCK_ROOT (the repository) and DISTLOCK_BUILD_DIR (its build/).
+# Source it; it sets DISTLOCK_ROOT (the repository). The builds are CMakePresets.json's:
+# test (build/), release (build-release/), asan (build-asan/), tsan (build-tsan/).
 
 # Nothing here may wait for a person: no stdin, no prompts.
 exec </dev/null
@@ -9,7 +10,6 @@ export NEEDRESTART_MODE=a
 export GTEST_COLOR=no
 
 DISTLOCK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DISTLOCK_BUILD_DIR="${DISTLOCK_ROOT}/build"
 
 DISTLOCK_LLVM_VERSION="$(head -n 1 "${DISTLOCK_ROOT}/llvm-version.txt" | tr -d '[:space:]')"
 
@@ -23,6 +23,7 @@ DISTLOCK_PACKAGES=(
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
   "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev"
+  "clang-format-${DISTLOCK_LLVM_VERSION}" "clang-tidy-${DISTLOCK_LLVM_VERSION}"
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -71,45 +72,45 @@ ensure_packages() {
     "${missing[@]}"
 }
 
-# configure_build <build type> [extra cmake args...]: Ninja into build/.
-configure_build() {
-  local build_type="$1"
-  shift
-  local cache="${DISTLOCK_BUILD_DIR}/CMakeCache.txt"
-  if [[ -f "$cache" ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$cache"; then
-    log "build/ was configured with another generator: starting it afresh"
-    rm -rf "${DISTLOCK_BUILD_DIR}/CMakeCache.txt" "${DISTLOCK_BUILD_DIR}/CMakeFiles"
-  fi
-  log "configuring build/ (${build_type})"
-  cmake -S "${DISTLOCK_ROOT}" -B "${DISTLOCK_BUILD_DIR}" -G Ninja \
-    -DCMAKE_BUILD_TYPE="${build_type}" "$@"
+# The build directory of a preset.
+preset_dir() {
+  case "$1" in
+    test) echo "${DISTLOCK_ROOT}/build" ;;
+    *) echo "${DISTLOCK_ROOT}/build-$1" ;;
+  esac
 }
 
-# build [targets...]: everything by default.
+# configure <preset>: cmake --preset <preset> (Ninja).
+configure() {
+  local preset="$1"
+  local cache
+  cache="$(preset_dir "$preset")/CMakeCache.txt"
+  if [[ -f "$cache" ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$cache"; then
+    log "$(preset_dir "$preset") was configured with another generator: starting it afresh"
+    rm -rf "$cache" "$(dirname "$cache")/CMakeFiles"
+  fi
+  log "configuring preset ${preset}"
+  (cd "${DISTLOCK_ROOT}" && cmake --preset "$preset")
+}
+
+# build <preset> [targets...]: everything by default.
 build() {
-  local args=(--build "${DISTLOCK_BUILD_DIR}" --parallel "$(jobs_count)")
+  local preset="$1"
+  shift
+  local args=(--build --preset "$preset" --parallel "$(jobs_count)")
   local target
   for target in "$@"; do
     args+=(--target "$target")
   done
-  log "building${*:+ $*}"
-  cmake "${args[@]}"
+  log "building preset ${preset}${*:+: $*}"
+  (cd "${DISTLOCK_ROOT}" && cmake "${args[@]}")
 }
 
-# sanitized_tests <name> <sanitizers> <ctest label regex>: builds the runtime and its tests
-# with -fsanitize=<sanitizers> into build-<name>/ (no tool, examples or benchmarks) and runs
-# the tests with those labels there.
-sanitized_tests() {
-  local name="$1" sanitizers="$2" labels="$3"
-  local dir="${DISTLOCK_ROOT}/build-${name}"
-  log "configuring build-${name}/ (-fsanitize=${sanitizers})"
-  cmake -S "${DISTLOCK_ROOT}" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DDISTLOCK_SANITIZE="$sanitizers" -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_TOOL=OFF \
-    -DDISTLOCK_BUILD_EXAMPLES=OFF -DDISTLOCK_BUILD_BENCH=OFF
-  log "building build-${name}/"
-  cmake --build "$dir" --parallel "$(jobs_count)"
-  log "running the ${labels} tests under -fsanitize=${sanitizers}"
-  TSAN_OPTIONS="suppressions=${DISTLOCK_ROOT}/test/sanitizers/tsan.supp" \
-    ctest --test-dir "$dir" --output-on-failure --no-tests=error -L "$labels" \
-    --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}"
+# run_tests <preset> [ctest arguments...]
+run_tests() {
+  local preset="$1"
+  shift
+  log "running the tests of preset ${preset}"
+  (cd "${DISTLOCK_ROOT}" &&
+    ctest --preset "$preset" --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}" "$@")
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds distlock in Release (build/) and runs the benchmarks: redis_cycle_bench (acquire +
+# Builds distlock in Release (build-release/) and runs the benchmarks: redis_cycle_bench (acquire +
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
 # rate), key_bench (lock-name building), woven_call_bench (a woven call against a
 # hand-written Lease, on memory:// and on Redis), weave_time.sh (distlock-weave against
@@ -12,10 +12,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
-configure_build Release \
-  -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-build redis_cycle_bench key_bench woven_call_bench distlock-weave zookeeper_bench
-bench="${DISTLOCK_BUILD_DIR}/bench"
+configure release
+build release redis_cycle_bench key_bench woven_call_bench distlock-weave zookeeper_bench
+bench="$(preset_dir release)/bench"
 
 log "redis_cycle_bench $*"
 "${bench}/redis_cycle_bench" "$@"
@@ -26,7 +25,7 @@ log "woven_call_bench (memory://)"
 log "woven_call_bench (Redis)"
 "${bench}/woven_call_bench" --redis
 log "weave_time.sh: examples/shop/inventory.cpp"
-bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "${DISTLOCK_BUILD_DIR}/tool/distlock-weave" \
+bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "$(preset_dir release)/tool/distlock-weave" \
   "clang++-${DISTLOCK_LLVM_VERSION}" "${DISTLOCK_ROOT}/examples/shop/inventory.cpp" 11 \
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
 zookeeper_args=()

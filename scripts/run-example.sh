@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: builds the shop example (Release, build/), whose locked functions
+# The main job: builds the shop example (Release, build-release/), whose locked functions
 # distlock-weave weaves, starts a private redis-server on a free loopback port, runs several
 # shop processes against it and prints what happened; then the same run built without
 # weaving, to show the lost updates the locks prevent. The server and its directory are
@@ -11,11 +11,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
-configure_build Release \
-  -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-build shop shop_unwoven
-woven="${DISTLOCK_BUILD_DIR}/examples/shop/shop"
-unwoven="${DISTLOCK_BUILD_DIR}/examples/shop/shop_unwoven"
+configure release
+build release shop shop_unwoven
+woven="$(preset_dir release)/examples/shop/shop"
+unwoven="$(preset_dir release)/examples/shop/shop_unwoven"
 
 redis_server="$(command -v redis-server || echo /usr/bin/redis-server)"
 redis_cli="$(command -v redis-cli || echo /usr/bin/redis-cli)"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds distlock (RelWithDebInfo, build/) and runs every test: unit, integration (real
-# servers), the tool's lit suite, package, example and fuzz tests; then the runtime's unit
-# and integration tests again under AddressSanitizer+UndefinedBehaviorSanitizer
-# (build-asan/) and under ThreadSanitizer (build-tsan/). Installs missing Debian packages first (as root or through sudo).
+# Builds distlock (preset test: RelWithDebInfo, build/) and runs every test: unit,
+# integration (real servers), the tool's lit and unit tests, package, example and fuzz
+# tests; then the runtime's unit and integration tests again under
+# AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
+# ThreadSanitizer (preset tsan, build-tsan/). Installs missing Debian packages first (as root
+# or through sudo).
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them)
@@ -10,15 +12,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
-configure_build RelWithDebInfo \
-  -DDISTLOCK_BUILD_TESTS=ON -DDISTLOCK_BUILD_EXAMPLES=ON -DDISTLOCK_BUILD_BENCH=ON
-build
-
-log "running the tests"
-ctest --test-dir "${DISTLOCK_BUILD_DIR}" --output-on-failure --no-tests=error \
-  --parallel "${DISTLOCK_TEST_JOBS:-$(jobs_count)}" "$@"
+configure test
+build test
+run_tests test "$@"
 if [[ $# -eq 0 ]]; then
-  sanitized_tests asan address,undefined 'unit|integration'
-  sanitized_tests tsan thread 'unit|integration'
+  for preset in asan tsan; do
+    configure "$preset"
+    build "$preset"
+    run_tests "$preset"
+  done
 fi
 log "all tests passed"

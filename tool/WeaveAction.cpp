@@ -61,6 +61,7 @@ protected:
               WriteMode::Always);
     if (!Options.DepfilePath.empty()) {
       std::vector<std::string> Paths;
+      Paths.reserve(Files.size());
       for (const ReadFile &File : Files)
         Paths.push_back(File.Path);
       writeFile(Options.DepfilePath, depfileText(Options.OutputPath, Paths),

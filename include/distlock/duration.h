@@ -42,8 +42,8 @@ constexpr Millis parse_duration(std::string_view text) {
     long long scale = 0;
     if (unit == "ms") scale = 1;
     else if (unit == "s") scale = 1000;
-    else if (unit == "m") scale = 60 * 1000;
-    else if (unit == "h") scale = 60 * 60 * 1000;
+    else if (unit == "m") scale = 60LL * 1000;
+    else if (unit == "h") scale = 60LL * 60 * 1000;
     else error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
     if (number > Millis::max().count() / scale ||
         number * scale > Millis::max().count() - total.count())
