@@ -2,13 +2,15 @@
 # programs, with distlock found one of two ways:
 #
 #   cmake -DMODE=install|build-tree -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch dir>
-#         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>|<program> <args>..."
+#         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>[ => <regex>]|..."
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
 #         [-DCXX_COMPILER=<path>] [-DBUILD_TYPE=<type>] [-DCONFIG=<config>] -P run_consumer.cmake
 #
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
 #             CMAKE_PREFIX_PATH=WORK_DIR/prefix.
 # build-tree: the consumer with distlock_DIR=BUILD_DIR.
+# A run with " => <regex>" must print something matching the regex on stdout (`&` separates
+# regexes that must all match), besides exiting with 0.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var MODE BUILD_DIR WORK_DIR CONSUMER_DIR RUNS GENERATOR MAKE_PROGRAM)
@@ -81,8 +83,15 @@ endif()
 run(${CMAKE_COMMAND} ${build_args})
 
 string(REPLACE "|" ";" runs "${RUNS}")
-foreach(command_line IN LISTS runs)
-  separate_arguments(command UNIX_COMMAND "${command_line}")
+foreach(run_spec IN LISTS runs)
+  set(expected "")
+  string(FIND "${run_spec}" " => " arrow)
+  if(arrow GREATER_EQUAL 0)
+    math(EXPR after "${arrow} + 4")
+    string(SUBSTRING "${run_spec}" ${after} -1 expected)
+    string(SUBSTRING "${run_spec}" 0 ${arrow} run_spec)
+  endif()
+  separate_arguments(command UNIX_COMMAND "${run_spec}")
   list(POP_FRONT command program)
   file(GLOB_RECURSE found LIST_DIRECTORIES false ${WORK_DIR}/consumer-build/${program})
   list(FILTER found EXCLUDE REGEX "/CMakeFiles/")
@@ -90,6 +99,17 @@ foreach(command_line IN LISTS runs)
     message(FATAL_ERROR "run_consumer: the build made no program '${program}'")
   endif()
   list(GET found 0 executable)
-  run(${executable} ${command})
+  message(STATUS "run_consumer: ${executable} ${command}")
+  execute_process(COMMAND ${executable} ${command} RESULT_VARIABLE result OUTPUT_VARIABLE output)
+  message("${output}")
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "run_consumer: failed (${result}): ${program}")
+  endif()
+  string(REPLACE "&" ";" expected "${expected}")
+  foreach(pattern IN LISTS expected)
+    if(NOT output MATCHES "${pattern}")
+      message(FATAL_ERROR "run_consumer: ${program} printed nothing matching '${pattern}'")
+    endif()
+  endforeach()
 endforeach()
 message(STATUS "run_consumer: ${MODE} with ${GENERATOR}: OK")
