@@ -30,17 +30,18 @@ std::string guardText(const GuardParts &Parts) {
   const std::string AtAttribute = lineDirective(Args.Line, Args.File);
   OS << "\n"
      << AtAttribute << "\n"
-     << "static constexpr ::distlock::LockSpec distlock_woven_spec_ = [] { "
-        "using namespace ::std::chrono_literals; return ::distlock::spec(\n"
+     << "static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] "
+        "{ using namespace ::std::chrono_literals; return "
+        "::distlock::woven::spec(\n"
      << AtAttribute << "\n"
      << std::string(Args.Column > 0 ? Args.Column - 1 : 0, ' ') << Args.Text
      << "\n"
      << AtAttribute << "\n"
      << "); }();\n"
      << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
-     << "::distlock::ScopedLock distlock_woven_guard_(distlock_woven_spec_";
+     << "::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_";
   if (!Parts.KeyExpressions.empty()) {
-    OS << ", ::distlock::key_of(";
+    OS << ", ::distlock::woven::key_of(";
     llvm::ListSeparator Comma;
     for (const std::string &Key : Parts.KeyExpressions)
       OS << Comma << Key;

@@ -4,7 +4,8 @@
 // the source at its number: the lock arguments are pasted between #line
 // directives naming the attribute's own line and column, so the compiler
 // reports a mistake in them where the user wrote it, and a final #line puts
-// the rest of the '{' line back at its number.
+// the rest of the '{' line back at its number. The guard names only what
+// <distlock/woven.h> declares (WovenRuntimeHeader).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,9 @@ struct GuardParts {
 };
 
 std::string guardText(const GuardParts &Parts);
+
+/// The one runtime header a woven file includes: the names the guard uses.
+inline constexpr const char *WovenRuntimeHeader = "distlock/woven.h";
 
 /// `#line N "file"` with the file name escaped as a string literal.
 std::string lineDirective(unsigned Line, llvm::StringRef File);

@@ -54,7 +54,7 @@ std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,
                         bool NeedsRuntime) {
   std::string Text;
   if (NeedsRuntime)
-    Text += "#include <distlock/distlock.h>\n";
+    Text += std::string("#include <") + WovenRuntimeHeader + ">\n";
   Text += lineDirective(1, SourcePath);
   Text += "\n";
   Text += Body;

@@ -27,7 +27,7 @@ enum class WriteMode {
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
                                 WriteMode Mode);
 
-/// A woven file: the runtime's header when a guard needs it, then
+/// A woven file: <distlock/woven.h> when a guard needs it, then
 /// `#line 1 "<original>"` so the compiler reports the user's own file and
 /// lines.
 std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,

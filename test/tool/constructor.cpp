@@ -1,13 +1,34 @@
 // A constructor: the guard opens its body, so member initializers run before
 // the lock is taken.
-// RUN: %weave %s -o %t.cpp -- -std=c++20
+// RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
+// RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-syntax %t.cpp
 // RUN: %gxx-syntax %t.cpp
+// RUN: %gxx-link %t.cpp %runtime -o %t.exe
+// RUN: %t.exe | FileCheck %s --check-prefix=LIVE
+
+#include <cstdio>
+
+#include <distlock/distlock.h>
 
 struct Session {
   // CHECK: Session({{\[\[ +\]\]}} int user) : user_(user) {
-  // CHECK: ::distlock::key_of(user));
-  [[distlock::lock("session", 10s)]] Session([[distlock::key]] int user) : user_(user) {}
+  // CHECK: ::distlock::woven::key_of(user));
+  // GUARD:  {{\[\[}}                              ]] Session({{\[\[}}             ]] int user) : user_(user) {
+  // GUARD-NEXT:#line [[@LINE+8]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+  // GUARD-NEXT:#line [[@LINE+6]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:                   "session", 10s
+  // GUARD-NEXT:#line [[@LINE+4]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:); }();
+  // GUARD-NEXT:#line [[@LINE+2]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(user));
+  [[distlock::lock("session", 10s)]] Session([[distlock::key]] int user) : user_(user) {
+    std::printf("%s after user_ = %d\n", distlock::current()->name().c_str(), user_);
+  }
   int user_;
 };
+
+// LIVE: session:5 after user_ = 5
+int main() { Session session(5); }

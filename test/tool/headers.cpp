@@ -13,12 +13,12 @@
 // RUN: %gxx-link -I%inputs/headers/include %t/app/main.cpp %runtime -o %t/main
 // RUN: %t/main | FileCheck %s --check-prefix=OUTPUT
 
-// STOCK: #include <distlock/distlock.h>
+// STOCK: #include <distlock/woven.h>
 // STOCK-NEXT: #line 1 "{{.*}}headers/include/stock.h"
 // STOCK: inline int reserve({{\[\[ +\]\]}} const Item& item, int count) {
-// STOCK: ::distlock::key_of(item.sku));
+// STOCK: ::distlock::woven::key_of(item.sku));
 // STOCK: Id release({{\[\[ +\]\]}} Id id) {
-// STOCK: ::distlock::key_of(id));
+// STOCK: ::distlock::woven::key_of(id));
 
 // MAIN: #line 1 "{{.*}}headers/app/main.cpp"
 // MAIN-NEXT: #include "[[WOVEN:.*]]/app/catalog.h"

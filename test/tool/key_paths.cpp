@@ -1,11 +1,17 @@
 // Key paths: a field, a nested field, a const member function, through a
 // pointer, and through a base class.
-// RUN: %weave %s -o %t.cpp -- -std=c++20
+// RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
+// RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-syntax %t.cpp
 // RUN: %gxx-syntax %t.cpp
+// RUN: %gxx-link %t.cpp %runtime -o %t.exe
+// RUN: %t.exe | FileCheck %s --check-prefix=LIVE
 
+#include <cstdio>
 #include <string>
+
+#include <distlock/distlock.h>
 
 struct Entity { long id = 0; };
 struct Customer : Entity { std::string email; };
@@ -15,9 +21,26 @@ struct Order {
   std::string code() const { return "O-" + std::to_string(number); }
 };
 
-// CHECK: ::distlock::key_of(order.customer.email, same.code(), previous->customer.id, order_again.number));
+// CHECK: ::distlock::woven::key_of(order.customer.email, same.code(), previous->customer.id, order_again.number));
+// GUARD:           {{\[\[}}                       ]] Order& order_again) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}key_paths.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}key_paths.cpp"
+// GUARD-NEXT:                 "order", 30s
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}key_paths.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}key_paths.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(order.customer.email, same.code(), previous->customer.id, order_again.number));
 [[distlock::lock("order", 30s)]]
 void amend([[distlock::key("customer.email")]] const Order& order,
            [[distlock::key("code()")]] const Order& same,
            [[distlock::key("customer.id")]] const Order* previous,
-           [[distlock::key("number")]] Order& order_again) {}
+           [[distlock::key("number")]] Order& order_again) {
+  std::printf("%s\n", distlock::current()->name().c_str());
+}
+
+// LIVE: order:ann@example.com:O-7:12:7
+int main() {
+  Order order{{{12}, "ann@example.com"}, 7};
+  amend(order, order, &order, order);
+}

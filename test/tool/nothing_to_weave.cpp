@@ -4,6 +4,7 @@
 // RUN: tail -n +2 %t.cpp > %t.body
 // RUN: diff %t.body %s
 // RUN: FileCheck %s --input-file %t.cpp --match-full-lines
+// RUN: %clangxx-syntax %t.cpp
 
 // CHECK: #line 1 "{{.*}}nothing_to_weave.cpp"
 // CHECK-NOT: {{^#include}}

@@ -1,12 +1,22 @@
 // A recursive locked function takes its own lock again on the same thread:
 // reentrancy, so it neither deadlocks nor releases early.
 // RUN: %weave %s -o %t.cpp -- %flags
+// RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-run %t.cpp %runtime -o %t.exe
 // RUN: %t.exe | FileCheck %s
 
 #include <cstdio>
 #include <distlock/distlock.h>
 
+// GUARD:int depth({{\[\[}}             ]] int tree, int level) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:                 "tree", 5s
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(tree));
 [[distlock::lock("tree", 5s)]]
 int depth([[distlock::key]] int tree, int level) {
   const distlock::Lease* held = distlock::current();

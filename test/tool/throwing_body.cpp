@@ -1,5 +1,6 @@
 // A body that throws releases its lock on the way out.
 // RUN: %weave %s -o %t.cpp -- %flags
+// RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %gxx-link %t.cpp %runtime -o %t.exe
 // RUN: %t.exe | FileCheck %s
 
@@ -8,6 +9,15 @@
 #include <stdexcept>
 #include <thread>
 
+// GUARD:void charge({{\[\[}}             ]] int payment) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}throwing_body.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}throwing_body.cpp"
+// GUARD-NEXT:                 "payment", 30s
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}throwing_body.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}throwing_body.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(payment));
 [[distlock::lock("payment", 30s)]]
 void charge([[distlock::key]] int payment) {
   std::printf("charging %d under %s\n", payment, distlock::current()->name().c_str());

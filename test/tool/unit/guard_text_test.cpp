@@ -23,20 +23,21 @@ TEST(GuardText, WithKeys) {
   EXPECT_EQ(guardText(parts(Keys)),
             "\n"
             "#line 12 \"/src/orders.cpp\"\n"
-            "static constexpr ::distlock::LockSpec distlock_woven_spec_ = [] { using namespace "
-            "::std::chrono_literals; return ::distlock::spec(\n"
+            "static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using "
+            "namespace ::std::chrono_literals; return ::distlock::woven::spec(\n"
             "#line 12 \"/src/orders.cpp\"\n"
             "                    \"order\", 30s, distlock::wait(5s)\n"
             "#line 12 \"/src/orders.cpp\"\n"
             "); }();\n"
             "#line 14 \"/src/orders.cpp\"\n"
-            "::distlock::ScopedLock distlock_woven_guard_(distlock_woven_spec_, "
-            "::distlock::key_of(user, order.id));");
+            "::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, "
+            "::distlock::woven::key_of(user, order.id));");
 }
 
 TEST(GuardText, WithoutKeysTheLockIsTheTypeAlone) {
   const std::string Text = guardText(parts({}));
-  const std::string Tail = "::distlock::ScopedLock distlock_woven_guard_(distlock_woven_spec_);";
+  const std::string Tail =
+      "::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_);";
   ASSERT_GE(Text.size(), Tail.size());
   EXPECT_EQ(Text.substr(Text.size() - Tail.size()), Tail);
   EXPECT_EQ(Text.find("key_of"), std::string::npos);

@@ -32,7 +32,7 @@ TEST(DepfileText, EscapesWhatMakeWouldMisread) {
 TEST(WovenSource, IncludesTheRuntimeOnlyWhenAGuardNeedsIt) {
   EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", false), "#line 1 \"/src/a.cpp\"\nint x;\n");
   EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", true),
-            "#include <distlock/distlock.h>\n#line 1 \"/src/a.cpp\"\nint x;\n");
+            "#include <distlock/woven.h>\n#line 1 \"/src/a.cpp\"\nint x;\n");
 }
 
 class WriteFileAtomically : public ::testing::Test {

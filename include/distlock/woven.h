@@ -1,0 +1,27 @@
+// The contract between distlock-weave and the runtime. A woven file includes this header and
+// nothing else of distlock's, and its guard names nothing of distlock but what namespace
+// distlock::woven declares below. test/tool/unit/woven_contract_test.cpp fails when the tool
+// emits a name this header does not declare, or this header declares one the tool no longer
+// emits; compiling this header (and every woven output in the lit suite) fails when the
+// runtime no longer has what it names.
+//
+// The attribute's own arguments are the user's code, pasted into the spec: the options they
+// use (distlock::wait, try_only, renew, read, write) come with spec.h.
+#pragma once
+
+#include <chrono>
+
+#include <distlock/key.h>
+#include <distlock/scoped_lock.h>
+#include <distlock/spec.h>
+
+namespace distlock {
+namespace woven {
+
+using ::distlock::key_of;
+using ::distlock::LockSpec;
+using ::distlock::ScopedLock;
+using ::distlock::spec;
+
+}  // namespace woven
+}  // namespace distlock

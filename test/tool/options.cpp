@@ -1,0 +1,108 @@
+// Every option of the annotation reaches the spec the guard builds: the woven program reads
+// the spec back inside each locked function (distlock_woven_spec_ is the guard's own name),
+// and read/write reach the runtime, which refuses them on memory:// (they need ZooKeeper).
+// RUN: %weave %s -o %t.cpp -- %flags
+// RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
+// RUN: %clangxx-syntax %t.cpp
+// RUN: %gxx-link %t.cpp %runtime -o %t.exe
+// RUN: %t.exe | FileCheck %s --check-prefix=LIVE
+
+#include <cstdio>
+
+#include <distlock/distlock.h>
+
+// What the bodies see unwoven (the weaver parses them so): woven, the guard's own spec of the
+// same name hides it.
+constexpr distlock::LockSpec distlock_woven_spec_{};
+
+void show(const distlock::LockSpec& spec) {
+  const char* mode = spec.mode == distlock::Mode::exclusive ? "exclusive"
+                     : spec.mode == distlock::Mode::read    ? "read"
+                                                            : "write";
+  std::printf("%s: ttl %lld wait %lld renew %d mode %s\n", distlock::current()->name().c_str(),
+              static_cast<long long>(spec.ttl.count()), static_cast<long long>(spec.wait.count()),
+              spec.renew ? 1 : 0, mode);
+}
+
+// GUARD:void waits({{\[\[}}             ]] int id) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:                 "waits", 2s, distlock::wait(1500ms)
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+[[distlock::lock("waits", 2s, distlock::wait(1500ms))]]
+void waits([[distlock::key]] int id) { show(distlock_woven_spec_); }
+
+// GUARD:void tries({{\[\[}}             ]] int id) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:                 "tries", "3s", distlock::try_only
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+[[distlock::lock("tries", "3s", distlock::try_only)]]
+void tries([[distlock::key]] int id) { show(distlock_woven_spec_); }
+
+// GUARD:void unrenewed({{\[\[}}             ]] int id) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:                 "unrenewed", 4000, distlock::renew(false), distlock::wait(2s)
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+[[distlock::lock("unrenewed", 4000, distlock::renew(false), distlock::wait(2s))]]
+void unrenewed([[distlock::key]] int id) { show(distlock_woven_spec_); }
+
+// GUARD:void read_report({{\[\[}}             ]] int id) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:                 "report", 5s, distlock::read
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+[[distlock::lock("report", 5s, distlock::read)]]
+void read_report([[distlock::key]] int id) { show(distlock_woven_spec_); }
+
+// GUARD:void write_report({{\[\[}}             ]] int id) {
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:                 "report", 5s, distlock::write, distlock::wait(1s)
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
+// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+[[distlock::lock("report", 5s, distlock::write, distlock::wait(1s))]]
+void write_report([[distlock::key]] int id) { show(distlock_woven_spec_); }
+
+template <class Locked>
+void refused(const char* what, Locked locked) {
+  try {
+    locked();
+    std::printf("%s: taken\n", what);
+  } catch (const distlock::ConfigError& error) {
+    std::printf("%s: refused: %s\n", what, error.what());
+  }
+}
+
+// LIVE:      waits:1: ttl 2000 wait 1500 renew 1 mode exclusive
+// LIVE-NEXT: tries:2: ttl 3000 wait 0 renew 1 mode exclusive
+// LIVE-NEXT: unrenewed:3: ttl 4000 wait 2000 renew 0 mode exclusive
+// LIVE-NEXT: read: refused: {{.*}}'report'{{.*}}read-write locks{{.*}}zookeeper://
+// LIVE-NEXT: write: refused: {{.*}}'report'{{.*}}read-write locks{{.*}}zookeeper://
+int main() {
+  waits(1);
+  tries(2);
+  unrenewed(3);
+  refused("read", [] { read_report(4); });
+  refused("write", [] { write_report(5); });
+}

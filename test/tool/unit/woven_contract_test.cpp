@@ -1,0 +1,69 @@
+// The contract of include/distlock/woven.h: the guard distlock-weave emits names nothing of
+// distlock but what distlock::woven declares, and the header declares nothing the guard does
+// not use. Either side drifting fails here.
+#include "GuardText.h"
+#include "WovenOutput.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace distlock::weave {
+namespace {
+
+std::set<std::string> declaredByTheHeader() {
+  std::ifstream Header(std::string(DISTLOCK_INCLUDE_DIR) + "/" + WovenRuntimeHeader);
+  EXPECT_TRUE(Header.good()) << "cannot read " << WovenRuntimeHeader;
+  std::stringstream Text;
+  Text << Header.rdbuf();
+  const std::string Source = Text.str();
+  const std::regex Using("using ::distlock::([A-Za-z_][A-Za-z_0-9]*);");
+  std::set<std::string> Names;
+  for (std::sregex_iterator It(Source.begin(), Source.end(), Using), End; It != End; ++It)
+    Names.insert((*It)[1]);
+  return Names;
+}
+
+// Every guard shape: with and without keys.
+std::string everyGuard() {
+  const std::vector<std::string> Keys = {"user", "order.id"};
+  GuardParts Parts;
+  Parts.LockArguments = {"\"order\", 30s, distlock::wait(5s)", "/src/a.cpp", 3, 3};
+  Parts.BodyFile = "/src/a.cpp";
+  Parts.BodyLine = 4;
+  std::string Text = guardText(Parts);
+  Parts.KeyExpressions = Keys;
+  Text += guardText(Parts);
+  return Text;
+}
+
+TEST(WovenContract, TheGuardNamesOnlyWhatWovenHDeclares) {
+  const std::string Guard = everyGuard();
+  // The pasted arguments are the user's: leave them out.
+  std::string Emitted = std::regex_replace(Guard, std::regex("distlock::wait\\(5s\\)"), "");
+  const std::regex Qualified("::distlock::([A-Za-z_][A-Za-z_0-9]*)(::([A-Za-z_][A-Za-z_0-9]*))?");
+  std::set<std::string> Used;
+  for (std::sregex_iterator It(Emitted.begin(), Emitted.end(), Qualified), End; It != End;
+       ++It) {
+    ASSERT_EQ((*It)[1], "woven") << "the guard names ::distlock::" << (*It)[1]
+                                 << " outside distlock::woven:\n"
+                                 << Guard;
+    Used.insert((*It)[3]);
+  }
+  EXPECT_EQ(Used, declaredByTheHeader())
+      << "the tool and include/distlock/woven.h disagree on what woven code uses";
+}
+
+TEST(WovenContract, AWovenFileIncludesOnlyTheContract) {
+  const std::string Woven = wovenSource("/src/a.cpp", "int x;\n", true);
+  EXPECT_EQ(Woven.rfind("#include <distlock/woven.h>\n", 0), 0u) << Woven;
+  EXPECT_EQ(Woven.find("distlock.h"), std::string::npos) << Woven;
+}
+
+} // namespace
+} // namespace distlock::weave
