@@ -35,9 +35,17 @@ void usage(std::ostream& out) {
          "                        [--fault-count 1] [--fault-every 20s]\n"
          "                        [--threads|--processes]\n"
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
-         "                        [--markdown FILE] [--keep] [--no-check] [--self-test]\n"
-         "  --self-test: no renewal, no checked(), a store that ignores fences: the checks\n"
-         "               must fail (lost updates), which shows that they can.\n";
+         "                        [--markdown FILE] [--keep] [--no-check]\n"
+         "                        [--break renewal|fencing|checked|on-lost]...\n"
+         "  --break: a negative control, turning one protection off so that the check it is\n"
+         "           there for must fail (and the checker exit 1), which shows that it can:\n"
+         "    renewal  leases are not renewed and every pause outlasts the ttl: writes are\n"
+         "             refused in a run without faults\n"
+         "    fencing  the store accepts every fence: a stale write is accepted\n"
+         "    checked  workers write without checked(): a victim's stale write reaches the\n"
+         "             store (fencing still rejects it)\n"
+         "    on-lost  workers hear of a loss 2 x --slack after on_lost reports it: the\n"
+         "             partition fault's timing check fails\n";
 }
 
 RunConfig parse_run(const std::vector<std::string>& args) {
@@ -67,7 +75,14 @@ RunConfig parse_run(const std::vector<std::string>& args) {
     else if (flag == "--markdown") config.markdown = value();
     else if (flag == "--keep") config.keep = true;
     else if (flag == "--no-check") config.check = false;
-    else if (flag == "--self-test") config.self_test = true;
+    else if (flag == "--break") {
+      const std::string& what = value();
+      if (what == "renewal") config.breaks.renewal = true;
+      else if (what == "fencing") config.breaks.fencing = true;
+      else if (what == "checked") config.breaks.checked = true;
+      else if (what == "on-lost") config.breaks.on_lost = true;
+      else throw std::invalid_argument("--break takes renewal, fencing, checked or on-lost, not " + what);
+    }
     else throw std::invalid_argument("unknown option " + flag);
   }
   return config;

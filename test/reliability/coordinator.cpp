@@ -62,7 +62,7 @@ int run_checker(const RunConfig& config) {
   const auto logs = directory.path() / "logs";
   std::filesystem::create_directories(logs);
   const auto store = directory.path() / "store";
-  FencedStore::create(store, /*fencing=*/!config.self_test);
+  FencedStore::create(store, /*fencing=*/!config.breaks.fencing);
 
   auto service = make_service({config.backend, directory.path() / "servers", config.session_timeout});
   auto fault = make_fault(config.fault);
@@ -91,8 +91,11 @@ int run_checker(const RunConfig& config) {
   base.ttl = config.ttl;
   base.pause = config.pause;
   base.think = config.think;
-  base.long_pause_percent = config.self_test ? 30 : config.long_pause_percent;
-  base.unprotected = config.self_test;
+  // Without renewal every pause outlasts the lease: each write must then be refused.
+  base.long_pause_percent = config.breaks.renewal ? 100 : config.long_pause_percent;
+  base.renew = !config.breaks.renewal;
+  base.use_checked = !config.breaks.checked;
+  base.on_lost_delay = config.breaks.on_lost ? config.slack * 2 : Millis(0);
   // The coordinator ends the run (SIGUSR2); this only bounds a run whose coordinator died.
   base.run_time = config.duration + hold_off + Millis(120000);
   // Waits that outlast a silent holder's lock; a worker starved longer logs a timeout and

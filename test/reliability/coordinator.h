@@ -28,9 +28,14 @@ struct RunConfig {
   Millis slack{500};                // allowance on timing bounds for a loaded machine
   std::uint64_t min_operations = 20;
   bool check = true;                // exit 1 when a check fails
-  // The checker's self-test: workers without renewal or checked() against a store that
-  // ignores fences, with long pauses; the checker must then report lost updates.
-  bool self_test = false;
+  // Negative controls (--break): each turns one protection off, so that the check it is
+  // there for must fail with its own line (test/reliability/CMakeLists.txt).
+  struct Breaks {
+    bool renewal = false;  // leases are not renewed, and every pause outlasts the ttl
+    bool fencing = false;  // the store accepts every fence
+    bool checked = false;  // workers write without checked()
+    bool on_lost = false;  // a worker hears of a loss 2 x slack after on_lost reports it
+  } breaks;
   bool keep = false;                // keep the run's directory (logs, journal)
   std::filesystem::path markdown;   // append a table row here
   std::filesystem::path self;       // this executable, run again as the workers

@@ -25,7 +25,7 @@ struct StateRecord {
   std::uint64_t value;
   std::uint64_t highest_fence;
   std::uint64_t sequence;  // journal records written so far
-  std::uint64_t fencing;   // 1: refuse lower fences; 0: accept everything (self-test)
+  std::uint64_t fencing;   // 1: refuse lower fences; 0: accept everything (--break fencing)
 };
 
 struct JournalRecord {

@@ -36,8 +36,8 @@ struct StoreWrite {
 class FencedStore {
  public:
   // Creates (or empties) the store at `path` (and its journal, `path` + ".journal").
-  // Without `fencing` it accepts every operation (the checker's self-test: a resource that
-  // ignores fences, which the checker must catch losing updates).
+  // Without `fencing` it accepts every operation (--break fencing, a negative control: a
+  // resource that ignores fences, whose stale writes the checker must catch).
   static void create(const std::filesystem::path& path, bool fencing = true);
 
   // Opens the store with descriptors of its own.

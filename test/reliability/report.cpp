@@ -206,6 +206,8 @@ Report analyze(const RunFacts& facts) {
           if (w.integer("w") == victim->worker && w.unsigned_integer("n") == victim->n && w.integer("post") != 0) {
             ++injection.post_fault_writes;
             if (w.text("outcome") == "accepted") ++injection.post_fault_accepted;
+            // Anything but "refused" ran against the store: checked() did not stop it.
+            if (w.text("outcome") != "refused") ++injection.post_fault_reached_store;
           }
         for (const Event& p : logs.probes)
           if (p.integer("w") == victim->worker && p.unsigned_integer("n") == victim->n) {
@@ -344,6 +346,12 @@ Report analyze(const RunFacts& facts) {
                  return std::to_string(i.post_fault_accepted) + " of " + std::to_string(i.post_fault_writes) +
                         " accepted, stale probes rejected by fencing " + std::to_string(i.probes_rejected) + " of " +
                         std::to_string(i.probes);
+               });
+    check_each("victim's writes after the fault stopped by checked()",
+               [](const auto& i) { return i.post_fault_writes >= 1 && i.post_fault_reached_store == 0; },
+               [](const auto& i) {
+                 return std::to_string(i.post_fault_reached_store) + " of " + std::to_string(i.post_fault_writes) +
+                        " reached the store";
                });
     check_each("victim told of its loss", [](const auto& i) { return i.victim_told; },
                [](const auto& i) { return yes_no(i.victim_told); });

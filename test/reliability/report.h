@@ -82,6 +82,7 @@ struct Figures {
     std::optional<std::int64_t> on_lost_lag_ns;
     std::uint64_t post_fault_writes = 0;
     std::uint64_t post_fault_accepted = 0;
+    std::uint64_t post_fault_reached_store = 0;  // ran against the store: not refused by checked()
     std::uint64_t probes = 0;
     std::uint64_t probes_rejected = 0;
     // restart-server: holders that still held when the server served again, how many

@@ -74,8 +74,8 @@ class Worker {
   // (checked found the lease invalid before the write), "undone" / "undo-rejected" (the
   // lease ran out while the write ran) or "rejected-lost" (both).
   const char* write_checked(const distlock::Lease& lease, std::uint64_t fence, std::uint64_t value);
-  // The self-test's write: straight to the store, whatever the lease says.
-  const char* write_unprotected(std::uint64_t fence, std::uint64_t value);
+  // The negative control of checked(): straight to the store, whatever the lease says.
+  const char* write_unchecked(std::uint64_t fence, std::uint64_t value);
 
   const WorkerSettings& settings_;
   const int id_;
@@ -94,9 +94,9 @@ Millis Worker::random_pause() {
   std::uniform_int_distribution<int> percent(0, 99);
   if (percent(random_) < settings_.long_pause_percent) {
     // Longer than the renewal interval, sometimes longer than the ttl: only renewal keeps
-    // such a holder valid.
-    std::uniform_int_distribution<long> long_pause(settings_.ttl.count() / 2,
-                                                   settings_.ttl.count() * 3 / 2);
+    // such a holder valid. Without renewal (a negative control) always longer than the ttl.
+    const long shortest = settings_.renew ? settings_.ttl.count() / 2 : settings_.ttl.count() + 50;
+    std::uniform_int_distribution<long> long_pause(shortest, settings_.ttl.count() * 3 / 2);
     return Millis(long_pause(random_));
   }
   std::uniform_int_distribution<long> pause(0, settings_.pause.count());
@@ -125,7 +125,7 @@ const char* Worker::write_checked(const distlock::Lease& lease, std::uint64_t fe
   return outcome;
 }
 
-const char* Worker::write_unprotected(std::uint64_t fence, std::uint64_t value) {
+const char* Worker::write_unchecked(std::uint64_t fence, std::uint64_t value) {
   return store_.write(id_, fence, value, value + 1).accepted ? "accepted" : "rejected";
 }
 
@@ -145,7 +145,7 @@ bool Worker::run() {
 void Worker::one_round(Clock::time_point deadline) {
   const auto spec = distlock::spec(std::string_view(settings_.lock_type), settings_.ttl,
                                    distlock::wait(settings_.wait),
-                                   distlock::renew(!settings_.unprotected));
+                                   distlock::renew(settings_.renew));
   std::optional<distlock::Lease> lease;
   const std::int64_t asked = mono_ns();
   try {
@@ -183,7 +183,10 @@ void Worker::one_round(Clock::time_point deadline) {
   };
   EventLog* log = &log_;
   const int id = id_;
-  lease->on_lost([log, id, n, fence, tell_lost](const distlock::LockLost& lost) {
+  const Millis on_lost_delay = settings_.on_lost_delay;
+  lease->on_lost([log, id, n, fence, tell_lost, on_lost_delay](const distlock::LockLost& lost) {
+    // The negative control of the on_lost timing check: the worker hears of it late.
+    std::this_thread::sleep_for(on_lost_delay);
     tell_lost();
     log->write(EventLine("lost").add("w", id).add("n", n).add("f", fence).add("t", mono_ns()).add(
         "why", lost.what()));
@@ -235,9 +238,8 @@ void Worker::one_round(Clock::time_point deadline) {
       std::this_thread::sleep_for(random_pause());
     }
 
-    const char* outcome = settings_.unprotected
-                              ? write_unprotected(fence, read.value)
-                              : write_checked(*lease, fence, read.value);
+    const char* outcome = settings_.use_checked ? write_checked(*lease, fence, read.value)
+                                                : write_unchecked(fence, read.value);
     if (std::string_view(outcome) != "accepted" && std::string_view(outcome) != "rejected") tell_lost();
     log_.write(EventLine("write")
                    .add("w", id_)
@@ -327,7 +329,9 @@ std::vector<std::string> worker_arguments(const WorkerSettings& s) {
           "--run-time", std::to_string(s.run_time.count()),
           "--wait", std::to_string(s.wait.count()),
           "--role", victim_role_name(s.role),
-          "--unprotected", s.unprotected ? "1" : "0"};
+          "--renew", s.renew ? "1" : "0",
+          "--use-checked", s.use_checked ? "1" : "0",
+          "--on-lost-delay", std::to_string(s.on_lost_delay.count()) + "ms"};
 }
 
 WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
@@ -350,7 +354,9 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
     else if (flag == "--run-time") s.run_time = parse_duration(value);
     else if (flag == "--wait") s.wait = parse_duration(value);
     else if (flag == "--role") s.role = victim_role_from_name(value);
-    else if (flag == "--unprotected") s.unprotected = value == "1";
+    else if (flag == "--renew") s.renew = value == "1";
+    else if (flag == "--use-checked") s.use_checked = value == "1";
+    else if (flag == "--on-lost-delay") s.on_lost_delay = parse_duration(value);
     else throw std::invalid_argument("worker: unknown option " + flag);
   }
   if (s.url.empty() || s.store.empty() || s.log_directory.empty())

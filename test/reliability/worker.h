@@ -47,9 +47,11 @@ struct WorkerSettings {
   Millis run_time{8000};       // at most; SIGUSR2 ends the run after the current round
   Millis wait{10000};          // acquire's wait(...)
   VictimRole role = VictimRole::none;  // of worker 0
-  // The checker's self-test: no renewal and no checked(), so holders outlive their leases
-  // unaware (the coordinator pairs this with a store that ignores fences).
-  bool unprotected = false;
+  // Negative controls (RunConfig::Breaks): leases without renewal; writes straight to the
+  // store, without checked(); a loss heard this much later than on_lost reports it.
+  bool renew = true;
+  bool use_checked = true;
+  Millis on_lost_delay{0};
 };
 
 // The command line of a worker process ("worker --url ..."), and back.

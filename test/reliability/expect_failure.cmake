@@ -1,0 +1,23 @@
+# A negative control of the reliability checker: runs it with one protection broken and
+# passes only if it exits 1 (a check failed) and reports the failure of the check that
+# protection is for. Another check failing beside it is allowed; this one missing is not.
+#
+#   cmake -DCHECKER=<distlock_checker> "-DARGS=<arg>|<arg>|..." "-DEXPECT=<check name>"
+#         -P expect_failure.cmake
+foreach(var CHECKER ARGS EXPECT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "expect_failure.cmake: -D${var}= is required")
+  endif()
+endforeach()
+string(REPLACE "|" ";" arguments "${ARGS}")
+execute_process(COMMAND ${CHECKER} ${arguments}
+  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+message("${output}")
+string(FIND "${output}" "[FAILED] ${EXPECT}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the checker did not report '[FAILED] ${EXPECT}'; stderr:\n${errors}")
+endif()
+if(NOT result EQUAL 1)
+  message(FATAL_ERROR "the checker exited with ${result}, not 1 (a failed check); stderr:\n${errors}")
+endif()
+message(STATUS "negative control: '${EXPECT}' failed, as it must")
