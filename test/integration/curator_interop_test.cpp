@@ -38,6 +38,14 @@ std::uint64_t holds_reported(const std::string& output) {
   return std::stoull(output.substr(at + 5));
 }
 
+// "acquired <node> <ns>" (CuratorContender --hold): when Curator's acquire() returned, on
+// CLOCK_MONOTONIC (System.nanoTime()), which steady_clock reads too.
+std::optional<Clock::time_point> curator_acquired_at(const std::optional<std::string>& line) {
+  if (!line || line->rfind("acquired ", 0) != 0) return std::nullopt;
+  const auto space = line->rfind(' ');
+  return Clock::time_point(std::chrono::nanoseconds(std::stoll(line->substr(space + 1))));
+}
+
 class CuratorInterop : public ::testing::Test {
  protected:
   static void TearDownTestSuite() { zookeeper_.stop(); }
@@ -167,11 +175,16 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
   auto follower = curator({"--path", path, "--mode", "mutex", "--hold"});
   ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }))
       << "Curator never queued: " << raw_->children(path).size() << " nodes";
-  EXPECT_THROW(follower->read_line(10ms), std::runtime_error) << "Curator got the lock distlock holds";
+  // distlock's hold ends when its release begins; Curator's may only start after that.
+  const auto released_at = Clock::now();
   lease.release();
   const auto line = follower->read_line(30s);
-  EXPECT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+  const auto granted_at = curator_acquired_at(line);
+  ASSERT_TRUE(granted_at.has_value())
       << "Curator was not granted after distlock's release: " << line.value_or("(no output)");
+  EXPECT_GT(*granted_at, released_at)
+      << "Curator's hold began " << (released_at - *granted_at).count()
+      << " ns before distlock's ended: it got the lock distlock held";
   EXPECT_FALSE(client->try_acquire(spec("interop", 30s), key).has_value());
   follower->terminate(30s);
 }
@@ -209,12 +222,14 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     Lease written = client->acquire(writing, key);
     auto reader = curator({"--path", path, "--mode", "read", "--hold"});
     ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }));
-    EXPECT_THROW(reader->read_line(10ms), std::runtime_error) << "Curator read beside a distlock writer";
+    const auto released_at = Clock::now();
     written.release();
     const auto line = reader->read_line(30s);
-    EXPECT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+    const auto granted_at = curator_acquired_at(line);
+    ASSERT_TRUE(granted_at.has_value())
         << "the Curator reader was not granted after the distlock writer left: "
         << line.value_or("(no output)");
+    EXPECT_GT(*granted_at, released_at) << "Curator read beside a distlock writer";
     reader->terminate(30s);
   }
   EXPECT_TRUE(eventually([&] { return raw_->children(path).empty(); }));

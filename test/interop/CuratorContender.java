@@ -16,8 +16,9 @@
 // once FILE exists (a start line for several processes, checked every millisecond). Exit code 0: all went well;
 // 2: a reader saw the counter change during its hold; 1: an error (on stderr).
 //
-// --hold: acquires once (waiting as long as it takes), prints "acquired <our node>" and holds
-// the lock until SIGTERM, then releases it (a shutdown hook) and exits.
+// --hold: acquires once (waiting as long as it takes), prints "acquired <our node> <ns>" (ns:
+// System.nanoTime() once acquire() returned) and holds the lock until SIGTERM, then releases
+// it (a shutdown hook) and exits.
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -200,7 +201,8 @@ public final class CuratorContender {
       }
     }));
     lock.acquire();
-    System.out.println("acquired " + ourNode(client, lock));
+    long acquiredAt = System.nanoTime();
+    System.out.println("acquired " + ourNode(client, lock) + " " + acquiredAt);
     System.out.flush();
     terminate.await();
     try {
