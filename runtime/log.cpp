@@ -8,8 +8,6 @@
 namespace distlock {
 namespace {
 
-std::mutex logger_mutex;
-
 void log_to_stderr(LogLevel level, std::string_view message) {
   if (level < LogLevel::warning) return;
   const char* label = level == LogLevel::warning ? "warning" : "error";
@@ -17,27 +15,36 @@ void log_to_stderr(LogLevel level, std::string_view message) {
                message.data());
 }
 
-// Shared so a message being logged keeps its logger alive while set_logger replaces it.
-std::shared_ptr<const Logger>& current_logger() {
-  static std::shared_ptr<const Logger> logger = std::make_shared<const Logger>(log_to_stderr);
-  return logger;
+struct LoggerState {
+  std::mutex mutex;
+  // Shared so a message being logged keeps its logger alive while set_logger replaces it.
+  std::shared_ptr<const Logger> logger = std::make_shared<const Logger>(log_to_stderr);
+};
+
+// Never destroyed: clients with static storage (the default client) are destroyed at exit,
+// in an order nothing controls, and log while they go.
+LoggerState& logger_state() {
+  static LoggerState* const state = new LoggerState;
+  return *state;
 }
 
 }  // namespace
 
 void set_logger(Logger logger) {
   auto replacement = std::make_shared<const Logger>(std::move(logger));
-  std::lock_guard lock(logger_mutex);
-  current_logger() = std::move(replacement);
+  LoggerState& state = logger_state();
+  std::lock_guard lock(state.mutex);
+  state.logger = std::move(replacement);
 }
 
 namespace detail {
 
 void log(LogLevel level, std::string_view message) {
+  LoggerState& state = logger_state();
   std::shared_ptr<const Logger> logger;
   {
-    std::lock_guard lock(logger_mutex);
-    logger = current_logger();
+    std::lock_guard lock(state.mutex);
+    logger = state.logger;
   }
   if (*logger) (*logger)(level, message);
 }

@@ -1,6 +1,7 @@
 // The woven shop example end to end: several processes of it against a private
 // redis-server. Built through distlock_weave(), every reservation takes its lock and none is
 // lost; built from the same sources without weaving, nothing locks and updates are lost.
+// Woven, it locks on ZooKeeper as well.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +10,9 @@
 
 #include "redis_server.h"
 #include "subprocess.h"
+#ifdef DISTLOCK_TEST_ZOOKEEPER
+#include "zookeeper_server.h"
+#endif
 
 namespace {
 
@@ -25,9 +29,8 @@ long figure(const std::string& output, const std::string& label) {
   return std::stol(match[1]);
 }
 
-std::string run_shop(const char* program, const RedisServer& server, int processes,
-                     int reservations) {
-  Subprocess shop(program, {"run", "--url", server.url(), "--processes", std::to_string(processes),
+std::string run_shop(const char* program, const std::string& url, int processes, int reservations) {
+  Subprocess shop(program, {"run", "--url", url, "--processes", std::to_string(processes),
                             "--reservations", std::to_string(reservations), "--skus", "2"});
   std::string output = shop.read_all(std::chrono::seconds(90));
   const auto status = shop.wait(std::chrono::seconds(10));
@@ -39,7 +42,7 @@ std::string run_shop(const char* program, const RedisServer& server, int process
 // does lose updates without the locks, so the woven run's 0 means the locks held it together.
 TEST(WovenExample, WovenLosesNothingWhereTheSameSourcesUnwovenLoseUpdates) {
   RedisServer server;
-  const std::string woven = run_shop(DISTLOCK_SHOP, server, 3, 40);
+  const std::string woven = run_shop(DISTLOCK_SHOP, server.url(), 3, 40);
   EXPECT_EQ(figure(woven, "locks taken"), 120);
   EXPECT_EQ(figure(woven, "reservations done"), 120);
   EXPECT_EQ(figure(woven, "lost updates"), 0);
@@ -49,7 +52,7 @@ TEST(WovenExample, WovenLosesNothingWhereTheSameSourcesUnwovenLoseUpdates) {
   EXPECT_GT(fence_of_sku0, 0);
   EXPECT_GT(std::stoll(server.cli({"GET", "distlock:{stock:sku-1}:fence"})), 0);
 
-  const std::string unwoven = run_shop(DISTLOCK_SHOP_UNWOVEN, server, 3, 40);
+  const std::string unwoven = run_shop(DISTLOCK_SHOP_UNWOVEN, server.url(), 3, 40);
   EXPECT_EQ(figure(unwoven, "locks taken"), 0);
   EXPECT_EQ(figure(unwoven, "reservations done"), 120);
   EXPECT_GT(figure(unwoven, "lost updates"), 0)
@@ -57,5 +60,17 @@ TEST(WovenExample, WovenLosesNothingWhereTheSameSourcesUnwovenLoseUpdates) {
   EXPECT_EQ(std::stoll(server.cli({"GET", "distlock:{stock:sku-0}:fence"})), fence_of_sku0)
       << "the unwoven build took a lock";
 }
+
+#ifdef DISTLOCK_TEST_ZOOKEEPER
+// The same woven code against ZooKeeper: the guard does not know its backend.
+TEST(WovenExample, WovenCodeLocksOnZooKeeperToo) {
+  distlock::testing::ZooKeeperServer server;
+  const std::string woven = run_shop(DISTLOCK_SHOP, server.url(), 3, 20);
+  EXPECT_EQ(figure(woven, "locks taken"), 60);
+  EXPECT_EQ(figure(woven, "reservations done"), 60);
+  EXPECT_EQ(figure(woven, "lost updates"), 0);
+  EXPECT_GT(figure(woven, "waited for a lock"), 0) << "the processes never contended";
+}
+#endif
 
 }  // namespace
