@@ -38,13 +38,12 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
         stats);
 #else
     throw ConfigError("", url.redacted(),
-                      "distlock: bad URL '" + url.redacted() +
-                          "': this distlock was built without the zookeeper:// backend "
-                          "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
+                      "bad URL: this distlock was built without the zookeeper:// backend "
+                      "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
 #endif
   }
   throw ConfigError("", url.redacted(),
-                    "distlock: bad URL '" + url.redacted() + "': unknown scheme '" + url.scheme +
+                    "bad URL: unknown scheme '" + url.scheme +
                         "'; use memory://, redis://host:port, redis+unix:///path or "
                         "zookeeper://host:port");
 }

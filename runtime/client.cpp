@@ -1,13 +1,14 @@
 #include <distlock/client.h>
 
 #include "client_core.h"
+#include "url.h"
 
 namespace distlock {
 
 std::shared_ptr<Client> Client::connect(std::string_view url, Options options) {
   if (!(options.renew_fraction > 0.0 && options.renew_fraction < 1.0))
-    throw ConfigError("", std::string(url),
-                      "distlock: Options::renew_fraction must be between 0 and 1 (exclusive)");
+    throw ConfigError("", detail::parse_url(url).redacted(),
+                      "Options::renew_fraction must be between 0 and 1 (exclusive)");
   auto core = std::make_shared<detail::ClientCore>(url, options);
   return std::shared_ptr<Client>(new Client(std::move(core)));
 }

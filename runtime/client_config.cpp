@@ -10,8 +10,7 @@ namespace {
 
 [[noreturn]] void bad_parameter(const Url& url, std::string_view key, const std::string& why) {
   throw ConfigError("", url.redacted(),
-                    "distlock: bad URL '" + url.redacted() + "': query parameter '" +
-                        std::string(key) + "' " + why);
+                    "bad URL: query parameter '" + std::string(key) + "' " + why);
 }
 
 Millis parse_timeout(const Url& url, std::string_view key, const std::string& value) {

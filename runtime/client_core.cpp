@@ -40,17 +40,12 @@ ClientCore::~ClientCore() { backend_->set_loss_alarm({}); }
 
 void ClientCore::validate(const LockSpec& spec) const {
   const std::string type(spec.type);
-  if (spec.type.empty())
-    throw ConfigError(type, server(), "distlock: a lock on " + server() + " has an empty type");
-  if (spec.ttl <= Millis::zero())
-    throw ConfigError(type, server(),
-                      "distlock: lock type '" + type + "' on " + server() +
-                          ": the ttl must be positive");
+  if (spec.type.empty()) throw ConfigError(type, server(), "the lock type is empty");
+  if (spec.ttl <= Millis::zero()) throw ConfigError(type, server(), "the ttl must be positive");
   if (spec.mode != Mode::exclusive && !backend_->supports_read_write())
     throw ConfigError(type, server(),
-                      "distlock: lock type '" + type + "' on " + server() +
-                          ": read-write locks (distlock::read, distlock::write) need a "
-                          "zookeeper:// server");
+                      "read-write locks (distlock::read, distlock::write) need a zookeeper:// "
+                      "server");
 }
 
 std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, bool try_only) {
@@ -59,7 +54,7 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
   try {
     name = lock_name(spec.type, key);
   } catch (const ConfigError& error) {
-    throw ConfigError(error.lock(), server(), error.what() + std::string(" (on ") + server() + ")");
+    throw ConfigError(error.lock(), server(), error.reason());
   }
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
@@ -72,9 +67,7 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
   if (!grant) {
     ++stats_.timeouts;
     if (try_only) return std::nullopt;
-    throw LockTimeout(identity.name, server(),
-                      "distlock: lock '" + identity.name + "' on " + server() + ": " +
-                          describe_wait(spec, try_only));
+    throw LockTimeout(identity.name, server(), describe_wait(spec, try_only));
   }
   identity.fence = grant->fence;
   auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,

@@ -35,14 +35,13 @@ const Lease* CurrentLeases::innermost() {
 
 [[noreturn]] void throw_lost_during_step(const Lease& lease) {
   throw LockLost(lease.name(), lease.server(),
-                 "distlock: lock '" + lease.name() + "' on " + lease.server() +
-                     ": the lease ran out during a checked step; the step was undone");
+                 "the lease ran out during a checked step; the step was undone");
 }
 
 [[noreturn]] void throw_no_current_lease() {
   throw ConfigError("", "",
-                    "distlock::checked: this thread holds no lease; call it inside a locked "
-                    "function or pass the lease: checked(lease, op, undo)");
+                    "checked(): this thread holds no lease; call it inside a locked function "
+                    "or pass the lease: checked(lease, op, undo)");
 }
 
 }  // namespace detail

@@ -29,8 +29,8 @@ void configure(std::string_view url, Options options) {
   std::lock_guard lock(state.mutex);
   if (state.client)
     throw ConfigError("", state.client->server(),
-                      "distlock::configure: the default client (" + state.client->server() +
-                          ") is already in use; call configure() before the first lock");
+                      "distlock::configure: the default client is already in use; call "
+                      "configure() before the first lock");
   state.url = url;
   state.options = options;
   state.configured = true;

@@ -1,8 +1,13 @@
 #include <distlock/error.h>
 
+#include "failure_message.h"
+
 namespace distlock {
 
-Error::Error(std::string lock, std::string server, const std::string& what)
-    : std::runtime_error(what), lock_(std::move(lock)), server_(std::move(server)) {}
+Error::Error(std::string lock, std::string server, std::string reason)
+    : std::runtime_error(detail::failure_message(lock, server, reason)),
+      lock_(std::move(lock)),
+      server_(std::move(server)),
+      reason_(std::move(reason)) {}
 
 }  // namespace distlock

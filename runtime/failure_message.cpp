@@ -8,10 +8,11 @@ std::string failure_message(std::string_view lock, std::string_view server,
   if (!lock.empty()) {
     message += "lock '";
     message += lock;
-    message += "' on ";
+    message += "'";
+    if (!server.empty()) message += " on ";
   }
   message += server;
-  message += ": ";
+  if (!lock.empty() || !server.empty()) message += ": ";
   message += reason;
   return message;
 }

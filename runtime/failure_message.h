@@ -1,4 +1,5 @@
-// The one shape of every error message: "distlock: lock '<lock>' on <server>: <reason>".
+// The one shape of every error message and of the runtime's log lines:
+// "distlock: lock '<lock>' on <server>: <reason>", without the parts that are empty.
 #pragma once
 
 #include <string>
@@ -6,7 +7,8 @@
 
 namespace distlock::detail {
 
-// `lock` may be empty, for failures that concern no lock (connecting, say).
+// `lock` may be empty, for failures that concern no lock (connecting, say); `server` too,
+// for those that concern no server (a bad spec).
 std::string failure_message(std::string_view lock, std::string_view server,
                             std::string_view reason);
 

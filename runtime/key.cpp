@@ -51,8 +51,8 @@ std::string lock_name(std::string_view type, const Key& key) {
   if (name.size() > kMaxLockNameLength) {
     std::string shown = name.substr(0, 64) + "...";
     throw ConfigError(shown, "",
-                      "distlock: lock '" + shown + "': the lock name is " +
-                          std::to_string(name.size()) + " bytes long, over the limit of " +
+                      "the lock name is " + std::to_string(name.size()) +
+                          " bytes long, over the limit of " +
                           std::to_string(kMaxLockNameLength) +
                           "; key on a shorter value (an id rather than a whole document)");
   }

@@ -58,8 +58,7 @@ void Lease::ensure_held() const {
   const auto now = std::chrono::steady_clock::now();
   if (state.valid(now)) return;
   const std::string reason = state.invalid_reason(now);
-  throw LockLost(name(), server(),
-                 "distlock: lock '" + name() + "' on " + server() + ": not held: " + reason);
+  throw LockLost(name(), server(), "not held: " + reason);
 }
 
 std::chrono::steady_clock::time_point Lease::valid_until() const {
@@ -79,10 +78,8 @@ void Lease::release() {
   state_->drop_lost_callback();
   if (outcome == detail::ReleaseOutcome::not_held) {
     throw LockLost(name(), server(),
-                   "distlock: lock '" + name() + "' on " + server() +
-                       ": the server no longer held this lease when it was released (it ran "
-                       "out or was taken over); work done under it may have overlapped another "
-                       "holder");
+                   "the server no longer held this lease when it was released (it ran out or "
+                   "was taken over); work done under it may have overlapped another holder");
   }
 }
 

@@ -67,8 +67,7 @@ class UrlParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw ConfigError("", redact_raw(text_),
-                      "distlock: bad URL '" + redact_raw(text_) + "': " + what);
+    throw ConfigError("", redact_raw(text_), "bad URL: " + what);
   }
 
   std::string decode(std::string_view part, const char* where) const {

@@ -1,4 +1,5 @@
-// Exceptions thrown by the distlock runtime. Every message names the lock and the server.
+// Exceptions thrown by the distlock runtime. Every message names the lock and the server, in
+// one shape: "distlock: lock '<lock>' on <server>: <reason>". A server never shows a password.
 #pragma once
 
 #include <stdexcept>
@@ -8,15 +9,19 @@ namespace distlock {
 
 class Error : public std::runtime_error {
  public:
-  // `lock` and `server` may be empty where the error concerns no lock (a bad URL, say).
-  Error(std::string lock, std::string server, const std::string& what);
+  // `lock` and `server` may be empty where the error concerns no lock (a bad URL, say), or
+  // no server (a bad spec); the message then leaves them out.
+  Error(std::string lock, std::string server, std::string reason);
 
   const std::string& lock() const noexcept { return lock_; }
   const std::string& server() const noexcept { return server_; }
+  // What went wrong, without the lock and the server.
+  const std::string& reason() const noexcept { return reason_; }
 
  private:
   std::string lock_;
   std::string server_;
+  std::string reason_;
 };
 
 // The lock was not acquired within the spec's wait (or at once, for try_only).

@@ -168,9 +168,7 @@ std::unique_ptr<Backend> make_memory_backend(const Url& url, const Options&,
                                              StatsCounters& stats) {
   if (url.user || url.password || url.endpoints.size() > 1 || !url.path.empty() ||
       (url.endpoints.size() == 1 && url.endpoints[0].port))
-    throw ConfigError("", url.redacted(),
-                      "distlock: bad URL '" + url.redacted() +
-                          "': a memory URL is memory:// or memory://<name>");
+    throw ConfigError("", url.redacted(), "bad URL: a memory URL is memory:// or memory://<name>");
   const std::string name = url.endpoints.empty() ? "" : url.endpoints[0].host;
   return std::make_unique<MemoryBackend>(url.redacted(), table_named(name), stats);
 }

@@ -10,7 +10,7 @@ namespace {
 constexpr std::uint16_t kDefaultPort = 6379;
 
 [[noreturn]] void bad_url(const Url& url, const std::string& why) {
-  throw ConfigError("", url.redacted(), "distlock: bad URL '" + url.redacted() + "': " + why);
+  throw ConfigError("", url.redacted(), "bad URL: " + why);
 }
 
 unsigned parse_db(const Url& url, std::string_view text, std::string_view where) {

@@ -11,6 +11,7 @@
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
+#include "failure_message.h"
 
 namespace distlock::detail {
 namespace {

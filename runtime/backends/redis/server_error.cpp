@@ -12,12 +12,10 @@ std::string reason_text(const char* text) {
 }
 
 ServerError::ServerError(const std::string& server, std::string reason, bool timed_out)
-    : BackendUnavailable("", server, failure_message("", server, reason)),
-      reason_(std::move(reason)),
-      timed_out_(timed_out) {}
+    : BackendUnavailable("", server, std::move(reason)), timed_out_(timed_out) {}
 
 BackendUnavailable ServerError::for_lock(std::string_view lock) const {
-  return BackendUnavailable(std::string(lock), server(), failure_message(lock, server(), reason_));
+  return BackendUnavailable(std::string(lock), server(), reason());
 }
 
 }  // namespace distlock::detail

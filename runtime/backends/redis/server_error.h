@@ -2,15 +2,12 @@
 // concerns; the backend retells it as a failure on the lock (for_lock).
 #pragma once
 
-#include "failure_message.h"
-
 #include <string>
 #include <string_view>
 
 #include <distlock/error.h>
 
 namespace distlock::detail {
-
 
 // hiredis's (or strerror's) capitalized error text as a reason reads: "connection refused".
 std::string reason_text(const char* text);
@@ -19,15 +16,12 @@ class ServerError : public BackendUnavailable {
  public:
   ServerError(const std::string& server, std::string reason, bool timed_out = false);
 
-  // What went wrong, such as "connection refused" or "no reply within 3000 ms".
-  const std::string& reason() const noexcept { return reason_; }
   // The server did not answer in time (as opposed to refusing or dropping the connection).
   bool timed_out() const noexcept { return timed_out_; }
 
   BackendUnavailable for_lock(std::string_view lock) const;
 
  private:
-  std::string reason_;
   bool timed_out_;
 };
 

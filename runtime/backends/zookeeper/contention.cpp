@@ -28,10 +28,9 @@ void Contention::fail(int rc, const std::string& doing) const {
   const std::string lock(request_.name);
   if (rc == ZNOAUTH)
     throw ConfigError(lock, context_.settings.server,
-                      detail::failure_message(lock, context_.settings.server,
-                                          doing + ": ZooKeeper refused access to " + path_ +
-                                              " (its nodes belong to another user; connect "
-                                              "with the credentials that created them)"));
+                      doing + ": ZooKeeper refused access to " + path_ +
+                          " (its nodes belong to another user; connect with the credentials "
+                          "that created them)");
   throw zk::unavailable(lock, context_.settings.server, doing + ": " + zk::reason(rc));
 }
 
@@ -156,9 +155,8 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
     if (rc == ZNONODE && i == 0) {
       const std::string lock(request_.name);
       throw ConfigError(lock, context_.settings.server,
-                        detail::failure_message(lock, context_.settings.server,
-                                            "the chroot '" + context_.settings.chroot +
-                                                "' does not exist; create it first"));
+                        "the chroot '" + context_.settings.chroot +
+                            "' does not exist; create it first");
     }
     // The one above went meanwhile (an empty container the server removed): from the top.
     if (rc == ZNONODE) return;

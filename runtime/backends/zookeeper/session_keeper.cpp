@@ -26,8 +26,7 @@ SessionKeeper::SessionKeeper(const ZooKeeperSettings& settings, StatsCounters& s
   lock.unlock();
   stop();
   if (session->auth_failed())
-    throw ConfigError("", settings_.server,
-                      detail::failure_message("", settings_.server, session->auth_error()));
+    throw ConfigError("", settings_.server, session->auth_error());
   throw zk::unavailable("", settings_.server,
                         (session->expired() ? std::string("the new session expired at once")
                                             : "could not connect within " +

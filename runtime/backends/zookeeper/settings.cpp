@@ -11,7 +11,7 @@ namespace {
 constexpr std::uint16_t kDefaultPort = 2181;
 
 [[noreturn]] void bad_url(const Url& url, const std::string& why) {
-  throw ConfigError("", url.redacted(), "distlock: bad URL '" + url.redacted() + "': " + why);
+  throw ConfigError("", url.redacted(), "bad URL: " + why);
 }
 
 // "/app/locks" as ZooKeeper takes a chroot: no empty, "." or ".." component, no control

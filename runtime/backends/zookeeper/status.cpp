@@ -25,8 +25,7 @@ bool session_gone(int rc) {
 
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason) {
-  return BackendUnavailable(std::string(lock), std::string(server),
-                            failure_message(lock, server, reason));
+  return BackendUnavailable(std::string(lock), std::string(server), std::string(reason));
 }
 
 }  // namespace distlock::detail::zk

@@ -76,9 +76,7 @@ void ZooKeeperBackend::check_chroot() {
   const int rc = requests_.exists(*session, "/").rc;
   if (rc == ZNONODE)
     throw ConfigError("", settings_.server,
-                      detail::failure_message("", settings_.server,
-                                          "the chroot '" + settings_.chroot +
-                                              "' does not exist; create it first"));
+                      "the chroot '" + settings_.chroot + "' does not exist; create it first");
   if (rc != ZOK)
     throw zk::unavailable("", settings_.server,
                           "could not read the chroot '" + settings_.chroot + "': " + zk::reason(rc));
@@ -112,10 +110,8 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
     // ourselves. Curator deadlocks here; say so instead.
     const std::string lock(request.name);
     throw ConfigError(lock, settings_.server,
-                      detail::failure_message(lock, settings_.server,
-                                          "this thread holds the read lock: taking the write "
-                                          "lock would wait for itself (a read lock cannot be "
-                                          "upgraded; release it first)"));
+                      "this thread holds the read lock: taking the write lock would wait for "
+                      "itself (a read lock cannot be upgraded; release it first)");
   }
 
   Contention contention(context_, request, path, std::move(write_hold));
