@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include <distlock/duration.h>
@@ -24,15 +25,46 @@ enum class Mode {
   write,      // excludes readers and other writers (read-write locks)
 };
 
+// The longest lock type a spec holds, in bytes.
+inline constexpr std::size_t kMaxLockTypeLength = 128;
+
+// A lock type held by value: a spec built at run time from a string that is gone by the time
+// the spec is used (a temporary, a local of a function that returned) still has its type.
+class LockType {
+ public:
+  constexpr LockType() = default;
+  // At most kMaxLockTypeLength bytes (spec() checks); longer values are cut.
+  constexpr explicit LockType(std::string_view value)
+      : size_(value.size() < kMaxLockTypeLength ? value.size() : kMaxLockTypeLength) {
+    for (std::size_t i = 0; i < size_; ++i) data_[i] = value[i];
+  }
+
+  // A view of this object's own bytes: valid while the spec is.
+  constexpr std::string_view view() const { return {data_, size_}; }
+  constexpr operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr std::size_t size() const { return size_; }
+
+  friend constexpr bool operator==(const LockType& a, std::string_view b) { return a.view() == b; }
+  friend constexpr bool operator==(std::string_view a, const LockType& b) { return a == b.view(); }
+  friend constexpr bool operator!=(const LockType& a, std::string_view b) { return !(a == b); }
+  friend constexpr bool operator!=(std::string_view a, const LockType& b) { return !(a == b); }
+
+ private:
+  char data_[kMaxLockTypeLength] = {};
+  std::size_t size_ = 0;
+};
+
 struct LockSpec {
-  std::string_view type;
+  LockType type;
   Millis ttl{0};
   Millis wait = kWaitForever;  // zero: try once, never wait
   bool renew = true;           // extend the lease while it is held (the watchdog)
   Mode mode = Mode::exclusive;
 };
 
-// The lock type as spec() takes it. A string literal is checked at compile time.
+// The lock type as spec() takes it. A string literal is checked at compile time. The spec
+// copies it (LockType), so a spec never refers to the caller's string.
 class TypeName {
  public:
   template <std::size_t N>
@@ -75,10 +107,14 @@ namespace detail {
 // Reached in constant evaluation, a call to one of these is the compile-time error, and its
 // name is the message.
 [[noreturn]] inline void spec_error(std::string_view type, const std::string& what) {
-  throw ConfigError(std::string(type), "", "distlock::spec(\"" + std::string(type) + "\"): " + what);
+  throw ConfigError(std::string(type), "", "distlock::spec(): " + what);
 }
 [[noreturn]] inline void error_lock_type_must_not_be_empty(std::string_view type) {
   spec_error(type, "the lock type must not be empty");
+}
+[[noreturn]] inline void error_lock_type_longer_than_128_bytes(std::string_view type) {
+  spec_error(type.substr(0, 64), "the lock type is longer than " +
+                                     std::to_string(kMaxLockTypeLength) + " bytes");
 }
 [[noreturn]] inline void error_ttl_must_be_positive(std::string_view type) {
   spec_error(type, "the ttl must be positive");
@@ -100,7 +136,9 @@ constexpr void apply(LockSpec& spec, option::Write) { spec.mode = Mode::write; }
 template <class... Options>
 constexpr LockSpec spec(TypeName type, DurationArg ttl, Options... options) {
   LockSpec result;
-  result.type = type.value();
+  if (type.value().size() > kMaxLockTypeLength)
+    detail::error_lock_type_longer_than_128_bytes(type.value());
+  result.type = LockType(type.value());
   result.ttl = ttl.value();
   if (result.type.empty()) detail::error_lock_type_must_not_be_empty(result.type);
   if (result.ttl <= Millis::zero()) detail::error_ttl_must_be_positive(result.type);

@@ -92,9 +92,28 @@ TEST(Spec, RunTimeValuesAreAccepted) {
   const auto s = distlock::spec(std::string_view(type), opaque(1500ms),
                                 distlock::wait(opaque(250ms)));
   EXPECT_EQ(s.type, "payment");
-  EXPECT_EQ(s.type.data(), type.data());  // a view of the caller's string, not a copy
   EXPECT_EQ(s.ttl, 1500ms);
   EXPECT_EQ(s.wait, 250ms);
+}
+
+// The spec keeps its own copy of the type: a spec built from a string that is gone still has
+// it. (A view of it would read freed memory: AddressSanitizer's heap-use-after-free.)
+TEST(Spec, OutlivesTheStringItWasBuiltFrom) {
+  const distlock::LockSpec s = [] {
+    const std::string type = opaque(std::string("payments-of-the-long-kind"));
+    return distlock::spec(std::string_view(type), 10s);
+  }();
+  EXPECT_EQ(s.type, "payments-of-the-long-kind");
+  EXPECT_EQ(std::string(s.type), "payments-of-the-long-kind");
+}
+
+TEST(Spec, TypesUpToTheLimit) {
+  const std::string longest(distlock::kMaxLockTypeLength, 't');
+  EXPECT_EQ(distlock::spec(std::string_view(longest), 1s).type, longest);
+  const std::string too_long = longest + "t";
+  const std::string what =
+      message_of([&] { return distlock::spec(std::string_view(too_long), 1s); });
+  EXPECT_NE(what.find("longer than 128 bytes"), std::string::npos) << what;
 }
 
 TEST(Spec, EmptyTypeAtRunTimeIsAConfigError) {
