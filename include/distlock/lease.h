@@ -15,7 +15,7 @@ namespace distlock {
 namespace detail {
 class ClientCore;
 class LeaseState;
-class CurrentLeases;
+class HeldLeases;
 }
 
 class Lease {
@@ -63,7 +63,7 @@ class Lease {
   void release();
 
  private:
-  friend class detail::CurrentLeases;
+  friend class detail::HeldLeases;
   struct Borrowed {};
   // A view that current() hands out: it never releases, and does not keep the client.
   Lease(Borrowed, std::shared_ptr<detail::LeaseState> state);

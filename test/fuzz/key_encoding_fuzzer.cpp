@@ -1,4 +1,4 @@
-// libFuzzer target for the lock-name encoding (runtime/key.cpp): escape_name_part, Key,
+// libFuzzer target for the lock-name encoding (runtime/api/key.cpp): escape_name_part, Key,
 // key_of and lock_name. The property that matters is injectivity: two different (type, key
 // parts) tuples must never share a lock name.
 //

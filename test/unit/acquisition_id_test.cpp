@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "acquisition_id.h"
+#include "core/acquisition_id.h"
 
 namespace detail = distlock::detail;
 

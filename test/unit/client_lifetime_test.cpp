@@ -1,4 +1,4 @@
-// Who may destroy a client's core, and on which thread (runtime/client_core.h): never the
+// Who may destroy a client's core, and on which thread (runtime/core/client_core.h): never the
 // renewal thread, and never a thread that merely once held one of its leases.
 #include <algorithm>
 #include <atomic>
@@ -19,7 +19,7 @@
 
 #include <distlock/distlock.h>
 
-#include "renewal_queue.h"
+#include "core/renewal_queue.h"
 
 namespace distlock {
 namespace {

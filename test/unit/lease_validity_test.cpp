@@ -15,8 +15,8 @@
 #include <distlock/error.h>
 #include <distlock/log.h>
 
-#include "lease_state.h"
-#include "validity.h"
+#include "core/lease_state.h"
+#include "core/validity.h"
 
 using namespace std::chrono_literals;
 using distlock::Millis;

@@ -17,10 +17,10 @@
 
 #include <gtest/gtest.h>
 
-#include "backend.h"
-#include "lease_state.h"
-#include "renewal_queue.h"
-#include "stats.h"
+#include "backends/backend.h"
+#include "core/lease_state.h"
+#include "core/renewal_queue.h"
+#include "core/stats.h"
 
 namespace distlock::detail {
 namespace {
@@ -30,14 +30,14 @@ using namespace std::chrono_literals;
 class RecordingBackend final : public Backend {
  public:
   std::optional<Grant> acquire(const AcquireRequest&) override { return std::nullopt; }
-  ReleaseOutcome release(std::string_view, std::string_view, std::string_view) override {
+  ReleaseOutcome release(const HoldId&) override {
     return ReleaseOutcome::released;
   }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
     std::unique_lock lock(mutex_);
     for (auto& item : items) {
-      renewed_.emplace_back(item.name);
-      const auto answer = answers_.find(std::string(item.name));
+      renewed_.emplace_back(item.hold.name);
+      const auto answer = answers_.find(std::string(item.hold.name));
       item.outcome = answer == answers_.end() ? RenewItem::Outcome::renewed : answer->second;
       if (item.outcome == RenewItem::Outcome::failed) item.error = "connection refused";
     }

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "renewal_schedule.h"
+#include "core/renewal_schedule.h"
 
 using namespace std::chrono_literals;
 using distlock::detail::RenewalSchedule;

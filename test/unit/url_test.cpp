@@ -12,8 +12,8 @@
 #include <distlock/client.h>
 #include <distlock/error.h>
 
-#include "client_config.h"
-#include "url.h"
+#include "core/client_config.h"
+#include "util/url.h"
 
 using namespace std::chrono_literals;
 using distlock::detail::Endpoint;

@@ -9,7 +9,7 @@
 
 #include <distlock/error.h>
 
-namespace distlock::detail {
+namespace distlock::detail::memory {
 namespace {
 
 // One lock table, shared by every client of one memory:// name for the process's lifetime,
@@ -17,8 +17,7 @@ namespace {
 class LockTable {
  public:
   std::optional<Grant> acquire(const AcquireRequest& request, StatsCounters& stats);
-  ReleaseOutcome release(std::string_view name, std::string_view owner,
-                         std::string_view acquisition_id);
+  ReleaseOutcome release(const HoldId& hold);
   void renew(std::span<RenewItem> items);
 
  private:
@@ -63,7 +62,7 @@ LockTable::Hold* LockTable::held_by(const std::string& name, std::string_view ow
 }
 
 std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCounters& stats) {
-  const std::string name(request.name);
+  const std::string name(request.hold.name);
   std::unique_lock lock(mutex_);
   bool contended = false;
   for (;;) {
@@ -71,14 +70,14 @@ std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCoun
     Hold* hold = live_hold(name, now);
     if (hold == nullptr) {
       Hold& taken = holds_[name];
-      taken.owner = request.owner;
-      taken.acquisitions = {std::string(request.acquisition_id)};
+      taken.owner = request.hold.owner;
+      taken.acquisitions = {std::string(request.hold.acquisition_id)};
       taken.fence = ++last_fence_;
       taken.expires_at = now + request.ttl;
       return Grant{taken.fence, now};
     }
-    if (hold->owner == request.owner) {
-      hold->acquisitions.insert(std::string(request.acquisition_id));
+    if (hold->owner == request.hold.owner) {
+      hold->acquisitions.insert(std::string(request.hold.acquisition_id));
       hold->expires_at = std::max(hold->expires_at, now + request.ttl);
       return Grant{hold->fence, now};
     }
@@ -101,13 +100,12 @@ std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCoun
   }
 }
 
-ReleaseOutcome LockTable::release(std::string_view name, std::string_view owner,
-                                  std::string_view acquisition_id) {
-  const std::string key(name);
+ReleaseOutcome LockTable::release(const HoldId& released) {
+  const std::string key(released.name);
   std::lock_guard lock(mutex_);
-  Hold* hold = held_by(key, owner, acquisition_id, SteadyClock::now());
+  Hold* hold = held_by(key, released.owner, released.acquisition_id, SteadyClock::now());
   if (hold == nullptr) return ReleaseOutcome::not_held;
-  hold->acquisitions.erase(std::string(acquisition_id));
+  hold->acquisitions.erase(std::string(released.acquisition_id));
   if (hold->acquisitions.empty()) {
     holds_.erase(key);
     if (const auto waiting = waiters_.find(key); waiting != waiters_.end())
@@ -120,7 +118,7 @@ void LockTable::renew(std::span<RenewItem> items) {
   std::lock_guard lock(mutex_);
   const auto now = SteadyClock::now();
   for (auto& item : items) {
-    Hold* hold = held_by(std::string(item.name), item.owner, item.acquisition_id, now);
+    Hold* hold = held_by(std::string(item.hold.name), item.hold.owner, item.hold.acquisition_id, now);
     if (hold == nullptr) {
       item.outcome = RenewItem::Outcome::lost;
       continue;
@@ -147,10 +145,7 @@ class MemoryBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override {
     return table_->acquire(request, stats_);
   }
-  ReleaseOutcome release(std::string_view name, std::string_view owner,
-                         std::string_view acquisition_id) override {
-    return table_->release(name, owner, acquisition_id);
-  }
+  ReleaseOutcome release(const HoldId& hold) override { return table_->release(hold); }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
     table_->renew(items);
   }
@@ -164,7 +159,7 @@ class MemoryBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_memory_backend(const Url& url, const Options&,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options&,
                                              StatsCounters& stats) {
   if (url.user || url.password || url.endpoints.size() > 1 || !url.path.empty() ||
       (url.endpoints.size() == 1 && url.endpoints[0].port))
@@ -173,4 +168,4 @@ std::unique_ptr<Backend> make_memory_backend(const Url& url, const Options&,
   return std::make_unique<MemoryBackend>(url.redacted(), table_named(name), stats);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::memory

@@ -6,13 +6,13 @@
 
 #include <distlock/client.h>
 
-#include "backend.h"
-#include "stats.h"
-#include "url.h"
+#include "backends/backend.h"
+#include "core/stats.h"
+#include "util/url.h"
 
-namespace distlock::detail {
+namespace distlock::detail::memory {
 
-std::unique_ptr<Backend> make_memory_backend(const Url& url, const Options& options,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                              StatsCounters& stats);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::memory

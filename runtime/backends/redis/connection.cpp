@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "backends/redis/server_error.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // hiredis refuses timeouts whose milliseconds overflow an int.
 constexpr Millis kMaxTimeout{INT_MAX / 2};
@@ -27,7 +27,7 @@ bool is_timeout(int error) { return error == EAGAIN || error == EWOULDBLOCK || e
 }  // namespace
 
 Connection::Connection(const ConnectionSettings& settings) : settings_(settings) {
-  const auto deadline = Clock::now() + settings.connect_timeout;
+  const auto deadline = SteadyClock::now() + settings.connect_timeout;
   const timeval connect_timeout = to_timeval(settings.connect_timeout);
   errno = 0;
   context_.reset(
@@ -46,10 +46,10 @@ Connection::Connection(const ConnectionSettings& settings) : settings_(settings)
   set_timeout(settings.command_timeout, "command_timeout");
 }
 
-void Connection::authenticate_and_select(Clock::time_point deadline) {
+void Connection::authenticate_and_select(SteadyClock::time_point deadline) {
   // Connecting and authenticating share one budget: each step gets what is left of it.
   const auto budget_left = [&] {
-    const auto left = std::chrono::ceil<Millis>(deadline - Clock::now());
+    const auto left = std::chrono::ceil<Millis>(deadline - SteadyClock::now());
     if (left <= Millis::zero())
       throw ServerError(settings_.server,
                         "not ready within connect_timeout (" +
@@ -85,13 +85,23 @@ void Connection::set_timeout(Millis timeout, std::string_view name) {
   timeout_name_ = name;
 }
 
-void Connection::limit_command_timeout(Millis timeout) {
+Connection::CommandTimeoutLimit Connection::limit_command_timeout(Millis timeout) {
   if (timeout < settings_.command_timeout) set_timeout(timeout, "the lease's validity");
+  return CommandTimeoutLimit(*this);
 }
 
-void Connection::restore_command_timeout() {
-  if (timeout_ != settings_.command_timeout)
-    set_timeout(settings_.command_timeout, "command_timeout");
+Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
+  Connection& connection = connection_;
+  if (connection.broken_ || connection.timeout_ == connection.settings_.command_timeout) return;
+  // A connection whose timeout cannot be put back must not be reused: a destructor cannot
+  // throw, so it is marked broken and the pool drops it.
+  if (redisSetTimeout(connection.context_.get(),
+                      to_timeval(connection.settings_.command_timeout)) != REDIS_OK) {
+    connection.broken_ = true;
+    return;
+  }
+  connection.timeout_ = connection.settings_.command_timeout;
+  connection.timeout_name_ = "command_timeout";
 }
 
 Reply Connection::command(std::span<const std::string_view> args) {
@@ -135,4 +145,4 @@ void Connection::fail(std::string_view doing, int error) {
   throw ServerError(settings_.server, std::move(reason), timed_out);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -15,8 +15,9 @@
 
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/reply.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 class Connection {
  public:
@@ -34,10 +35,19 @@ class Connection {
   void append(std::span<const std::string_view> args);
   Reply read_reply();
 
-  // Shortens the wait for replies to `timeout` when that is below command_timeout, until
-  // restore_command_timeout().
-  void limit_command_timeout(Millis timeout);
-  void restore_command_timeout();
+  // While alive, replies are awaited at most `timeout` when that is below command_timeout.
+  class CommandTimeoutLimit {
+   public:
+    CommandTimeoutLimit(const CommandTimeoutLimit&) = delete;
+    CommandTimeoutLimit& operator=(const CommandTimeoutLimit&) = delete;
+    ~CommandTimeoutLimit();
+
+   private:
+    friend class Connection;
+    explicit CommandTimeoutLimit(Connection& connection) : connection_(connection) {}
+    Connection& connection_;
+  };
+  [[nodiscard]] CommandTimeoutLimit limit_command_timeout(Millis timeout);
 
   bool broken() const { return broken_; }
   const std::string& server() const { return settings_.server; }
@@ -47,7 +57,7 @@ class Connection {
     void operator()(redisContext* context) const { redisFree(context); }
   };
 
-  void authenticate_and_select(std::chrono::steady_clock::time_point deadline);
+  void authenticate_and_select(SteadyClock::time_point deadline);
   // `name` is the option the timeout comes from, for messages.
   void set_timeout(Millis timeout, std::string_view name);
   [[noreturn]] void fail(std::string_view doing, int error);
@@ -60,4 +70,4 @@ class Connection {
   bool broken_ = false;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -4,7 +4,7 @@
 
 #include "backends/redis/server_error.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 ConnectionPool::Handle ConnectionPool::borrow() { return take(true); }
 
@@ -66,4 +66,4 @@ void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {
   slot_freed_.notify_all();
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

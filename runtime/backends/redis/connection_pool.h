@@ -10,7 +10,7 @@
 #include "backends/redis/connection.h"
 #include "backends/redis/connection_settings.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 class ConnectionPool {
  public:
@@ -56,4 +56,4 @@ class ConnectionPool {
   unsigned open_ = 0;  // idle, borrowed, and being made
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -4,7 +4,7 @@
 
 #include <distlock/error.h>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
 constexpr std::uint16_t kDefaultPort = 6379;
@@ -56,4 +56,4 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   return settings;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -9,9 +9,9 @@
 #include <distlock/client.h>
 #include <distlock/duration.h>
 
-#include "url.h"
+#include "util/url.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 struct ConnectionSettings {
   std::string server;  // the URL without its password, as messages name it
@@ -30,4 +30,4 @@ struct ConnectionSettings {
 // ConfigError for what such a URL cannot mean (several hosts, a database that is no number).
 ConnectionSettings connection_settings(const Url& url, const Options& options);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

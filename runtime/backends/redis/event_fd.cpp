@@ -9,7 +9,7 @@
 
 #include "backends/redis/server_error.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 EventFd::EventFd(const std::string& server) : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (fd_ < 0)
@@ -30,4 +30,4 @@ void EventFd::drain() {
   [[maybe_unused]] const auto read_bytes = read(fd_, &count, sizeof count);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 class EventFd {
  public:
@@ -23,4 +23,4 @@ class EventFd {
   int fd_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -14,7 +14,7 @@
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
 // A renewal sent when a lease is about to end still gets this long for its reply.
@@ -64,8 +64,7 @@ class RedisBackend final : public Backend {
   RedisBackend(ConnectionSettings settings, StatsCounters& stats);
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(std::string_view name, std::string_view owner,
-                         std::string_view acquisition_id) override;
+  ReleaseOutcome release(const HoldId& hold) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 
@@ -129,7 +128,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
 
   ++stats_.contended;
-  auto ticket = listener_.watch(release_channel(request.name));
+  auto ticket = listener_.watch(release_channel(request.hold.name));
   // Only a retry made after the server confirmed the subscription is sure to hear of every
   // later release. Should the subscriber be down, the holder's ttl bounds the wait.
   ticket.wait_subscribed(std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline));
@@ -150,15 +149,15 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
-  const std::string hash = lock_key(request.name);
-  const std::string fence = fence_key(request.name);
+  const std::string hash = lock_key(request.hold.name);
+  const std::string fence = fence_key(request.hold.name);
   const std::string ttl = std::to_string(request.ttl.count());
   const std::string acquired_at = std::to_string(
       std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count());
   const ScriptCall call{{hash, fence},
-                        {request.owner, ttl, request.acquisition_id, host_, pid_, acquired_at}};
+                        {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_, acquired_at}};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
@@ -167,7 +166,7 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
       return read_acquire_reply(*reply, sent_at);
     });
   } catch (const ServerError& error) {
-    throw error.for_lock(request.name);
+    throw error.for_lock(request.hold.name);
   }
 }
 
@@ -184,11 +183,10 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
   throw ServerError(settings_.server, script_failure("acquire", reply));
 }
 
-ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view,
-                                     std::string_view acquisition_id) {
-  const std::string hash = lock_key(name);
-  const std::string channel = release_channel(name);
-  const ScriptCall call{{hash}, {acquisition_id, channel}};
+ReleaseOutcome RedisBackend::release(const HoldId& hold) {
+  const std::string hash = lock_key(hold.name);
+  const std::string channel = release_channel(hold.name);
+  const ScriptCall call{{hash}, {hold.acquisition_id, channel}};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
@@ -198,7 +196,7 @@ ReleaseOutcome RedisBackend::release(std::string_view name, std::string_view,
       throw ServerError(settings_.server, script_failure("release", *reply));
     });
   } catch (const ServerError& error) {
-    throw error.for_lock(name);
+    throw error.for_lock(hold.name);
   }
 }
 
@@ -217,15 +215,14 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
     std::vector<ScriptCall> calls;
     calls.reserve(items.size());
     for (const auto& item : items) {
-      const std::string& hash = texts.emplace_back(lock_key(item.name));
+      const std::string& hash = texts.emplace_back(lock_key(item.hold.name));
       const std::string& ttl = texts.emplace_back(std::to_string(item.ttl.count()));
-      calls.push_back({{hash}, {item.acquisition_id, ttl}});
+      calls.push_back({{hash}, {item.hold.acquisition_id, ttl}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
-      connection.limit_command_timeout(std::max(
+      const auto limit = connection.limit_command_timeout(std::max(
           std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait));
       const auto replies = scripts_.run_all(connection, Script::renew, calls);
-      connection.restore_command_timeout();
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
         RenewItem& item = items[i];
@@ -248,7 +245,7 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
 
 }  // namespace
 
-std::unique_ptr<Backend> make_redis_backend(const Url& url, const Options& options,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                             StatsCounters& stats) {
   auto settings = connection_settings(url, options);
   try {
@@ -258,4 +255,4 @@ std::unique_ptr<Backend> make_redis_backend(const Url& url, const Options& optio
   }
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

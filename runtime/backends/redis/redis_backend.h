@@ -6,16 +6,16 @@
 
 #include <distlock/client.h>
 
-#include "backend.h"
-#include "stats.h"
-#include "url.h"
+#include "backends/backend.h"
+#include "core/stats.h"
+#include "util/url.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 // Connects at once and loads the scripts. Reads the query key `db` for redis+unix://.
 // Throws ConfigError for a URL it cannot use, BackendUnavailable when the server cannot be
 // reached or refuses the credentials.
-std::unique_ptr<Backend> make_redis_backend(const Url& url, const Options& options,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                             StatsCounters& stats);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

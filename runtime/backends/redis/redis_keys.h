@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 // The hash: owner, hold count, fence, metadata and one "h:<acquisition id>" per hold.
 inline std::string lock_key(std::string_view name) {
@@ -21,4 +21,4 @@ inline std::string fence_key(std::string_view name) { return lock_key(name) + ":
 // Where the last release of a hold is published, to wake one waiter.
 inline std::string release_channel(std::string_view name) { return lock_key(name) + ":released"; }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -11,9 +11,10 @@
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
-#include "failure_message.h"
+#include "util/failure_message.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
 constexpr std::chrono::milliseconds kFirstRetry{50};
@@ -232,13 +233,13 @@ void ReleaseListener::forget_subscriptions() {
 
 bool ReleaseListener::pause(std::chrono::milliseconds duration) {
   pollfd stop{stop_.fd(), POLLIN, 0};
-  const auto until = std::chrono::steady_clock::now() + duration;
+  const auto until = SteadyClock::now() + duration;
   for (;;) {
     const auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
     if (left <= std::chrono::milliseconds::zero()) return true;
     if (poll(&stop, 1, static_cast<int>(left.count())) > 0) return false;
   }
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

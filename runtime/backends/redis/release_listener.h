@@ -32,10 +32,11 @@
 #include <hiredis/hiredis.h>
 
 #include "backends/redis/connection_settings.h"
-#include "stats.h"
+#include "core/stats.h"
 #include "backends/redis/event_fd.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 class SubscriberConnection;
 
@@ -55,7 +56,7 @@ class ReleaseListener {
   using Channels = std::unordered_map<std::string, Channel>;
 
  public:
-  using TimePoint = std::chrono::steady_clock::time_point;
+  using TimePoint = SteadyClock::time_point;
 
   // Interest in one channel, for as long as it lives.
   class Ticket {
@@ -115,4 +116,4 @@ class ReleaseListener {
   std::thread thread_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -1,6 +1,6 @@
 #include "backends/redis/reply.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 std::string describe_reply(const redisReply& reply) {
   switch (reply.type) {
@@ -21,4 +21,4 @@ std::string describe_reply(const redisReply& reply) {
   }
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

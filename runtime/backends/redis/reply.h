@@ -7,7 +7,7 @@
 
 #include <hiredis/hiredis.h>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 struct ReplyDeleter {
   void operator()(redisReply* reply) const { freeReplyObject(reply); }
@@ -31,4 +31,4 @@ inline std::string_view reply_text(const redisReply& reply) {
 // A reply as a message may show it: the server's error text, or its type and value.
 std::string describe_reply(const redisReply& reply);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -3,7 +3,7 @@
 #include "backends/redis/server_error.h"
 #include "redis_scripts_text.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
 struct ScriptText {
@@ -68,4 +68,4 @@ std::vector<Reply> ScriptRunner::run_all(Connection& connection, Script script,
   return replies;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -11,7 +11,7 @@
 #include "backends/redis/connection.h"
 #include "backends/redis/reply.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 enum class Script { acquire, release, renew };
 
@@ -36,4 +36,4 @@ class ScriptRunner {
   std::array<std::string, 3> digests_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 std::string reason_text(const char* text) {
   std::string reason(text);
@@ -18,4 +18,4 @@ BackendUnavailable ServerError::for_lock(std::string_view lock) const {
   return BackendUnavailable(std::string(lock), server(), reason());
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -7,7 +7,7 @@
 
 #include <distlock/error.h>
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 // hiredis's (or strerror's) capitalized error text as a reason reads: "connection refused".
 std::string reason_text(const char* text);
@@ -25,4 +25,4 @@ class ServerError : public BackendUnavailable {
   bool timed_out_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

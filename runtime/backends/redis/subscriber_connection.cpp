@@ -8,14 +8,14 @@
 #include <cstring>
 
 #include "backends/redis/server_error.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-int poll_timeout_ms(Clock::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+int poll_timeout_ms(SteadyClock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
 }
 
@@ -31,7 +31,7 @@ SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings,
 
 std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const ConnectionSettings& settings,
                                                                  int stop_fd) {
-  const auto deadline = Clock::now() + settings.connect_timeout;
+  const auto deadline = SteadyClock::now() + settings.connect_timeout;
   const bool tcp = settings.socket_path.empty();
   std::unique_ptr<SubscriberConnection> connection(new SubscriberConnection(
       settings, tcp ? redisConnectNonBlock(settings.host.c_str(), settings.port)
@@ -76,7 +76,7 @@ std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const Connectio
 }
 
 SubscriberConnection::Ready SubscriberConnection::wait(short events, int stop_fd,
-                                                       Clock::time_point deadline) const {
+                                                       SteadyClock::time_point deadline) const {
   for (;;) {
     pollfd fds[] = {{context_->fd, events, 0}, {stop_fd, POLLIN, 0}};
     const int ready = poll(fds, 2, poll_timeout_ms(deadline));
@@ -84,7 +84,7 @@ SubscriberConnection::Ready SubscriberConnection::wait(short events, int stop_fd
       throw ServerError(server_, "poll failed: " + reason_text(std::strerror(errno)));
     if (fds[1].revents != 0) return Ready::stopped;
     if (fds[0].revents != 0) return Ready::yes;
-    if (Clock::now() >= deadline) return Ready::timed_out;
+    if (SteadyClock::now() >= deadline) return Ready::timed_out;
   }
 }
 
@@ -130,4 +130,4 @@ void SubscriberConnection::fail(std::string_view doing) const {
   throw ServerError(server_, std::string(doing) + ": " + reason_text(context_->errstr));
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -14,8 +14,9 @@
 
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/reply.h"
+#include "util/steady_clock.h"
 
-namespace distlock::detail {
+namespace distlock::detail::redis {
 
 class SubscriberConnection {
  public:
@@ -44,7 +45,7 @@ class SubscriberConnection {
   };
 
   SubscriberConnection(const ConnectionSettings& settings, redisContext* context);
-  Ready wait(short events, int stop_fd, std::chrono::steady_clock::time_point deadline) const;
+  Ready wait(short events, int stop_fd, SteadyClock::time_point deadline) const;
   void check_connected() const;
   [[noreturn]] void fail(std::string_view doing) const;
 
@@ -53,4 +54,4 @@ class SubscriberConnection {
   bool has_output_ = false;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::redis

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 // The C structs take mutable strings; the client only reads them.
@@ -34,4 +34,4 @@ Acls::Acls(bool authenticated) {
   lock_ = view(lock_entries_);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -9,7 +9,7 @@
 
 #include <zookeeper/zookeeper.h>
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class Acls {
  public:
@@ -29,4 +29,4 @@ class Acls {
   ACL_vector lock_{};
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -6,7 +6,7 @@
 #include "backends/zookeeper/status.h"
 #include "backends/zookeeper/wakeup.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 // A lock's container nodes can be removed by the server while empty, between our creating
@@ -25,23 +25,23 @@ Contention::Contention(const ZkContext& context, const AcquireRequest& request, 
       write_hold_(std::move(write_hold)) {}
 
 void Contention::fail(int rc, const std::string& doing) const {
-  const std::string lock(request_.name);
+  const std::string lock(request_.hold.name);
   if (rc == ZNOAUTH)
     throw ConfigError(lock, context_.settings.server,
                       doing + ": ZooKeeper refused access to " + path_ +
                           " (its nodes belong to another user; connect with the credentials "
                           "that created them)");
-  throw zk::unavailable(lock, context_.settings.server, doing + ": " + zk::reason(rc));
+  throw status::unavailable(lock, context_.settings.server, doing + ": " + status::reason(rc));
 }
 
 bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {
-  return context_.ready_session(request_.name) == session;
+  return context_.ready_session(request_.hold.name) == session;
 }
 
 std::optional<Won> Contention::run() {
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
-    const auto session = context_.ready_session(request_.name);
+    const auto session = context_.ready_session(request_.hold.name);
     // A read by the write holder sorts with its write node, in the same session only.
     downgrade_.reset();
     if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
@@ -79,14 +79,14 @@ std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Sessi
     const auto created =
         context_.requests.create(*session, path_ + "/" + name, mode, context_.acls.lock());
     if (created.rc == ZOK) return Entered{created.path, created.stat, created.sent_at};
-    if (zk::session_gone(created.rc)) return std::nullopt;
+    if (status::session_gone(created.rc)) return std::nullopt;
     if (created.rc == ZNONODE) {
       if (++parent_rounds > kParentRounds)
         fail(created.rc, "creating the lock node's parents (" + path_ + ") kept failing");
       make_parents(session);
       continue;
     }
-    if (!zk::connection_trouble(created.rc)) fail(created.rc, "creating a contender node");
+    if (!status::connection_trouble(created.rc)) fail(created.rc, "creating a contender node");
 
     // The create may have been applied or not: look for our uuid once connected again.
     bool session_ended = false;
@@ -116,8 +116,8 @@ std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Ses
       return std::nullopt;
     }
     const auto listed = context_.requests.children(*session, path_);
-    if (zk::connection_trouble(listed.rc)) continue;
-    if (zk::session_gone(listed.rc)) {
+    if (status::connection_trouble(listed.rc)) continue;
+    if (status::session_gone(listed.rc)) {
       session_ended = true;
       return std::nullopt;
     }
@@ -128,8 +128,8 @@ std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Ses
 
     const std::string path = path_ + "/" + *name;
     const auto checked = context_.requests.exists(*session, path);
-    if (zk::connection_trouble(checked.rc)) continue;
-    if (zk::session_gone(checked.rc)) {
+    if (status::connection_trouble(checked.rc)) continue;
+    if (status::session_gone(checked.rc)) {
       session_ended = true;
       return std::nullopt;
     }
@@ -153,15 +153,15 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
       continue;
     }
     if (rc == ZNONODE && i == 0) {
-      const std::string lock(request_.name);
+      const std::string lock(request_.hold.name);
       throw ConfigError(lock, context_.settings.server,
                         "the chroot '" + context_.settings.chroot +
                             "' does not exist; create it first");
     }
     // The one above went meanwhile (an empty container the server removed): from the top.
     if (rc == ZNONODE) return;
-    if (zk::session_gone(rc)) return;
-    if (!zk::connection_trouble(rc)) fail(rc, "creating the lock node " + container);
+    if (status::session_gone(rc)) return;
+    if (!status::connection_trouble(rc)) fail(rc, "creating the lock node " + container);
     if (!same_session_again(session)) return;
   }
 }
@@ -171,11 +171,11 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
   const std::string ours = base_name(entered.path);
   for (;;) {
     const auto listed = context_.requests.children(*session, path_);
-    if (zk::session_gone(listed.rc)) {
+    if (status::session_gone(listed.rc)) {
       own.gone();
       return Outcome::session_ended;
     }
-    if (zk::connection_trouble(listed.rc)) {
+    if (status::connection_trouble(listed.rc)) {
       if (!same_session_again(session)) {
         own.gone();
         return Outcome::session_ended;
@@ -190,7 +190,7 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
       // Deleted behind our back (or gone with the session): start over.
       own.gone();
       detail::log(LogLevel::warning,
-                  detail::failure_message(request_.name, context_.settings.server,
+                  detail::failure_message(request_.hold.name, context_.settings.server,
                                       "our contender node " + entered.path +
                                           " vanished while waiting; contending again"));
       return Outcome::session_ended;
@@ -219,11 +219,11 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     if (watched.rc != ZOK) {
       session->remove_watch(watch_id);
       if (watched.rc == ZNONODE) continue;  // gone already: look again, keeping our place
-      if (zk::session_gone(watched.rc)) {
+      if (status::session_gone(watched.rc)) {
         own.gone();
         return Outcome::session_ended;
       }
-      if (!zk::connection_trouble(watched.rc)) fail(watched.rc, "watching " + verdict.watch);
+      if (!status::connection_trouble(watched.rc)) fail(watched.rc, "watching " + verdict.watch);
       if (!same_session_again(session)) {
         own.gone();
         return Outcome::session_ended;
@@ -243,4 +243,4 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
   }
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -9,12 +9,12 @@
 #include <optional>
 #include <string>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/holds.h"
 #include "backends/zookeeper/own_node.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 struct Won {
   HeldNode node;
@@ -65,4 +65,4 @@ class Contention {
   bool contended_ = false;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -2,7 +2,7 @@
 
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock) const {
   if (auto session = keeper.ready(SteadyClock::now() + settings.connect_timeout)) return session;
@@ -10,7 +10,7 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock) const {
   std::string why = "not connected to ZooKeeper within " +
                     std::to_string(settings.connect_timeout.count()) + " ms (connect_timeout)";
   if (current && current->auth_failed()) why += "; " + current->auth_error();
-  throw zk::unavailable(lock, settings.server, why);
+  throw status::unavailable(lock, settings.server, why);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -9,9 +9,9 @@
 #include "backends/zookeeper/requests.h"
 #include "backends/zookeeper/session_keeper.h"
 #include "backends/zookeeper/settings.h"
-#include "stats.h"
+#include "core/stats.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 struct ZkContext {
   const ZooKeeperSettings& settings;
@@ -25,4 +25,4 @@ struct ZkContext {
   std::shared_ptr<Session> ready_session(std::string_view lock) const;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -1,6 +1,6 @@
 #include "backends/zookeeper/holds.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 std::string Holds::key(std::string_view path, std::string_view owner, Side side) {
   std::string key(path);
@@ -88,4 +88,4 @@ void Holds::erase(std::unordered_map<std::string, Hold>::iterator hold) {
   holds_.erase(hold);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

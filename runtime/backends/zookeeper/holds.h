@@ -13,7 +13,7 @@
 
 #include <distlock/spec.h>
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 // Exclusive and write acquisitions share the exclusive side; read ones the shared side.
 enum class Side { exclusive, shared };
@@ -61,4 +61,4 @@ class Holds {
   std::unordered_map<std::string, std::string> keys_;  // acquisition id -> hold key
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

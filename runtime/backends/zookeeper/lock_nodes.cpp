@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <random>
 
-namespace distlock::detail {
+#include "util/hex.h"
+
+namespace distlock::detail::zookeeper {
 namespace {
 
 constexpr std::string_view kProtectedPrefix = "_c_";  // Curator's protected mode
@@ -88,18 +90,17 @@ std::string random_uuid() {
   std::uint64_t low = generator();
   high = (high & ~0xF000ULL) | 0x4000ULL;                              // version 4
   low = (low & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;      // IETF variant
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string uuid;
   uuid.reserve(kUuidLength);
-  for (int nibble = 15; nibble >= 0; --nibble) {
-    uuid += kHex[(high >> (nibble * 4)) & 0xF];
-    if (nibble == 8 || nibble == 4) uuid += '-';
-  }
+  append_hex(uuid, high >> 32, 8);
   uuid += '-';
-  for (int nibble = 15; nibble >= 0; --nibble) {
-    uuid += kHex[(low >> (nibble * 4)) & 0xF];
-    if (nibble == 12) uuid += '-';
-  }
+  append_hex(uuid, high >> 16, 4);
+  uuid += '-';
+  append_hex(uuid, high, 4);
+  uuid += '-';
+  append_hex(uuid, low >> 48, 4);
+  uuid += '-';
+  append_hex(uuid, low, 12);
   return uuid;
 }
 
@@ -177,4 +178,4 @@ Verdict judge(const std::vector<Contender>& ordered, std::string_view ours, Mode
   return verdict;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

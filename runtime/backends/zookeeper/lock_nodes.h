@@ -16,7 +16,7 @@
 
 #include <distlock/spec.h>
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 inline constexpr std::string_view kLockRoot = "/distlock";
 
@@ -62,4 +62,4 @@ struct Verdict {
 // nearest such contender before it.
 Verdict judge(const std::vector<Contender>& ordered, std::string_view ours, Mode mode);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

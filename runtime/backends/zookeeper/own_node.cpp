@@ -2,7 +2,7 @@
 
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 OwnNode::OwnNode(const ZkContext& context, std::shared_ptr<Session> session, std::string path)
     : context_(context), session_(std::move(session)), path_(std::move(path)) {}
@@ -11,9 +11,9 @@ OwnNode::~OwnNode() {
   if (settled_ || session_->dead()) return;
   if (session_->ready()) {
     const int rc = context_.requests.remove(*session_, path_).rc;
-    if (!zk::connection_trouble(rc)) return;
+    if (!status::connection_trouble(rc)) return;
   }
   context_.reaper.remove(path_, session_->id());
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

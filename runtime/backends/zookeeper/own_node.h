@@ -8,7 +8,7 @@
 
 #include "backends/zookeeper/context.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class OwnNode {
  public:
@@ -30,4 +30,4 @@ class OwnNode {
   bool settled_ = false;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -5,7 +5,7 @@
 #include "backends/zookeeper/lock_nodes.h"
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 constexpr Millis kFirstRetry{100};
@@ -86,15 +86,15 @@ bool Reaper::attempt(const Job& job) {
 
   // Only a connection problem is worth another try: gone is done, and a refusal (no access)
   // would be refused again.
-  if (job.uuid.empty()) return !zk::connection_trouble(requests_.remove(*session, job.path).rc);
+  if (job.uuid.empty()) return !status::connection_trouble(requests_.remove(*session, job.path).rc);
   const auto listed = requests_.children(*session, job.path);
-  if (listed.rc != ZOK) return !zk::connection_trouble(listed.rc);
+  if (listed.rc != ZOK) return !status::connection_trouble(listed.rc);
   bool done = true;
   for (const auto& child : listed.children) {
     if (!named_with_uuid(child, job.uuid)) continue;
-    if (zk::connection_trouble(requests_.remove(*session, job.path + "/" + child).rc)) done = false;
+    if (status::connection_trouble(requests_.remove(*session, job.path + "/" + child).rc)) done = false;
   }
   return done;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

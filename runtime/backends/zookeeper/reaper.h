@@ -14,7 +14,7 @@
 #include "backends/zookeeper/requests.h"
 #include "backends/zookeeper/session_keeper.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class Reaper {
  public:
@@ -52,4 +52,4 @@ class Reaper {
   std::thread thread_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -7,7 +7,7 @@
 
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 // What a completion fills in and its caller waits for. The caller may stop waiting (the
@@ -52,7 +52,7 @@ R await(Pending<R>& pending, std::optional<Millis> timeout) {
     pending.done_cv.wait(lock, arrived);
   if (!pending.done) {
     R reply;
-    reply.rc = zk::kNoReply;
+    reply.rc = status::kNoReply;
     return reply;
   }
   return pending.reply;
@@ -164,7 +164,7 @@ std::vector<StatReply> Requests::exists_all(Session& session,
   auto batch = std::make_shared<Batch>();
   batch->remaining = paths.size();
   StatReply unanswered;
-  unanswered.rc = zk::kNoReply;
+  unanswered.rc = status::kNoReply;
   batch->replies.assign(paths.size(), unanswered);
   struct Slot {
     std::shared_ptr<Batch> batch;
@@ -204,4 +204,4 @@ std::vector<StatReply> Requests::exists_all(Session& session,
   return replies;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

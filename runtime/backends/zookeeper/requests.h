@@ -10,14 +10,14 @@
 
 #include <zookeeper/zookeeper.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "backends/zookeeper/session.h"
-#include "stats.h"
+#include "core/stats.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 struct Reply {
-  int rc = ZOK;  // a ZooKeeper code, or zk::kNoReply
+  int rc = ZOK;  // a ZooKeeper code, or status::kNoReply
   // When the request went out: if it succeeded, the server heard from the session after this.
   SteadyClock::time_point sent_at;
 };
@@ -55,4 +55,4 @@ class Requests {
   const Millis command_timeout_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -1,15 +1,15 @@
 #include "backends/zookeeper/session.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include <distlock/log.h>
 
 #include "backends/zookeeper/status.h"
+#include "util/hex.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 // The C client's own log lines (one per failed connection attempt while a server is down,
@@ -22,8 +22,11 @@ void log_client_message(const char* message) {
 }
 
 std::string hex_id(std::int64_t id) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(id));
+  const auto bits = static_cast<std::uint64_t>(id);
+  int digits = 1;
+  while (digits < 16 && (bits >> (digits * 4)) != 0) ++digits;
+  std::string text = "0x";
+  append_hex(text, bits, digits);
   return text;
 }
 
@@ -42,7 +45,7 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
   if (handle_ == nullptr) {
     // Most often a host name that does not resolve (errno then says little: ENOENT).
     const int error = errno;
-    throw zk::unavailable("", settings_.server,
+    throw status::unavailable("", settings_.server,
                           "the ZooKeeper client could not start with the hosts '" +
                               settings_.connect_string + "' (does every host name resolve?)" +
                               (error != 0 && error != ENOENT
@@ -76,7 +79,7 @@ std::string Session::describe() const {
 }
 
 std::string Session::auth_error() const {
-  return "the server refused the credentials: " + zk::reason(auth_rc_.load());
+  return "the server refused the credentials: " + status::reason(auth_rc_.load());
 }
 
 void Session::authenticate() {
@@ -197,4 +200,4 @@ void Session::wake_all() {
   for (const auto& wakeup : waiting) wakeup->notify(Wakeup::Cause::session_event);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -18,9 +18,9 @@
 
 #include "backends/zookeeper/settings.h"
 #include "backends/zookeeper/wakeup.h"
-#include "stats.h"
+#include "core/stats.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class Session {
  public:
@@ -97,4 +97,4 @@ class Session {
   zhandle_t* handle_ = nullptr;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -4,7 +4,7 @@
 
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 // After a session that never became ready (its credentials refused, say), the next one waits
@@ -27,7 +27,7 @@ SessionKeeper::SessionKeeper(const ZooKeeperSettings& settings, StatsCounters& s
   stop();
   if (session->auth_failed())
     throw ConfigError("", settings_.server, session->auth_error());
-  throw zk::unavailable("", settings_.server,
+  throw status::unavailable("", settings_.server,
                         (session->expired() ? std::string("the new session expired at once")
                                             : "could not connect within " +
                                                   std::to_string(settings_.connect_timeout.count()) +
@@ -137,4 +137,4 @@ void SessionKeeper::run() {
   }
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

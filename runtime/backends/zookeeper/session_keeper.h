@@ -12,9 +12,9 @@
 
 #include "backends/zookeeper/session.h"
 #include "backends/zookeeper/settings.h"
-#include "stats.h"
+#include "core/stats.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class SessionKeeper {
  public:
@@ -56,4 +56,4 @@ class SessionKeeper {
   std::thread thread_;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

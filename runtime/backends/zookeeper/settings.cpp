@@ -5,7 +5,7 @@
 
 #include <distlock/error.h>
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 constexpr std::uint16_t kDefaultPort = 2181;
@@ -69,4 +69,4 @@ ZooKeeperSettings zookeeper_settings(const Url& url, const Options& options) {
   return settings;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

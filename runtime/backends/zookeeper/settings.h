@@ -7,9 +7,9 @@
 #include <distlock/client.h>
 #include <distlock/duration.h>
 
-#include "url.h"
+#include "util/url.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 struct ZooKeeperSettings {
   std::string server;          // the URL without its password, as messages name it
@@ -26,4 +26,4 @@ struct ZooKeeperSettings {
 // what such a URL cannot mean (no host, a user without a password, a bad chroot).
 ZooKeeperSettings zookeeper_settings(const Url& url, const Options& options);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -4,7 +4,7 @@
 
 #include <zookeeper/zookeeper.h>
 
-namespace distlock::detail::zk {
+namespace distlock::detail::zookeeper::status {
 
 std::string reason(int rc) {
   if (rc == kNoReply) return "no reply within the command timeout";
@@ -28,4 +28,4 @@ BackendUnavailable unavailable(std::string_view lock, std::string_view server,
   return BackendUnavailable(std::string(lock), std::string(server), std::string(reason));
 }
 
-}  // namespace distlock::detail::zk
+}  // namespace distlock::detail::zookeeper::status

@@ -1,14 +1,14 @@
 // ZooKeeper result codes as the backend reads them, and the messages it throws.
 #pragma once
 
-#include "failure_message.h"
+#include "util/failure_message.h"
 
 #include <string>
 #include <string_view>
 
 #include <distlock/error.h>
 
-namespace distlock::detail::zk {
+namespace distlock::detail::zookeeper::status {
 
 // Not a ZooKeeper code: the reply did not come within the command timeout.
 inline constexpr int kNoReply = -9000;
@@ -25,4 +25,4 @@ bool session_gone(int rc);
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason);
 
-}  // namespace distlock::detail::zk
+}  // namespace distlock::detail::zookeeper::status

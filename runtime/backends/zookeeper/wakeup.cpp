@@ -1,6 +1,6 @@
 #include "backends/zookeeper/wakeup.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 void Wakeup::notify(Cause cause) {
   {
@@ -21,4 +21,4 @@ Wakeup::Cause Wakeup::wait_until(SteadyClock::time_point until) {
   return cause_;
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -6,9 +6,9 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "backend.h"
+#include "backends/backend.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 class Wakeup {
  public:
@@ -29,4 +29,4 @@ class Wakeup {
   Cause cause_ = Cause::none;
 };
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -16,7 +16,7 @@
 #include "backends/zookeeper/settings.h"
 #include "backends/zookeeper/status.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 namespace {
 
 class ZooKeeperBackend final : public Backend {
@@ -25,8 +25,7 @@ class ZooKeeperBackend final : public Backend {
   ~ZooKeeperBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(std::string_view name, std::string_view owner,
-                         std::string_view acquisition_id) override;
+  ReleaseOutcome release(const HoldId& hold) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }
@@ -78,8 +77,8 @@ void ZooKeeperBackend::check_chroot() {
     throw ConfigError("", settings_.server,
                       "the chroot '" + settings_.chroot + "' does not exist; create it first");
   if (rc != ZOK)
-    throw zk::unavailable("", settings_.server,
-                          "could not read the chroot '" + settings_.chroot + "': " + zk::reason(rc));
+    throw status::unavailable("", settings_.server,
+                          "could not read the chroot '" + settings_.chroot + "': " + status::reason(rc));
 }
 
 void ZooKeeperBackend::set_loss_alarm(std::function<void()> alarm) {
@@ -98,17 +97,17 @@ void ZooKeeperBackend::session_ended(const Session& session) {
 }
 
 std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
-  const std::string path = lock_path(request.name);
+  const std::string path = lock_path(request.hold.name);
   if (auto grant = reenter(request, path)) return grant;
 
   std::optional<HeldNode> write_hold;
   if (request.mode == Mode::read) {
-    write_hold = holds_.find(path, request.owner, Side::exclusive);
-  } else if (const auto read_hold = holds_.find(path, request.owner, Side::shared);
+    write_hold = holds_.find(path, request.hold.owner, Side::exclusive);
+  } else if (const auto read_hold = holds_.find(path, request.hold.owner, Side::shared);
              read_hold && read_hold->session == keeper_.current()->id()) {
     // Our own read node is ahead of the write node we would create: we would wait for
     // ourselves. Curator deadlocks here; say so instead.
-    const std::string lock(request.name);
+    const std::string lock(request.hold.name);
     throw ConfigError(lock, settings_.server,
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
@@ -118,46 +117,45 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   auto won = contention.run();
   if (!won) return std::nullopt;
   const Grant grant{won->node.fence, won->sent_at};
-  holds_.add(path, request.owner, side_of(request.mode), std::move(won->node),
-             request.acquisition_id);
+  holds_.add(path, request.hold.owner, side_of(request.mode), std::move(won->node),
+             request.hold.acquisition_id);
   return grant;
 }
 
 std::optional<Grant> ZooKeeperBackend::reenter(const AcquireRequest& request,
                                                const std::string& path) {
   const Side side = side_of(request.mode);
-  const auto held = holds_.find(path, request.owner, side);
+  const auto held = holds_.find(path, request.hold.owner, side);
   if (!held) return std::nullopt;
   for (;;) {
-    const auto session = context_.ready_session(request.name);
+    const auto session = context_.ready_session(request.hold.name);
     if (session->id() != held->session) {
       // Its session ended, and the node with it.
-      holds_.forget(path, request.owner, side, held->node);
+      holds_.forget(path, request.hold.owner, side, held->node);
       return std::nullopt;
     }
     const auto checked = requests_.exists(*session, held->node);
     if (checked.rc == ZOK && checked.stat.ephemeralOwner == session->id()) {
-      if (!holds_.join(path, request.owner, side, held->node, request.acquisition_id))
+      if (!holds_.join(path, request.hold.owner, side, held->node, request.hold.acquisition_id))
         return std::nullopt;
       return Grant{held->fence, checked.sent_at};
     }
     if (checked.rc == ZOK || checked.rc == ZNONODE) {
       // Deleted behind our back: the earlier leases are lost; contend anew.
-      holds_.forget(path, request.owner, side, held->node);
+      holds_.forget(path, request.hold.owner, side, held->node);
       return std::nullopt;
     }
-    if (zk::connection_trouble(checked.rc) || zk::session_gone(checked.rc)) continue;
-    throw zk::unavailable(request.name, settings_.server,
-                          "checking the held node " + held->node + ": " + zk::reason(checked.rc));
+    if (status::connection_trouble(checked.rc) || status::session_gone(checked.rc)) continue;
+    throw status::unavailable(request.hold.name, settings_.server,
+                          "checking the held node " + held->node + ": " + status::reason(checked.rc));
   }
 }
 
-ReleaseOutcome ZooKeeperBackend::release(std::string_view name, std::string_view,
-                                         std::string_view acquisition_id) {
-  auto removal = holds_.remove(acquisition_id);
+ReleaseOutcome ZooKeeperBackend::release(const HoldId& hold) {
+  auto removal = holds_.remove(hold.acquisition_id);
   if (!removal.known) return ReleaseOutcome::not_held;
   if (!removal.ended) return ReleaseOutcome::released;  // other acquisitions share the node
-  return delete_held(name, *removal.ended);
+  return delete_held(hold.name, *removal.ended);
 }
 
 ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNode& held) {
@@ -167,7 +165,7 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
       session = context_.ready_session(name);
     } catch (const BackendUnavailable& error) {
       reaper_.remove(held.node, held.session);
-      throw zk::unavailable(name, settings_.server,
+      throw status::unavailable(name, settings_.server,
                             std::string(error.what()) +
                                 "; the lock node will be deleted once the server is back (or "
                                 "goes with the session)");
@@ -177,10 +175,10 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
     const int rc = requests_.remove(*session, held.node).rc;
     if (rc == ZOK) return ReleaseOutcome::released;
     if (rc == ZNONODE) return ReleaseOutcome::not_held;
-    if (zk::connection_trouble(rc) || zk::session_gone(rc)) continue;
+    if (status::connection_trouble(rc) || status::session_gone(rc)) continue;
     reaper_.remove(held.node, held.session);
-    throw zk::unavailable(name, settings_.server,
-                          "deleting the lock node " + held.node + ": " + zk::reason(rc));
+    throw status::unavailable(name, settings_.server,
+                          "deleting the lock node " + held.node + ": " + status::reason(rc));
   }
 }
 
@@ -194,7 +192,7 @@ void ZooKeeperBackend::renew(std::span<RenewItem> items, SteadyClock::time_point
   std::vector<std::string> nodes;
   for (std::size_t i = 0; i < items.size(); ++i) {
     auto& item = items[i];
-    held[i] = holds_.of(item.acquisition_id);
+    held[i] = holds_.of(item.hold.acquisition_id);
     if (!held[i] || !session || held[i]->session != session->id() || session->dead()) {
       item.outcome = RenewItem::Outcome::lost;  // never held, released, or its session ended
       held[i].reset();
@@ -219,20 +217,20 @@ void ZooKeeperBackend::renew(std::span<RenewItem> items, SteadyClock::time_point
     if (reply.rc == ZOK && reply.stat.ephemeralOwner == session->id()) {
       item.outcome = RenewItem::Outcome::renewed;
       item.error.clear();
-    } else if (reply.rc == ZOK || reply.rc == ZNONODE || zk::session_gone(reply.rc)) {
+    } else if (reply.rc == ZOK || reply.rc == ZNONODE || status::session_gone(reply.rc)) {
       item.outcome = RenewItem::Outcome::lost;
     } else {
       item.outcome = RenewItem::Outcome::failed;
-      item.error = zk::reason(reply.rc);
+      item.error = status::reason(reply.rc);
     }
   }
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> make_zookeeper_backend(const Url& url, const Options& options,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                                 StatsCounters& stats) {
   return std::make_unique<ZooKeeperBackend>(zookeeper_settings(url, options), stats);
 }
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

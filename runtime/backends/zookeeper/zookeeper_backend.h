@@ -8,15 +8,15 @@
 
 #include <distlock/client.h>
 
-#include "backend.h"
-#include "stats.h"
-#include "url.h"
+#include "backends/backend.h"
+#include "core/stats.h"
+#include "util/url.h"
 
-namespace distlock::detail {
+namespace distlock::detail::zookeeper {
 
 // Connects (eagerly, within connect_timeout): BackendUnavailable naming the server when it
 // cannot, ConfigError for a bad URL, refused credentials or a missing chroot.
-std::unique_ptr<Backend> make_zookeeper_backend(const Url& url, const Options& options,
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                                 StatsCounters& stats);
 
-}  // namespace distlock::detail
+}  // namespace distlock::detail::zookeeper

@@ -1,4 +1,4 @@
-#include "failure_message.h"
+#include "util/failure_message.h"
 
 namespace distlock::detail {
 

@@ -1,4 +1,4 @@
-#include "renewal_queue.h"
+#include "core/renewal_queue.h"
 
 #include <pthread.h>
 
@@ -106,9 +106,7 @@ void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   for (const auto& lease : batch) {
     const auto& identity = lease->identity();
     RenewItem& item = items.emplace_back();
-    item.name = identity.name;
-    item.owner = identity.owner;
-    item.acquisition_id = identity.acquisition_id;
+    item.hold = identity.hold();
     item.ttl = identity.ttl;
     serials.push_back(lease->serial());
     deadline = std::min(deadline, lease->valid_until());

@@ -1,7 +1,7 @@
 #include <distlock/client.h>
 
-#include "client_core.h"
-#include "url.h"
+#include "core/client_core.h"
+#include "util/url.h"
 
 namespace distlock {
 
@@ -18,11 +18,11 @@ Client::Client(std::shared_ptr<detail::ClientCore> core) : core_(std::move(core)
 Client::~Client() = default;
 
 Lease Client::acquire(const LockSpec& spec, const Key& key) {
-  return *core_->acquire(spec, key, false);
+  return *core_->acquire(spec, key, detail::IfBusy::wait_then_throw);
 }
 
 std::optional<Lease> Client::try_acquire(const LockSpec& spec, const Key& key) {
-  return core_->acquire(spec, key, true);
+  return core_->acquire(spec, key, detail::IfBusy::return_empty_at_once);
 }
 
 const std::string& Client::server() const { return core_->server(); }

@@ -1,4 +1,4 @@
-#include "acquisition_id.h"
+#include "core/acquisition_id.h"
 
 #include <atomic>
 #include <chrono>
@@ -6,6 +6,8 @@
 #include <random>
 
 #include <distlock/key.h>
+
+#include "util/hex.h"
 
 namespace distlock::detail {
 namespace {
@@ -24,11 +26,6 @@ std::uint64_t process_salt() {
     return (static_cast<std::uint64_t>(source()) << 32) ^ source();
   }();
   return salt;
-}
-
-void append_hex(std::string& out, std::uint64_t value, int digits) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += kHex[(value >> shift) & 0xF];
 }
 
 constexpr std::size_t kMaxPrefix = 32;

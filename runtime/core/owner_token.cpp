@@ -1,19 +1,17 @@
-#include "owner_token.h"
+#include "core/owner_token.h"
 
 #include <atomic>
 #include <cstdint>
 #include <random>
 
+#include "util/hex.h"
+
 namespace distlock::detail {
 
 std::string make_instance_id() {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::random_device source;
   std::string id;
-  for (int word = 0; word < 4; ++word) {
-    const std::uint32_t bits = source();
-    for (int shift = 28; shift >= 0; shift -= 4) id += kHex[(bits >> shift) & 0xF];
-  }
+  for (int word = 0; word < 4; ++word) append_hex(id, source(), 8);
   return id;
 }
 

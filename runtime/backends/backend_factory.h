@@ -6,8 +6,8 @@
 
 #include <distlock/client.h>
 
-#include "backend.h"
-#include "stats.h"
+#include "backends/backend.h"
+#include "core/stats.h"
 
 namespace distlock::detail {
 

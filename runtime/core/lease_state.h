@@ -13,6 +13,9 @@
 #include <distlock/error.h>
 #include <distlock/lease.h>
 
+#include "backends/backend.h"
+#include "util/steady_clock.h"
+
 namespace distlock::detail {
 
 struct LeaseIdentity {
@@ -21,11 +24,13 @@ struct LeaseIdentity {
   std::string owner;
   std::uint64_t fence = 0;
   Millis ttl{0};
+
+  HoldId hold() const { return {name, owner, acquisition_id}; }
 };
 
 class LeaseState {
  public:
-  using TimePoint = std::chrono::steady_clock::time_point;
+  using TimePoint = SteadyClock::time_point;
 
   // `server` is the client's, as errors name it: shared so that a lease needs neither a copy
   // nor the client to name it.

@@ -1,25 +1,25 @@
-#include "client_core.h"
+#include "core/client_core.h"
 
 #include <distlock/error.h>
 
-#include "acquisition_id.h"
-#include "backend_factory.h"
-#include "current_leases.h"
-#include "owner_token.h"
+#include "core/acquisition_id.h"
+#include "backends/backend_factory.h"
+#include "core/held_leases.h"
+#include "core/owner_token.h"
 
 namespace distlock::detail {
 namespace {
 
-SteadyClock::time_point deadline_for(const LockSpec& spec, bool try_only,
+SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
                                      SteadyClock::time_point start) {
-  if (try_only || spec.wait <= Millis::zero()) return start;
+  if (if_busy == IfBusy::return_empty_at_once || spec.wait <= Millis::zero()) return start;
   if (spec.wait >= std::chrono::duration_cast<Millis>(SteadyClock::time_point::max() - start))
     return SteadyClock::time_point::max();
   return start + spec.wait;
 }
 
-std::string describe_wait(const LockSpec& spec, bool try_only) {
-  if (try_only || spec.wait <= Millis::zero()) return "it is held by another owner (try_only)";
+std::string describe_wait(const LockSpec& spec) {
+  if (spec.wait <= Millis::zero()) return "it is held by another owner (try_only)";
   return "not acquired within " + std::to_string(spec.wait.count()) +
          " ms; another owner holds it";
 }
@@ -48,7 +48,7 @@ void ClientCore::validate(const LockSpec& spec) const {
                       "server");
 }
 
-std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, bool try_only) {
+std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, IfBusy if_busy) {
   validate(spec);
   std::string name;
   try {
@@ -61,13 +61,12 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
   LeaseIdentity identity{std::move(name), make_acquisition_id(spec.type), owner_token(instance_id_),
                          0, ttl};
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire({identity.name, spec.mode, identity.owner,
-                                        identity.acquisition_id, identity.ttl,
-                                        deadline_for(spec, try_only, start)});
+  const auto grant = backend_->acquire(
+      {identity.hold(), spec.mode, identity.ttl, deadline_for(spec, if_busy, start)});
   if (!grant) {
     ++stats_.timeouts;
-    if (try_only) return std::nullopt;
-    throw LockTimeout(identity.name, server(), describe_wait(spec, try_only));
+    if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;
+    throw LockTimeout(identity.name, server(), describe_wait(spec));
   }
   identity.fence = grant->fence;
   auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
@@ -76,14 +75,13 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, b
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;
   if (spec.renew) renewals_.add(state, grant->sent_at);
-  CurrentLeases::push(std::move(state));
+  HeldLeases::push(std::move(state));
   return std::optional<Lease>(std::move(lease));
 }
 
 ReleaseOutcome ClientCore::release(LeaseState& lease) {
   renewals_.remove(lease);
-  const auto& identity = lease.identity();
-  return backend_->release(identity.name, identity.owner, identity.acquisition_id);
+  return backend_->release(lease.identity().hold());
 }
 
 }  // namespace distlock::detail

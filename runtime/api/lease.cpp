@@ -2,9 +2,10 @@
 
 #include <distlock/log.h>
 
-#include "client_core.h"
-#include "current_leases.h"
-#include "lease_state.h"
+#include "core/client_core.h"
+#include "core/held_leases.h"
+#include "core/lease_state.h"
+#include "util/steady_clock.h"
 
 namespace distlock {
 namespace {
@@ -50,18 +51,18 @@ std::uint64_t Lease::fence() const { return checked_state(state_).identity().fen
 Millis Lease::ttl() const { return checked_state(state_).identity().ttl; }
 
 bool Lease::valid() const {
-  return state_ && state_->valid(std::chrono::steady_clock::now());
+  return state_ && state_->valid(detail::SteadyClock::now());
 }
 
 void Lease::ensure_held() const {
   const auto& state = checked_state(state_);
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = detail::SteadyClock::now();
   if (state.valid(now)) return;
   const std::string reason = state.invalid_reason(now);
   throw LockLost(name(), server(), "not held: " + reason);
 }
 
-std::chrono::steady_clock::time_point Lease::valid_until() const {
+detail::SteadyClock::time_point Lease::valid_until() const {
   return checked_state(state_).valid_until();
 }
 
@@ -72,7 +73,7 @@ void Lease::on_lost(LostCallback callback) {
 
 void Lease::release() {
   if (!state_ || !core_ || !state_->begin_release()) return;
-  detail::CurrentLeases::pop(*state_);
+  detail::HeldLeases::pop(*state_);
   const auto outcome = core_->release(*state_);
   // What the callback owns goes now, on this thread, not with the last view of the lease.
   state_->drop_lost_callback();

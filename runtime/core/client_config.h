@@ -6,7 +6,7 @@
 
 #include <distlock/client.h>
 
-#include "url.h"
+#include "util/url.h"
 
 namespace distlock::detail {
 

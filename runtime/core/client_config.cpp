@@ -1,4 +1,4 @@
-#include "client_config.h"
+#include "core/client_config.h"
 
 #include <algorithm>
 #include <charconv>

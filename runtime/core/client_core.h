@@ -24,11 +24,16 @@
 
 #include <distlock/client.h>
 
-#include "backend.h"
-#include "renewal_queue.h"
-#include "stats.h"
+#include "backends/backend.h"
+#include "core/renewal_queue.h"
+#include "core/stats.h"
 
 namespace distlock::detail {
+
+enum class IfBusy {
+  wait_then_throw,       // wait up to the spec's wait, then throw LockTimeout
+  return_empty_at_once,  // try once: nullopt when another owner holds the lock
+};
 
 class ClientCore : public std::enable_shared_from_this<ClientCore> {
  public:
@@ -36,8 +41,8 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   ClientCore(std::string_view url, const Options& options);
   ~ClientCore();
 
-  // nullopt when not acquired by the deadline the spec (or try_only) sets.
-  std::optional<Lease> acquire(const LockSpec& spec, const Key& key, bool try_only);
+  // nullopt only with IfBusy::return_empty_at_once.
+  std::optional<Lease> acquire(const LockSpec& spec, const Key& key, IfBusy if_busy);
   // Called once per lease, by Lease::release or its destructor.
   ReleaseOutcome release(LeaseState& lease);
 

@@ -1,6 +1,8 @@
 #include <distlock/error.h>
 #include <distlock/key.h>
 
+#include "util/hex.h"
+
 namespace distlock {
 namespace {
 
@@ -20,15 +22,13 @@ bool needs_escape(unsigned char byte) {
 }  // namespace
 
 std::string escape_name_part(std::string_view raw) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string escaped;
   escaped.reserve(raw.size());
   for (const char c : raw) {
     const auto byte = static_cast<unsigned char>(c);
     if (needs_escape(byte)) {
       escaped += '%';
-      escaped += kHex[byte >> 4];
-      escaped += kHex[byte & 0xF];
+      detail::append_hex(escaped, byte, 2, detail::HexCase::upper);
     } else {
       escaped += c;
     }

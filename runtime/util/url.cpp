@@ -1,4 +1,4 @@
-#include "url.h"
+#include "util/url.h"
 
 #include <algorithm>
 #include <cctype>

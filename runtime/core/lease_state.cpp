@@ -1,8 +1,8 @@
-#include "lease_state.h"
+#include "core/lease_state.h"
 
 #include <distlock/log.h>
 
-#include "validity.h"
+#include "core/validity.h"
 
 namespace distlock::detail {
 namespace {

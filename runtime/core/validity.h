@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include <distlock/duration.h>
+#include "util/steady_clock.h"
 
 namespace distlock::detail {
 
@@ -13,8 +14,8 @@ constexpr Millis drift_allowance(Millis ttl) { return ttl / 100 + Millis(2); }
 
 // The request that won (or extended) the lock was sent at `sent_at`; the server cannot have
 // started its ttl earlier, so the lock is ours until at least this point.
-constexpr std::chrono::steady_clock::time_point valid_until(
-    std::chrono::steady_clock::time_point sent_at, Millis ttl) {
+constexpr SteadyClock::time_point valid_until(
+    SteadyClock::time_point sent_at, Millis ttl) {
   return sent_at + ttl - drift_allowance(ttl);
 }
 

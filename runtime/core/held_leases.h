@@ -5,11 +5,11 @@
 
 #include <distlock/lease.h>
 
-#include "lease_state.h"
+#include "core/lease_state.h"
 
 namespace distlock::detail {
 
-class CurrentLeases {
+class HeldLeases {
  public:
   // Called on the acquiring thread when a lease is granted.
   static void push(std::shared_ptr<LeaseState> lease);

@@ -9,10 +9,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "backend.h"
-#include "lease_state.h"
-#include "renewal_schedule.h"
-#include "stats.h"
+#include "backends/backend.h"
+#include "core/lease_state.h"
+#include "core/renewal_schedule.h"
+#include "core/stats.h"
 
 namespace distlock::detail {
 

@@ -1,4 +1,4 @@
-#include "renewal_schedule.h"
+#include "core/renewal_schedule.h"
 
 #include <utility>
 

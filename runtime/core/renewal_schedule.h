@@ -7,12 +7,13 @@
 #include <optional>
 #include <unordered_map>
 #include <vector>
+#include "util/steady_clock.h"
 
 namespace distlock::detail {
 
 class RenewalSchedule {
  public:
-  using TimePoint = std::chrono::steady_clock::time_point;
+  using TimePoint = SteadyClock::time_point;
   using LeaseKey = std::uint64_t;
 
   // Adds the lease, or moves it to `due` if present.

@@ -14,17 +14,22 @@
 #include <distlock/duration.h>
 #include <distlock/spec.h>
 
-#include "stats.h"
+#include "core/stats.h"
+#include "util/steady_clock.h"
 
 namespace distlock::detail {
 
-using SteadyClock = std::chrono::steady_clock;
 
-struct AcquireRequest {
+// Which hold a call is about.
+struct HoldId {
   std::string_view name;            // the lock name, already escaped
-  Mode mode = Mode::exclusive;      // read or write only where supports_read_write()
   std::string_view owner;           // client instance id + thread: equal owners reenter
   std::string_view acquisition_id;  // unique per acquisition; makes retries idempotent
+};
+
+struct AcquireRequest {
+  HoldId hold;
+  Mode mode = Mode::exclusive;  // read or write only where supports_read_write()
   Millis ttl;
   // Give up at this point (SteadyClock::time_point::max(): never; now or earlier: try once).
   SteadyClock::time_point deadline;
@@ -42,9 +47,7 @@ enum class ReleaseOutcome {
 };
 
 struct RenewItem {
-  std::string_view name;
-  std::string_view owner;
-  std::string_view acquisition_id;
+  HoldId hold;
   Millis ttl;
   enum class Outcome { renewed, lost, failed } outcome = Outcome::failed;
   std::string error;  // for `failed`: why the server could not be asked
@@ -59,8 +62,7 @@ class Backend {
   virtual std::optional<Grant> acquire(const AcquireRequest& request) = 0;
 
   // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
-  virtual ReleaseOutcome release(std::string_view name, std::string_view owner,
-                                 std::string_view acquisition_id) = 0;
+  virtual ReleaseOutcome release(const HoldId& hold) = 0;
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch
   // (pipelined where the protocol allows). Sets each item's outcome; never throws. Gives up

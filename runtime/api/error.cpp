@@ -1,6 +1,6 @@
 #include <distlock/error.h>
 
-#include "failure_message.h"
+#include "util/failure_message.h"
 
 namespace distlock {
 

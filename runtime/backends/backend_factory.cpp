@@ -1,4 +1,4 @@
-#include "backend_factory.h"
+#include "backends/backend_factory.h"
 
 #include <distlock/error.h>
 
@@ -7,8 +7,8 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_backend.h"
 #endif
-#include "client_config.h"
-#include "url.h"
+#include "core/client_config.h"
+#include "util/url.h"
 
 namespace distlock::detail {
 
@@ -16,15 +16,15 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                                       StatsCounters& stats) {
   const Url url = parse_url(text);
   if (url.scheme == "memory") {
-    return make_memory_backend(url, options_from_url(url, options, {}), stats);
+    return memory::make_backend(url, options_from_url(url, options, {}), stats);
   }
   if (url.scheme == "redis") {
-    return make_redis_backend(
+    return redis::make_backend(
         url, options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
         stats);
   }
   if (url.scheme == "redis+unix") {
-    return make_redis_backend(
+    return redis::make_backend(
         url,
         options_from_url(url, options,
                          {"connect_timeout", "command_timeout", "max_connections", "db"}),
@@ -32,7 +32,7 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
-    return make_zookeeper_backend(
+    return zookeeper::make_backend(
         url,
         options_from_url(url, options, {"connect_timeout", "command_timeout", "session_timeout"}),
         stats);
