@@ -138,10 +138,14 @@ Settings parse_args(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (arg == "--cycles") settings.cycles = parse_count(argv[i], value());
-    else if (arg == "--requests") settings.requests = parse_count(argv[i], value());
-    else if (arg == "--rounds") settings.rounds = parse_count(argv[i], value());
-    else if (arg == "--require-goal") settings.require_goal = true;
+    if (arg == "--cycles")
+      settings.cycles = parse_count(argv[i], value());
+    else if (arg == "--requests")
+      settings.requests = parse_count(argv[i], value());
+    else if (arg == "--rounds")
+      settings.rounds = parse_count(argv[i], value());
+    else if (arg == "--require-goal")
+      settings.require_goal = true;
     else if (arg == "--quick") {
       settings.cycles = 2000;
       settings.warmup = 200;
@@ -212,8 +216,9 @@ int main(int argc, char** argv) {
                 settings.rounds);
     std::printf("  %-44s %12.0f   (redis-benchmark -c 1 -n %d, median)\n",
                 "redis-benchmark EVALSHA/s", evalsha_per_s, settings.requests);
-    std::printf("  %-44s %12.2f   (goal >= %.1f: %s)\n", "ratio = cycles/s / (EVALSHA/s / 2), median",
-                ratio, kGoal, ratio >= kGoal ? "met" : "NOT met");
+    std::printf("  %-44s %12.2f   (goal >= %.1f: %s)\n",
+                "ratio = cycles/s / (EVALSHA/s / 2), median", ratio, kGoal,
+                ratio >= kGoal ? "met" : "NOT met");
     std::printf("  %-44s %12.0f us\n", "one cycle", 1e6 / cycles_per_s);
     std::printf("  %-44s %12.0f us\n", "one EVALSHA round trip", 1e6 / evalsha_per_s);
     // What one cycle costs the server. INFO commandstats counts the commands a script runs
@@ -230,7 +235,8 @@ int main(int argc, char** argv) {
                     name.c_str(), static_cast<double>(n) / total_cycles);
       per_command += buffer;
     }
-    std::printf("  %-44s %12.2f\n", "script calls (EVAL/EVALSHA) per cycle", scripts / total_cycles);
+    std::printf("  %-44s %12.2f\n", "script calls (EVAL/EVALSHA) per cycle",
+                scripts / total_cycles);
     std::printf("  %-44s %12.2f   (%s)\n", "commands per cycle, scripts' own included",
                 counted / total_cycles, per_command.c_str());
     std::fflush(stdout);

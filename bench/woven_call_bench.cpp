@@ -42,7 +42,9 @@ BENCHMARK(BM_WovenCall);
 long evalsha_calls(const distlock::testing::RedisServer& server) {
   const std::string stats = server.cli({"INFO", "commandstats"});
   const auto at = stats.find("cmdstat_evalsha:calls=");
-  return at == std::string::npos ? 0 : std::stol(stats.substr(at + std::strlen("cmdstat_evalsha:calls=")));
+  return at == std::string::npos
+             ? 0
+             : std::stol(stats.substr(at + std::strlen("cmdstat_evalsha:calls=")));
 }
 
 template <class Call>

@@ -45,9 +45,9 @@ struct Settings {
 };
 
 struct Result {
-  double rate = 0;                 // acquisitions per second, median
-  double round_trips = 0;          // per acquisition (distlock only)
-  double notifications = 0;        // per acquisition (distlock only)
+  double rate = 0;           // acquisitions per second, median
+  double round_trips = 0;    // per acquisition (distlock only)
+  double notifications = 0;  // per acquisition (distlock only)
 };
 
 double median(std::vector<double> values) {
@@ -71,8 +71,8 @@ distlock::ClientStats total(const std::vector<std::shared_ptr<distlock::Client>>
 std::uint64_t measure(const std::vector<std::shared_ptr<distlock::Client>>& clients,
                       const std::string& key, double seconds) {
   constexpr auto bench_lock = distlock::spec("bench", 30s);
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(seconds));
   std::atomic<std::uint64_t> count{0};
   std::atomic<bool> failed{false};
   std::vector<std::thread> threads;
@@ -138,7 +138,8 @@ double run_curator(const distlock::testing::ZooKeeperServer& server, const std::
     throw std::runtime_error("CuratorBench failed (" + status.describe() + "): " + output);
   }
   const auto at = output.rfind("result ");
-  if (at == std::string::npos) throw std::runtime_error("cannot read CuratorBench's output: " + output);
+  if (at == std::string::npos)
+    throw std::runtime_error("cannot read CuratorBench's output: " + output);
   return std::stod(output.substr(at + 7));
 }
 
@@ -163,10 +164,14 @@ Settings parse_args(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (arg == "--seconds") settings.seconds = parse_number(argv[i], value(), 0.1, 3600);
-    else if (arg == "--rounds") settings.rounds = static_cast<int>(parse_number(argv[i], value(), 1, 100));
-    else if (arg == "--waiters") settings.waiters = static_cast<int>(parse_number(argv[i], value(), 1, 256));
-    else if (arg == "--fsync") settings.fsync = true;
+    if (arg == "--seconds")
+      settings.seconds = parse_number(argv[i], value(), 0.1, 3600);
+    else if (arg == "--rounds")
+      settings.rounds = static_cast<int>(parse_number(argv[i], value(), 1, 100));
+    else if (arg == "--waiters")
+      settings.waiters = static_cast<int>(parse_number(argv[i], value(), 1, 256));
+    else if (arg == "--fsync")
+      settings.fsync = true;
     else if (arg == "--quick") {
       settings.seconds = 1;
       settings.warmup_seconds = 0.5;
@@ -193,12 +198,14 @@ int main(int argc, char** argv) {
     std::string version = "?";
     if (const auto srvr = server.four_letter("srvr")) {
       const auto at = srvr->find("version: ");
-      if (at != std::string::npos) version = srvr->substr(at + 9, srvr->find_first_of("-,\r\n", at + 9) - at - 9);
+      if (at != std::string::npos)
+        version = srvr->substr(at + 9, srvr->find_first_of("-,\r\n", at + 9) - at - 9);
     }
-    std::printf("zookeeper_bench: ZooKeeper %s standalone on %s (forceSync=%s), %d round(s) of "
-                "%.1f s after a %.1f s warm-up, median\n",
-                version.c_str(), server.connect_string().c_str(), settings.fsync ? "yes" : "no",
-                settings.rounds, settings.seconds, settings.warmup_seconds);
+    std::printf(
+        "zookeeper_bench: ZooKeeper %s standalone on %s (forceSync=%s), %d round(s) of "
+        "%.1f s after a %.1f s warm-up, median\n",
+        version.c_str(), server.connect_string().c_str(), settings.fsync ? "yes" : "no",
+        settings.rounds, settings.seconds, settings.warmup_seconds);
     std::fflush(stdout);
 
     const std::string url = server.url();
@@ -210,10 +217,12 @@ int main(int argc, char** argv) {
     const Result d_contended = run_distlock(url, "contended", settings.waiters + 1, settings);
     std::printf("  Curator uncontended...\n");
     std::fflush(stdout);
-    const double c_uncontended = run_curator(server, "/distlock/bench/curator-uncontended", "uncontended", settings);
+    const double c_uncontended =
+        run_curator(server, "/distlock/bench/curator-uncontended", "uncontended", settings);
     std::printf("  Curator contended (%d waiters)...\n", settings.waiters);
     std::fflush(stdout);
-    const double c_contended = run_curator(server, "/distlock/bench/curator-contended", "contended", settings);
+    const double c_contended =
+        run_curator(server, "/distlock/bench/curator-contended", "contended", settings);
 
     std::printf("\n");
     std::printf("  %-46s %12s %12s %10s\n", "", "distlock", "Curator", "distlock/");
@@ -221,13 +230,17 @@ int main(int argc, char** argv) {
     std::printf("  %-46s %12.0f %12.0f %10.2f\n", "uncontended acquire+release per second",
                 d_uncontended.rate, c_uncontended, d_uncontended.rate / c_uncontended);
     char label[96];
-    std::snprintf(label, sizeof label, "contended handoffs per second (%d waiters)", settings.waiters);
+    std::snprintf(label, sizeof label, "contended handoffs per second (%d waiters)",
+                  settings.waiters);
     std::printf("  %-46s %12.0f %12.0f %10.2f\n", label, d_contended.rate, c_contended,
                 d_contended.rate / c_contended);
     std::printf("\n");
-    std::printf("  %-46s %12.2f\n", "distlock round trips per uncontended cycle", d_uncontended.round_trips);
-    std::printf("  %-46s %12.2f\n", "distlock round trips per contended handoff", d_contended.round_trips);
-    std::printf("  %-46s %12.2f\n", "distlock watch notifications per handoff", d_contended.notifications);
+    std::printf("  %-46s %12.2f\n", "distlock round trips per uncontended cycle",
+                d_uncontended.round_trips);
+    std::printf("  %-46s %12.2f\n", "distlock round trips per contended handoff",
+                d_contended.round_trips);
+    std::printf("  %-46s %12.2f\n", "distlock watch notifications per handoff",
+                d_contended.notifications);
     std::fflush(stdout);
     return 0;
   } catch (const std::exception& e) {

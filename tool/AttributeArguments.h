@@ -29,13 +29,11 @@ struct AttributeSpelling {
 };
 
 /// Reads `distlock::Name(...)` starting at \p ScopeLoc, a file location.
-/// Returns std::nullopt (with \p Problem set) when the tokens there are not that
-/// or the parentheses do not balance before the end of the file.
-std::optional<AttributeSpelling>
-readAttributeSpelling(const clang::SourceManager &SM,
-                      const clang::LangOptions &LangOpts,
-                      clang::SourceLocation ScopeLoc, llvm::StringRef Name,
-                      std::string &Problem);
+/// Returns std::nullopt (with \p Problem set) when the tokens there are not
+/// that or the parentheses do not balance before the end of the file.
+std::optional<AttributeSpelling> readAttributeSpelling(
+    const clang::SourceManager &SM, const clang::LangOptions &LangOpts,
+    clang::SourceLocation ScopeLoc, llvm::StringRef Name, std::string &Problem);
 
 } // namespace weave
 } // namespace distlock

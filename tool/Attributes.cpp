@@ -40,8 +40,8 @@ protected:
   }
 
   void misplaced(Sema &S, const ParsedAttr &Attr, llvm::StringRef What) const {
-    unsigned ID = S.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error,
-                                                     "%0");
+    unsigned ID =
+        S.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error, "%0");
     S.Diag(Attr.getLoc(), ID) << What;
   }
 
@@ -96,9 +96,11 @@ public:
 static ParsedAttrInfoRegistry::Add<LockAttrInfo>
     RegisterLock("distlock-lock", "[[distlock::lock(type, ttl, options...)]]");
 static ParsedAttrInfoRegistry::Add<KeyAttrInfo>
-    RegisterKey("distlock-key", "[[distlock::key]] / [[distlock::key(\"path\")]]");
+    RegisterKey("distlock-key",
+                "[[distlock::key]] / [[distlock::key(\"path\")]]");
 
-// Referred to by ForceLinker.h; external linkage, so the reference resolves here.
+// Referred to by ForceLinker.h; external linkage, so the reference resolves
+// here.
 volatile int AttributesAnchorSource = 0;
 
 } // namespace weave

@@ -1,4 +1,5 @@
-//===- Diagnostics.h - Errors and warnings of distlock-weave ---------------===//
+//===- Diagnostics.h - Errors and warnings of distlock-weave
+//---------------===//
 //
 // Every misuse the tool finds is reported the way clang reports its own:
 // file:line:col, the message, the source line and a caret.

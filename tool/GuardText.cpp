@@ -30,7 +30,8 @@ std::string guardText(const GuardParts &Parts) {
   const std::string AtAttribute = lineDirective(Args.Line, Args.File);
   OS << "\n"
      << AtAttribute << "\n"
-     << "static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] "
+     << "static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = "
+        "[] "
         "{ using namespace ::std::chrono_literals; return "
         "::distlock::woven::spec(\n"
      << AtAttribute << "\n"
@@ -39,7 +40,8 @@ std::string guardText(const GuardParts &Parts) {
      << AtAttribute << "\n"
      << "); }();\n"
      << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
-     << "::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_";
+     << "::distlock::woven::ScopedLock "
+        "distlock_woven_guard_(distlock_woven_spec_";
   if (!Parts.KeyExpressions.empty()) {
     OS << ", ::distlock::woven::key_of(";
     llvm::ListSeparator Comma;

@@ -44,8 +44,7 @@ public:
   /// The headers to copy: those the weaver changed, and those that include
   /// one of them (so that their #include can name the copy).
   std::set<std::string>
-  headersToCopy(const clang::SourceManager &SM,
-                const clang::Rewriter &Rewrite,
+  headersToCopy(const clang::SourceManager &SM, const clang::Rewriter &Rewrite,
                 const std::vector<ReadFile> &Files,
                 const std::vector<Inclusion> &Inclusions) const;
 

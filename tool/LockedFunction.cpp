@@ -55,12 +55,12 @@ private:
                           "they carry [[distlock::lock]] themselves");
     }
     if (Definition.isDeleted() || Definition.isExplicitlyDefaulted())
-      return fail(lockLoc(),
-                  "'distlock::lock' on a " +
-                      llvm::Twine(Definition.isDeleted() ? "deleted"
-                                                         : "defaulted") +
-                      " function: there is no body to lock; write the body or "
-                      "remove the attribute");
+      return fail(
+          lockLoc(),
+          "'distlock::lock' on a " +
+              llvm::Twine(Definition.isDeleted() ? "deleted" : "defaulted") +
+              " function: there is no body to lock; write the body or "
+              "remove the attribute");
     if (Definition.isConsteval() || Definition.isConstexpr())
       return fail(lockLoc(),
                   "'distlock::lock' on a " +
@@ -87,7 +87,8 @@ private:
         readAttributeSpelling(SM, Context.getLangOpts(), Loc, "lock", Problem);
     if (!Spelling)
       return fail(Loc, Problem);
-    if (!Spelling->Arguments || llvm::StringRef(Spelling->ArgumentText).trim().empty())
+    if (!Spelling->Arguments ||
+        llvm::StringRef(Spelling->ArgumentText).trim().empty())
       return fail(Loc, "'distlock::lock' needs the lock type and ttl: write "
                        "[[distlock::lock(\"type\", 30s)]]");
     SourceLocation Begin = Spelling->Arguments->getBegin();
@@ -182,7 +183,8 @@ private:
     SourceLocation PathLoc = Spelling->Arguments->getBegin();
     llvm::StringRef Written = llvm::StringRef(Spelling->ArgumentText).trim();
     if (Written.size() < 2 || !Written.starts_with("\"") ||
-        !Written.ends_with("\"") || Written.drop_front().drop_back().contains('"') ||
+        !Written.ends_with("\"") ||
+        Written.drop_front().drop_back().contains('"') ||
         Written.contains('\\')) {
       fail(PathLoc, "the key path must be one plain string literal naming a "
                     "field or const member function, such as \"id\", "
@@ -197,9 +199,8 @@ private:
                         "by '.', each optionally followed by '()'");
       return std::nullopt;
     }
-    auto Expression =
-        weave::keyExpression(Param->getName(), Param->getType(), *Segments,
-                             Problem);
+    auto Expression = weave::keyExpression(Param->getName(), Param->getType(),
+                                           *Segments, Problem);
     if (!Expression) {
       fail(PathLoc, "key path '" + Path + "' of parameter '" +
                         Param->getName() + "': " + Problem);

@@ -24,8 +24,7 @@ void ReadFilesRecorder::InclusionDirective(
                         absolutePath(File->getName())});
 }
 
-void ReadFilesRecorder::FileChanged(SourceLocation Loc,
-                                    FileChangeReason Reason,
+void ReadFilesRecorder::FileChanged(SourceLocation Loc, FileChangeReason Reason,
                                     SrcMgr::CharacteristicKind FileType,
                                     FileID) {
   if (Reason != EnterFile || isSystem(FileType))

@@ -33,9 +33,8 @@ protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
     Rewrite.setSourceMgr(CI.getSourceManager(), CI.getLangOpts());
-    CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<ReadFilesRecorder>(CI.getSourceManager(), Files,
-                                            Inclusions));
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<ReadFilesRecorder>(
+        CI.getSourceManager(), Files, Inclusions));
     return std::make_unique<Weaver>(Rewrite, Summary);
   }
 
@@ -90,7 +89,8 @@ private:
   void writeFile(llvm::StringRef Path, llvm::StringRef Text,
                  WriteMode Mode = WriteMode::IfChanged) {
     llvm::handleAllErrors(
-        writeFileAtomically(Path, Text, Mode), [&](const llvm::ErrorInfoBase &E) {
+        writeFileAtomically(Path, Text, Mode),
+        [&](const llvm::ErrorInfoBase &E) {
           DiagnosticsEngine &Engine = getCompilerInstance().getDiagnostics();
           Engine.Report(Engine.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
               << E.message();

@@ -122,8 +122,8 @@ private:
     if (Loc.isMacroID() || !Blanked.insert(Loc).second)
       return;
     std::string Problem;
-    auto Spelling = readAttributeSpelling(SM, Context.getLangOpts(), Loc, Name,
-                                          Problem);
+    auto Spelling =
+        readAttributeSpelling(SM, Context.getLangOpts(), Loc, Name, Problem);
     if (!Spelling)
       return;
     CharSourceRange Range = CharSourceRange::getTokenRange(Spelling->Whole);

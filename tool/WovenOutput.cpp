@@ -15,8 +15,9 @@ namespace weave {
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
                                 WriteMode Mode) {
   if (Mode == WriteMode::IfChanged)
-    if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                                  /*RequiresNullTerminator=*/false))
+    if (auto Existing =
+            llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false))
       if ((*Existing)->getBuffer() == Text)
         return llvm::Error::success();
   llvm::SmallString<256> Directory = Path;
@@ -27,8 +28,8 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
                                      Directory.c_str(), EC.message().c_str());
   llvm::SmallString<256> Temporary;
   int FD = -1;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
-          Path + ".tmp-%%%%%%", FD, Temporary))
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueFile(Path + ".tmp-%%%%%%", FD, Temporary))
     return llvm::createStringError(EC, "cannot write next to '%s': %s",
                                    Path.str().c_str(), EC.message().c_str());
   {

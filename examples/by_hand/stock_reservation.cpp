@@ -61,7 +61,7 @@ struct Settings {
   int threads = 4;
   int reservations = 200;  // per thread
   int skus = 3;
-  int work_us = 200;       // time between reading and writing the stock file
+  int work_us = 200;  // time between reading and writing the stock file
   bool unlocked = false;
   bool keep = false;
   fs::path dir;
@@ -310,17 +310,28 @@ Settings parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage((std::string(arg) + " needs a value").c_str());
       return argv[++i];
     };
-    if (arg == "--processes") settings.processes = parse_count(argv[i], value(), 1);
-    else if (arg == "--threads") settings.threads = parse_count(argv[i], value(), 1);
-    else if (arg == "--reservations") settings.reservations = parse_count(argv[i], value(), 1);
-    else if (arg == "--skus") settings.skus = parse_count(argv[i], value(), 1);
-    else if (arg == "--work-us") settings.work_us = parse_count(argv[i], value(), 0);
-    else if (arg == "--unlocked") settings.unlocked = true;
-    else if (arg == "--keep") settings.keep = true;
-    else if (arg == "-h" || arg == "--help") usage("reserves stock under a distributed lock");
-    else if (!arg.empty() && arg[0] == '-') usage(("unknown option " + std::string(arg)).c_str());
-    else if (settings.url.empty()) settings.url = arg;
-    else usage("more than one URL given");
+    if (arg == "--processes")
+      settings.processes = parse_count(argv[i], value(), 1);
+    else if (arg == "--threads")
+      settings.threads = parse_count(argv[i], value(), 1);
+    else if (arg == "--reservations")
+      settings.reservations = parse_count(argv[i], value(), 1);
+    else if (arg == "--skus")
+      settings.skus = parse_count(argv[i], value(), 1);
+    else if (arg == "--work-us")
+      settings.work_us = parse_count(argv[i], value(), 0);
+    else if (arg == "--unlocked")
+      settings.unlocked = true;
+    else if (arg == "--keep")
+      settings.keep = true;
+    else if (arg == "-h" || arg == "--help")
+      usage("reserves stock under a distributed lock");
+    else if (!arg.empty() && arg[0] == '-')
+      usage(("unknown option " + std::string(arg)).c_str());
+    else if (settings.url.empty())
+      settings.url = arg;
+    else
+      usage("more than one URL given");
   }
   if (settings.url.empty()) {
     const char* env = std::getenv("DISTLOCK_URL");
@@ -414,16 +425,16 @@ int main(int argc, char** argv) {
               seconds > 0 ? static_cast<double>(total.done) / seconds : 0.0);
   std::printf("  stock taken (files):     %ld (reserved counters: %ld)\n", taken, reserved);
   if (!settings.unlocked) {
-    const double avg_wait_ms =
-        total.leases == 0 ? 0.0
-                          : static_cast<double>(total.wait_us_total) / 1000.0 /
-                                static_cast<double>(total.leases);
-    std::printf("  waited for the lock:     %llu of %llu acquisitions "
-                "(woken by a release: %llu, by timeout: %llu)\n",
-                static_cast<unsigned long long>(total.contended),
-                static_cast<unsigned long long>(total.leases),
-                static_cast<unsigned long long>(total.woken_by_release),
-                static_cast<unsigned long long>(total.woken_by_timeout));
+    const double avg_wait_ms = total.leases == 0 ? 0.0
+                                                 : static_cast<double>(total.wait_us_total) /
+                                                       1000.0 / static_cast<double>(total.leases);
+    std::printf(
+        "  waited for the lock:     %llu of %llu acquisitions "
+        "(woken by a release: %llu, by timeout: %llu)\n",
+        static_cast<unsigned long long>(total.contended),
+        static_cast<unsigned long long>(total.leases),
+        static_cast<unsigned long long>(total.woken_by_release),
+        static_cast<unsigned long long>(total.woken_by_timeout));
     std::printf("  acquire time:            avg %.2f ms, max %.2f ms\n", avg_wait_ms,
                 static_cast<double>(total.wait_us_max) / 1000.0);
     std::printf("  timed out (wait 5s):     %llu\n",
@@ -431,12 +442,13 @@ int main(int argc, char** argv) {
     std::printf("  leases lost:             %llu\n",
                 static_cast<unsigned long long>(total.lost_leases));
     if (total.leases > 0) {
-      std::printf("  fences seen:             %llu..%llu over %llu leases "
-                  "(stale fences refused by the store: %llu)\n",
-                  static_cast<unsigned long long>(total.fence_min),
-                  static_cast<unsigned long long>(total.fence_max),
-                  static_cast<unsigned long long>(total.leases),
-                  static_cast<unsigned long long>(total.stale_rejected));
+      std::printf(
+          "  fences seen:             %llu..%llu over %llu leases "
+          "(stale fences refused by the store: %llu)\n",
+          static_cast<unsigned long long>(total.fence_min),
+          static_cast<unsigned long long>(total.fence_max),
+          static_cast<unsigned long long>(total.leases),
+          static_cast<unsigned long long>(total.stale_rejected));
     }
   }
   if (total.errors > 0 || failed_workers > 0)
@@ -451,9 +463,8 @@ int main(int argc, char** argv) {
   }
 
   if (settings.unlocked) {
-    std::printf("result: %s\n", lost_updates > 0
-                                    ? "updates were lost without the lock, as expected"
-                                    : "no update happened to be lost this time");
+    std::printf("result: %s\n", lost_updates > 0 ? "updates were lost without the lock, as expected"
+                                                 : "no update happened to be lost this time");
     return 0;
   }
   const bool ok = lost_updates == 0 && taken == reserved && total.stale_rejected == 0 &&

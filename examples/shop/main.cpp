@@ -49,17 +49,27 @@ Settings parse(int argc, char** argv, int first) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) throw std::invalid_argument(flag + " needs a value");
     const std::string value = argv[++i];
-    if (flag == "--url") settings.url = value;
-    else if (flag == "--store") settings.store = value;
-    else if (flag == "--result") settings.result = value;
-    else if (flag == "--processes") settings.processes = std::stoi(value);
-    else if (flag == "--reservations") settings.reservations = std::stoi(value);
-    else if (flag == "--skus") settings.skus = std::stoi(value);
-    else if (flag == "--work-us") settings.work_us = std::stoi(value);
-    else if (flag == "--seed") settings.seed = static_cast<unsigned>(std::stoul(value));
-    else throw std::invalid_argument("unknown option " + flag);
+    if (flag == "--url")
+      settings.url = value;
+    else if (flag == "--store")
+      settings.store = value;
+    else if (flag == "--result")
+      settings.result = value;
+    else if (flag == "--processes")
+      settings.processes = std::stoi(value);
+    else if (flag == "--reservations")
+      settings.reservations = std::stoi(value);
+    else if (flag == "--skus")
+      settings.skus = std::stoi(value);
+    else if (flag == "--work-us")
+      settings.work_us = std::stoi(value);
+    else if (flag == "--seed")
+      settings.seed = static_cast<unsigned>(std::stoul(value));
+    else
+      throw std::invalid_argument("unknown option " + flag);
   }
-  if (settings.processes < 1 || settings.reservations < 1 || settings.skus < 1 || settings.work_us < 0)
+  if (settings.processes < 1 || settings.reservations < 1 || settings.skus < 1 ||
+      settings.work_us < 0)
     throw std::invalid_argument("--processes, --reservations and --skus must be positive");
   return settings;
 }
@@ -98,11 +108,14 @@ int worker(const Settings& settings) {
 
 pid_t spawn_worker(const Settings& settings, int index) {
   std::vector<std::string> args = {
-      "shop", "worker", "--url", settings.url, "--store", settings.store,
-      "--result", settings.store + "/worker-" + std::to_string(index) + ".result",
-      "--reservations", std::to_string(settings.reservations), "--skus",
-      std::to_string(settings.skus), "--work-us", std::to_string(settings.work_us), "--seed",
-      std::to_string(settings.seed + static_cast<unsigned>(index))};
+      "shop",           "worker",
+      "--url",          settings.url,
+      "--store",        settings.store,
+      "--result",       settings.store + "/worker-" + std::to_string(index) + ".result",
+      "--reservations", std::to_string(settings.reservations),
+      "--skus",         std::to_string(settings.skus),
+      "--work-us",      std::to_string(settings.work_us),
+      "--seed",         std::to_string(settings.seed + static_cast<unsigned>(index))};
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

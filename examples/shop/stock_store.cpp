@@ -1,7 +1,7 @@
 #include "stock_store.h"
 
-#include <fstream>
 #include <unistd.h>
+#include <fstream>
 
 namespace shop {
 

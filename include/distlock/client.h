@@ -40,18 +40,18 @@ struct Options {
 
 // Counters since the client was created.
 struct ClientStats {
-  std::uint64_t acquired = 0;             // leases granted, reentrant ones included
-  std::uint64_t contended = 0;            // acquisitions that found the lock taken
-  std::uint64_t woken_by_release = 0;     // waits ended by a release notification
-  std::uint64_t woken_by_timeout = 0;     // waits ended by the holder's ttl or the wait limit
-  std::uint64_t timeouts = 0;             // LockTimeout thrown or try_acquire empty
-  std::uint64_t renewals = 0;             // successful renewals
-  std::uint64_t renewal_failures = 0;     // renewals that failed for a network error
-  std::uint64_t lost = 0;                 // leases marked lost
-  std::uint64_t notifications = 0;        // release notifications received (Redis messages,
-                                          // ZooKeeper watch events) for locks waited on
-  std::uint64_t round_trips = 0;          // requests to the server that waited for a reply
-  std::uint64_t waiting = 0;              // callers waiting right now
+  std::uint64_t acquired = 0;          // leases granted, reentrant ones included
+  std::uint64_t contended = 0;         // acquisitions that found the lock taken
+  std::uint64_t woken_by_release = 0;  // waits ended by a release notification
+  std::uint64_t woken_by_timeout = 0;  // waits ended by the holder's ttl or the wait limit
+  std::uint64_t timeouts = 0;          // LockTimeout thrown or try_acquire empty
+  std::uint64_t renewals = 0;          // successful renewals
+  std::uint64_t renewal_failures = 0;  // renewals that failed for a network error
+  std::uint64_t lost = 0;              // leases marked lost
+  std::uint64_t notifications = 0;     // release notifications received (Redis messages,
+                                       // ZooKeeper watch events) for locks waited on
+  std::uint64_t round_trips = 0;       // requests to the server that waited for a reply
+  std::uint64_t waiting = 0;           // callers waiting right now
 };
 
 namespace detail {

@@ -40,11 +40,16 @@ constexpr Millis parse_duration(std::string_view text) {
     while (unit_end < text.size() && (text[unit_end] < '0' || text[unit_end] > '9')) ++unit_end;
     const std::string_view unit = text.substr(i, unit_end - i);
     long long scale = 0;
-    if (unit == "ms") scale = 1;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "m") scale = 60LL * 1000;
-    else if (unit == "h") scale = 60LL * 60 * 1000;
-    else error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
+    if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "m")
+      scale = 60LL * 1000;
+    else if (unit == "h")
+      scale = 60LL * 60 * 1000;
+    else
+      error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
     if (number > Millis::max().count() / scale ||
         number * scale > Millis::max().count() - total.count())
       error_bad_duration_write_a_number_and_ms_s_m_or_h(text);
@@ -60,7 +65,8 @@ constexpr Millis parse_duration(std::string_view text) {
 class DurationArg {
  public:
   template <class Rep, class Period>
-  constexpr DurationArg(std::chrono::duration<Rep, Period> d)  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr DurationArg(std::chrono::duration<Rep, Period> d)
       : value_(std::chrono::ceil<Millis>(d)) {}
 
   template <std::integral Integer>

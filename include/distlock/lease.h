@@ -16,7 +16,7 @@ namespace detail {
 class ClientCore;
 class LeaseState;
 class HeldLeases;
-}
+}  // namespace detail
 
 class Lease {
  public:

@@ -41,7 +41,8 @@ class LockType {
 
   // A view of this object's own bytes: valid while the spec is.
   constexpr std::string_view view() const { return {data_, size_}; }
-  constexpr operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr operator std::string_view() const { return view(); }
   constexpr bool empty() const { return size_ == 0; }
   constexpr std::size_t size() const { return size_; }
 
@@ -72,7 +73,8 @@ class TypeName {
       : value_(literal, N - 1) {
     static_assert(N > 1, "distlock::spec: the lock type must not be empty");
   }
-  constexpr TypeName(std::string_view value) : value_(value) {}  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr TypeName(std::string_view value) : value_(value) {}
 
   constexpr std::string_view value() const { return value_; }
 
@@ -113,8 +115,8 @@ namespace detail {
   spec_error(type, "the lock type must not be empty");
 }
 [[noreturn]] inline void error_lock_type_longer_than_128_bytes(std::string_view type) {
-  spec_error(type.substr(0, 64), "the lock type is longer than " +
-                                     std::to_string(kMaxLockTypeLength) + " bytes");
+  spec_error(type.substr(0, 64),
+             "the lock type is longer than " + std::to_string(kMaxLockTypeLength) + " bytes");
 }
 [[noreturn]] inline void error_ttl_must_be_positive(std::string_view type) {
   spec_error(type, "the ttl must be positive");

@@ -43,8 +43,8 @@ Client& default_client() {
     std::string url = state.url;
     if (!state.configured) {
       const char* from_environment = std::getenv("DISTLOCK_URL");
-      url = from_environment != nullptr && *from_environment != '\0' ? from_environment
-                                                                       : kDefaultUrl;
+      url =
+          from_environment != nullptr && *from_environment != '\0' ? from_environment : kDefaultUrl;
     }
     state.client = Client::connect(url, state.options);
   }

@@ -52,8 +52,7 @@ std::string lock_name(std::string_view type, const Key& key) {
     std::string shown = name.substr(0, 64) + "...";
     throw ConfigError(shown, "",
                       "the lock name is " + std::to_string(name.size()) +
-                          " bytes long, over the limit of " +
-                          std::to_string(kMaxLockNameLength) +
+                          " bytes long, over the limit of " + std::to_string(kMaxLockNameLength) +
                           "; key on a shorter value (an id rather than a whole document)");
   }
   return name;

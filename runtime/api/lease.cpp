@@ -50,9 +50,7 @@ const std::string& Lease::server() const { return checked_state(state_).server()
 std::uint64_t Lease::fence() const { return checked_state(state_).identity().fence; }
 Millis Lease::ttl() const { return checked_state(state_).identity().ttl; }
 
-bool Lease::valid() const {
-  return state_ && state_->valid(detail::SteadyClock::now());
-}
+bool Lease::valid() const { return state_ && state_->valid(detail::SteadyClock::now()); }
 
 void Lease::ensure_held() const {
   const auto& state = checked_state(state_);

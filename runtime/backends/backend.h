@@ -19,7 +19,6 @@
 
 namespace distlock::detail {
 
-
 // Which hold a call is about.
 struct HoldId {
   std::string_view name;            // the lock name, already escaped
@@ -42,8 +41,8 @@ struct Grant {
 };
 
 enum class ReleaseOutcome {
-  released,   // this acquisition's hold is gone (the lock is free if it was the last hold)
-  not_held,   // the server did not have this hold: expired, taken over, or deleted
+  released,  // this acquisition's hold is gone (the lock is free if it was the last hold)
+  not_held,  // the server did not have this hold: expired, taken over, or deleted
 };
 
 struct RenewItem {
@@ -84,7 +83,8 @@ class Backend {
   // lost all at once (an expired session): the core then renews every lease at once, and
   // the renewals report which are gone. Called once, before any acquire.
   // A sink (overrides keep it); backends that never lose leases all at once ignore it.
-  virtual void set_loss_alarm(std::function<void()> /*alarm*/) {}  // NOLINT(performance-unnecessary-value-param)
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
+  virtual void set_loss_alarm(std::function<void()> /*alarm*/) {}
 };
 
 }  // namespace distlock::detail

@@ -20,7 +20,8 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   }
   if (url.scheme == "redis") {
     return redis::make_backend(
-        url, options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
+        url,
+        options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
         stats);
   }
   if (url.scheme == "redis+unix") {

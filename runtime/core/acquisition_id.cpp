@@ -35,8 +35,8 @@ constexpr std::size_t kMaxPrefix = 32;
 std::string make_acquisition_id(std::string_view type) {
   static std::atomic<std::uint64_t> sequence{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const auto nanos = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+  const auto nanos =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
   // The sequence makes ids unique within the process; the salted time hash across processes.
   const std::uint64_t serial = sequence.fetch_add(1, std::memory_order_relaxed);
 

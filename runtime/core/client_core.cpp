@@ -2,8 +2,8 @@
 
 #include <distlock/error.h>
 
-#include "core/acquisition_id.h"
 #include "backends/backend_factory.h"
+#include "core/acquisition_id.h"
 #include "core/held_leases.h"
 #include "core/owner_token.h"
 
@@ -20,8 +20,7 @@ SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
 
 std::string describe_wait(const LockSpec& spec) {
   if (spec.wait <= Millis::zero()) return "it is held by another owner (try_only)";
-  return "not acquired within " + std::to_string(spec.wait.count()) +
-         " ms; another owner holds it";
+  return "not acquired within " + std::to_string(spec.wait.count()) + " ms; another owner holds it";
 }
 
 }  // namespace
@@ -69,8 +68,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     throw LockTimeout(identity.name, server(), describe_wait(spec));
   }
   identity.fence = grant->fence;
-  auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
-                                            next_serial_++);
+  auto state =
+      std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at, next_serial_++);
   // From here the lease owns the hold: if anything below throws, its destructor releases.
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;

@@ -19,9 +19,8 @@ void HeldLeases::push(std::shared_ptr<LeaseState> lease) {
 
 void HeldLeases::pop(const LeaseState& lease) {
   if (lease.acquiring_thread() != std::this_thread::get_id()) return;
-  const auto found = std::find_if(held_leases.rbegin(), held_leases.rend(), [&](const auto& view) {
-    return view->state_.get() == &lease;
-  });
+  const auto found = std::find_if(held_leases.rbegin(), held_leases.rend(),
+                                  [&](const auto& view) { return view->state_.get() == &lease; });
   if (found != held_leases.rend()) held_leases.erase(std::next(found).base());
 }
 

@@ -34,8 +34,8 @@ class LeaseState {
 
   // `server` is the client's, as errors name it: shared so that a lease needs neither a copy
   // nor the client to name it.
-  LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity,
-             TimePoint sent_at, std::uint64_t serial);
+  LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity, TimePoint sent_at,
+             std::uint64_t serial);
 
   const LeaseIdentity& identity() const { return identity_; }
   std::uint64_t serial() const { return serial_; }

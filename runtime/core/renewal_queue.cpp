@@ -17,7 +17,10 @@ constexpr auto kMaxRetry = std::chrono::milliseconds(1000);
 }  // namespace
 
 RenewalQueue::RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction)
-    : backend_(backend), stats_(stats), renew_fraction_(renew_fraction), thread_([this] { run(); }) {
+    : backend_(backend),
+      stats_(stats),
+      renew_fraction_(renew_fraction),
+      thread_([this] { run(); }) {
   // Named here rather than by the thread, so the name is there once the client is: for
   // `top -H`, debuggers and the lifetime tests, which count renewal threads.
   pthread_setname_np(thread_.native_handle(), kThreadName);
@@ -155,8 +158,8 @@ std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::s
           lost.emplace_back(lease, "renewals failed until the lease ran out: " + items[i].error);
           break;
         }
-        const auto retry = std::clamp<SteadyClock::duration>((valid_until - now) / 4, kMinRetry,
-                                                             kMaxRetry);
+        const auto retry =
+            std::clamp<SteadyClock::duration>((valid_until - now) / 4, kMinRetry, kMaxRetry);
         schedule_.schedule(lease->serial(), std::min(now + retry, valid_until));
         break;
       }

@@ -53,8 +53,8 @@ class RenewalQueue {
   const double renew_fraction_;
 
   std::mutex mutex_;
-  std::condition_variable wake_;      // new earlier work, or stop
-  std::condition_variable settled_;   // a batch in flight has been settled
+  std::condition_variable wake_;     // new earlier work, or stop
+  std::condition_variable settled_;  // a batch in flight has been settled
   RenewalSchedule schedule_;
   std::unordered_map<std::uint64_t, std::shared_ptr<LeaseState>> leases_;
   std::unordered_set<std::uint64_t> in_flight_;

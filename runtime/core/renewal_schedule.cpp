@@ -9,8 +9,10 @@ void RenewalSchedule::schedule(LeaseKey key, TimePoint due) {
     const std::size_t index = found->second;
     const TimePoint previous = heap_[index].due;
     heap_[index].due = due;
-    if (due < previous) sift_up(index);
-    else sift_down(index);
+    if (due < previous)
+      sift_up(index);
+    else
+      sift_down(index);
     return;
   }
   heap_.push_back({due, key});

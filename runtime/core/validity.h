@@ -14,8 +14,7 @@ constexpr Millis drift_allowance(Millis ttl) { return ttl / 100 + Millis(2); }
 
 // The request that won (or extended) the lock was sent at `sent_at`; the server cannot have
 // started its ttl earlier, so the lock is ours until at least this point.
-constexpr SteadyClock::time_point valid_until(
-    SteadyClock::time_point sent_at, Millis ttl) {
+constexpr SteadyClock::time_point valid_until(SteadyClock::time_point sent_at, Millis ttl) {
   return sent_at + ttl - drift_allowance(ttl);
 }
 

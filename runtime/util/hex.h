@@ -13,7 +13,8 @@ enum class HexCase { lower, upper };
 inline void append_hex(std::string& out, std::uint64_t value, int digits,
                        HexCase letters = HexCase::lower) {
   const char* alphabet = letters == HexCase::lower ? "0123456789abcdef" : "0123456789ABCDEF";
-  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += alphabet[(value >> shift) & 0xF];
+  for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
+    out += alphabet[(value >> shift) & 0xF];
 }
 
 }  // namespace distlock::detail

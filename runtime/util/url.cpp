@@ -79,9 +79,9 @@ class UrlParser {
         continue;
       }
       unsigned value = 0;
-      if (i + 2 >= part.size())
-        fail(std::string("truncated %-escape in the ") + where);
-      const auto [end, error] = std::from_chars(part.data() + i + 1, part.data() + i + 3, value, 16);
+      if (i + 2 >= part.size()) fail(std::string("truncated %-escape in the ") + where);
+      const auto [end, error] =
+          std::from_chars(part.data() + i + 1, part.data() + i + 3, value, 16);
       if (error != std::errc() || end != part.data() + i + 3)
         fail(std::string("bad %-escape in the ") + where);
       decoded += static_cast<char>(value);

@@ -1,4 +1,5 @@
-// Parsing of lock service URLs: scheme://[user[:password]@]host[:port][,host[:port]...][/path][?k=v&...]
+// Parsing of lock service URLs:
+// scheme://[user[:password]@]host[:port][,host[:port]...][/path][?k=v&...]
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,9 @@ struct Url {
   std::string scheme;  // lower case: memory, redis, redis+unix, zookeeper
   std::optional<std::string> user;
   std::optional<std::string> password;
-  std::vector<Endpoint> endpoints;  // empty for redis+unix:// and memory:// (memory://<name>: the name)
-  std::string path;                 // percent-decoded; "" or starting with '/'
+  std::vector<Endpoint>
+      endpoints;     // empty for redis+unix:// and memory:// (memory://<name>: the name)
+  std::string path;  // percent-decoded; "" or starting with '/'
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
 
   // The URL as messages show it: the password replaced by "***".

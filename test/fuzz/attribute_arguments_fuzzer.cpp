@@ -72,8 +72,8 @@ struct Environment {
   FileManager Files{FSOpts, llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>()};
 };
 
-Environment &environment() {
-  static Environment *Env = new Environment;  // Never destroyed: no exit-time order issues.
+Environment& environment() {
+  static Environment* Env = new Environment;  // Never destroyed: no exit-time order issues.
   return *Env;
 }
 
@@ -93,14 +93,14 @@ std::string printable(llvm::StringRef Text) {
 
 // One buffer under test: its text, the fuzzed bytes' place in it, and its FileID.
 struct Buffer {
-  llvm::StringRef Text;    // As the SourceManager holds it.
-  size_t InputBegin;       // The fuzzed bytes are Text[InputBegin, Text.size()).
+  llvm::StringRef Text;  // As the SourceManager holds it.
+  size_t InputBegin;     // The fuzzed bytes are Text[InputBegin, Text.size()).
   FileID File;
-  const char *Label;
+  const char* Label;
 };
 
-[[noreturn]] void fail(const Buffer &B, size_t Offset, llvm::StringRef Name,
-                       const std::string &What) {
+[[noreturn]] void fail(const Buffer& B, size_t Offset, llvm::StringRef Name,
+                       const std::string& What) {
   std::fprintf(stderr,
                "\nINVARIANT BROKEN (%s, reading distlock::%s at offset %zu): %s\n"
                "buffer: \"%s\"\n",
@@ -109,13 +109,12 @@ struct Buffer {
 }
 
 // The offset of Loc in B's file; fails when Loc is elsewhere or past the end.
-size_t offsetIn(const SourceManager &SM, const Buffer &B, SourceLocation Loc, size_t StartOffset,
-                llvm::StringRef Name, const char *What) {
+size_t offsetIn(const SourceManager& SM, const Buffer& B, SourceLocation Loc, size_t StartOffset,
+                llvm::StringRef Name, const char* What) {
   if (Loc.isInvalid() || !Loc.isFileID())
     fail(B, StartOffset, Name, std::string(What) + " is not a valid file location");
   auto [File, Offset] = SM.getDecomposedLoc(Loc);
-  if (File != B.File)
-    fail(B, StartOffset, Name, std::string(What) + " is in another file");
+  if (File != B.File) fail(B, StartOffset, Name, std::string(What) + " is in another file");
   if (Offset >= B.Text.size())
     fail(B, StartOffset, Name,
          std::string(What) + " at offset " + std::to_string(Offset) + ", past the end (" +
@@ -124,11 +123,11 @@ size_t offsetIn(const SourceManager &SM, const Buffer &B, SourceLocation Loc, si
 }
 
 // The raw token that starts at Offset (whitespace not skipped).
-std::optional<Token> tokenAt(const SourceManager &SM, const LangOptions &LangOpts,
-                             const Buffer &B, size_t Offset) {
+std::optional<Token> tokenAt(const SourceManager& SM, const LangOptions& LangOpts, const Buffer& B,
+                             size_t Offset) {
   Token T;
-  if (Lexer::getRawToken(SM.getLocForStartOfFile(B.File).getLocWithOffset(Offset), T, SM,
-                         LangOpts, /*IgnoreWhiteSpace=*/false))
+  if (Lexer::getRawToken(SM.getLocForStartOfFile(B.File).getLocWithOffset(Offset), T, SM, LangOpts,
+                         /*IgnoreWhiteSpace=*/false))
     return std::nullopt;
   return T;
 }
@@ -137,7 +136,7 @@ std::optional<Token> tokenAt(const SourceManager &SM, const LangOptions &LangOpt
 // string. Also counts the tokens. The copy lexed starts with a space, so that a UTF-8 byte
 // order mark at the start of Text is a token as it was in the buffer (the lexer skips one at
 // the start of a buffer), and ends with the NUL the lexer requires.
-std::string checkBalanced(const LangOptions &LangOpts, const std::string &Text, size_t &Tokens) {
+std::string checkBalanced(const LangOptions& LangOpts, const std::string& Text, size_t& Tokens) {
   const std::string Copy = " " + Text;
   Lexer L(SourceLocation(), LangOpts, Copy.c_str(), Copy.c_str(), Copy.c_str() + Copy.size());
   llvm::SmallVector<tok::TokenKind, 16> Closers;
@@ -145,42 +144,38 @@ std::string checkBalanced(const LangOptions &LangOpts, const std::string &Text, 
   Token T;
   while (true) {
     L.LexFromRawLexer(T);
-    if (T.is(tok::eof))
-      break;
+    if (T.is(tok::eof)) break;
     ++Tokens;
     switch (T.getKind()) {
-    case tok::l_paren:
-      Closers.push_back(tok::r_paren);
-      break;
-    case tok::l_square:
-      Closers.push_back(tok::r_square);
-      break;
-    case tok::l_brace:
-      Closers.push_back(tok::r_brace);
-      break;
-    case tok::r_paren:
-    case tok::r_square:
-    case tok::r_brace:
-      if (Closers.empty())
-        return std::string("a closing ") + tok::getTokenName(T.getKind()) +
-               " with nothing open";
-      if (Closers.back() != T.getKind())
-        return std::string("a closing ") + tok::getTokenName(T.getKind()) + " where " +
-               tok::getTokenName(Closers.back()) + " was owed";
-      Closers.pop_back();
-      break;
-    default:
-      break;
+      case tok::l_paren:
+        Closers.push_back(tok::r_paren);
+        break;
+      case tok::l_square:
+        Closers.push_back(tok::r_square);
+        break;
+      case tok::l_brace:
+        Closers.push_back(tok::r_brace);
+        break;
+      case tok::r_paren:
+      case tok::r_square:
+      case tok::r_brace:
+        if (Closers.empty())
+          return std::string("a closing ") + tok::getTokenName(T.getKind()) + " with nothing open";
+        if (Closers.back() != T.getKind())
+          return std::string("a closing ") + tok::getTokenName(T.getKind()) + " where " +
+                 tok::getTokenName(Closers.back()) + " was owed";
+        Closers.pop_back();
+        break;
+      default:
+        break;
     }
   }
-  if (!Closers.empty())
-    return std::to_string(Closers.size()) + " bracket(s) left open";
+  if (!Closers.empty()) return std::to_string(Closers.size()) + " bracket(s) left open";
   return {};
 }
 
-bool sameRange(const std::optional<SourceRange> &A, const std::optional<SourceRange> &B) {
-  if (A.has_value() != B.has_value())
-    return false;
+bool sameRange(const std::optional<SourceRange>& A, const std::optional<SourceRange>& B) {
+  if (A.has_value() != B.has_value()) return false;
   return !A || *A == *B;
 }
 
@@ -194,8 +189,8 @@ struct Reading {
   size_t TextEnd;                       // The end of the last token inside.
 };
 
-std::optional<Reading> referenceReading(const SourceManager &SM, const LangOptions &LangOpts,
-                                        const Buffer &B, size_t Offset, llvm::StringRef Name) {
+std::optional<Reading> referenceReading(const SourceManager& SM, const LangOptions& LangOpts,
+                                        const Buffer& B, size_t Offset, llvm::StringRef Name) {
   Lexer L(SM.getLocForStartOfFile(B.File), LangOpts, B.Text.begin(), B.Text.begin() + Offset,
           B.Text.end());
   Token T;
@@ -203,32 +198,26 @@ std::optional<Reading> referenceReading(const SourceManager &SM, const LangOptio
     L.LexFromRawLexer(T);
     return T.isNot(tok::eof);
   };
-  auto At = [&](const Token &Tok) { return size_t(SM.getFileOffset(Tok.getLocation())); };
-  auto Spelling = [&](const Token &Tok) { return Lexer::getSpelling(Tok, SM, LangOpts); };
+  auto At = [&](const Token& Tok) { return size_t(SM.getFileOffset(Tok.getLocation())); };
+  auto Spelling = [&](const Token& Tok) { return Lexer::getSpelling(Tok, SM, LangOpts); };
 
   Reading R{};
-  if (!Next() || Spelling(T) != "distlock")
-    return std::nullopt;
+  if (!Next() || Spelling(T) != "distlock") return std::nullopt;
   R.WholeBegin = At(T);
-  if (!Next() || T.isNot(tok::coloncolon) || !Next() || Spelling(T) != Name)
-    return std::nullopt;
+  if (!Next() || T.isNot(tok::coloncolon) || !Next() || Spelling(T) != Name) return std::nullopt;
   R.WholeEnd = At(T);
-  if (!Next() || T.isNot(tok::l_paren))
-    return R;
+  if (!Next() || T.isNot(tok::l_paren)) return R;
 
   R.HasArguments = true;
   llvm::SmallVector<tok::TokenKind, 16> Closers = {tok::r_paren};
   bool Inside = false;
   while (true) {
-    if (!Next())
-      return std::nullopt;
+    if (!Next()) return std::nullopt;
     const tok::TokenKind Kind = T.getKind();
     if (Kind == tok::r_paren || Kind == tok::r_square || Kind == tok::r_brace) {
-      if (Kind != Closers.back())
-        return std::nullopt;
+      if (Kind != Closers.back()) return std::nullopt;
       Closers.pop_back();
-      if (Closers.empty())
-        break;
+      if (Closers.empty()) break;
     } else if (Kind == tok::l_paren) {
       Closers.push_back(tok::r_paren);
     } else if (Kind == tok::l_square) {
@@ -236,23 +225,20 @@ std::optional<Reading> referenceReading(const SourceManager &SM, const LangOptio
     } else if (Kind == tok::l_brace) {
       Closers.push_back(tok::r_brace);
     }
-    if (!Inside)
-      R.ArgumentsBegin = At(T);
+    if (!Inside) R.ArgumentsBegin = At(T);
     Inside = true;
     R.ArgumentsEnd = At(T);
     R.TextEnd = At(T) + T.getLength();
   }
   R.WholeEnd = At(T);
-  if (!Inside)
-    R.ArgumentsBegin = R.ArgumentsEnd = R.TextEnd = At(T);
+  if (!Inside) R.ArgumentsBegin = R.ArgumentsEnd = R.TextEnd = At(T);
   return R;
 }
 
-std::string describe(const std::optional<Reading> &R) {
-  if (!R)
-    return "refused";
-  std::string Out = "Whole [" + std::to_string(R->WholeBegin) + ", " +
-                    std::to_string(R->WholeEnd) + "]";
+std::string describe(const std::optional<Reading>& R) {
+  if (!R) return "refused";
+  std::string Out =
+      "Whole [" + std::to_string(R->WholeBegin) + ", " + std::to_string(R->WholeEnd) + "]";
   if (R->HasArguments)
     Out += ", Arguments [" + std::to_string(R->ArgumentsBegin) + ", " +
            std::to_string(R->ArgumentsEnd) + "], text up to " + std::to_string(R->TextEnd);
@@ -261,12 +247,12 @@ std::string describe(const std::optional<Reading> &R) {
   return Out;
 }
 
-void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
-                     size_t Offset, llvm::StringRef Name, const AttributeSpelling &S);
+void checkInvariants(const SourceManager& SM, const LangOptions& LangOpts, const Buffer& B,
+                     size_t Offset, llvm::StringRef Name, const AttributeSpelling& S);
 
 // Reads distlock::Name at Offset of B, twice, checks every invariant and compares the
 // reading with referenceReading's. Returns whether the reading succeeded.
-bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
+bool readAndCheck(const SourceManager& SM, const LangOptions& LangOpts, const Buffer& B,
                   size_t Offset, llvm::StringRef Name) {
   const SourceLocation Start = SM.getLocForStartOfFile(B.File).getLocWithOffset(Offset);
   std::string Problem;
@@ -278,16 +264,15 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
   const std::optional<AttributeSpelling> Again =
       readAttributeSpelling(SM, LangOpts, Start, Name, ProblemAgain);
   if (Result.has_value() != Again.has_value() || Problem != ProblemAgain ||
-      (Result && (Result->Whole != Again->Whole || !sameRange(Result->Arguments, Again->Arguments) ||
-                  Result->ArgumentText != Again->ArgumentText)))
+      (Result &&
+       (Result->Whole != Again->Whole || !sameRange(Result->Arguments, Again->Arguments) ||
+        Result->ArgumentText != Again->ArgumentText)))
     fail(B, Offset, Name, "a second reading differs from the first");
 
   if (!Result) {
-    if (Problem.empty())
-      fail(B, Offset, Name, "refused without saying why");
+    if (Problem.empty()) fail(B, Offset, Name, "refused without saying why");
   } else {
-    if (!Problem.empty())
-      fail(B, Offset, Name, "succeeded but set Problem: " + Problem);
+    if (!Problem.empty()) fail(B, Offset, Name, "succeeded but set Problem: " + Problem);
     checkInvariants(SM, LangOpts, B, Offset, Name, *Result);
   }
 
@@ -315,22 +300,19 @@ bool readAndCheck(const SourceManager &SM, const LangOptions &LangOpts, const Bu
   if (!Same)
     fail(B, Offset, Name,
          "the reader gives " + describe(Got) + (Result ? "" : " (" + Problem + ")") +
-             "; lexing the buffer from there (comments skipped) gives " +
-             describe(Expected));
+             "; lexing the buffer from there (comments skipped) gives " + describe(Expected));
   return Result.has_value();
 }
 
 // The invariants of a successful reading that need no reference.
-void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const Buffer &B,
-                     size_t Offset, llvm::StringRef Name, const AttributeSpelling &S) {
+void checkInvariants(const SourceManager& SM, const LangOptions& LangOpts, const Buffer& B,
+                     size_t Offset, llvm::StringRef Name, const AttributeSpelling& S) {
   // Whole starts at the 'distlock' token: at the requested location, or after the
   // whitespace and comments the reader skips there.
   const size_t WholeBegin = offsetIn(SM, B, S.Whole.getBegin(), Offset, Name, "Whole's begin");
-  if (WholeBegin < Offset)
-    fail(B, Offset, Name, "Whole starts before the requested location");
+  if (WholeBegin < Offset) fail(B, Offset, Name, "Whole starts before the requested location");
   const size_t WholeEnd = offsetIn(SM, B, S.Whole.getEnd(), Offset, Name, "Whole's end");
-  if (WholeEnd <= WholeBegin)
-    fail(B, Offset, Name, "Whole ends before it begins");
+  if (WholeEnd <= WholeBegin) fail(B, Offset, Name, "Whole ends before it begins");
 
   // The reader accepted "distlock" "::" Name: the first token must say so on its own.
   {
@@ -340,8 +322,7 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
   }
 
   std::optional<Token> Last = tokenAt(SM, LangOpts, B, WholeEnd);
-  if (!Last)
-    fail(B, Offset, Name, "no token at the end of Whole");
+  if (!Last) fail(B, Offset, Name, "no token at the end of Whole");
   if (!Last->getLength() || WholeEnd + Last->getLength() > B.Text.size())
     fail(B, Offset, Name, "the last token of Whole runs past the end of the buffer");
 
@@ -349,8 +330,7 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
     // No parentheses: Whole ends at the attribute name, and no text was taken.
     if (Lexer::getSpelling(*Last, SM, LangOpts) != Name)
       fail(B, Offset, Name, "without arguments, Whole does not end at the attribute name");
-    if (!S.ArgumentText.empty())
-      fail(B, Offset, Name, "ArgumentText without Arguments");
+    if (!S.ArgumentText.empty()) fail(B, Offset, Name, "ArgumentText without Arguments");
     return;
   }
 
@@ -364,11 +344,10 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
     size_t I = WholeEnd;
     while (I < B.Text.size() && B.Text[I] == '\\') {  // Backslash, spaces, newline.
       size_t J = I + 1;
-      while (J < B.Text.size() && (B.Text[J] == ' ' || B.Text[J] == '\t' ||
-                                   B.Text[J] == '\f' || B.Text[J] == '\v'))
+      while (J < B.Text.size() &&
+             (B.Text[J] == ' ' || B.Text[J] == '\t' || B.Text[J] == '\f' || B.Text[J] == '\v'))
         ++J;
-      if (J >= B.Text.size() || (B.Text[J] != '\n' && B.Text[J] != '\r'))
-        break;
+      if (J >= B.Text.size() || (B.Text[J] != '\n' && B.Text[J] != '\r')) break;
       if (J + 1 < B.Text.size() && B.Text[J + 1] != B.Text[J] &&
           (B.Text[J + 1] == '\n' || B.Text[J + 1] == '\r'))
         ++J;
@@ -378,14 +357,14 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
       fail(B, Offset, Name, "Whole's last token is not a ')' character in the buffer");
   }
 
-  const size_t ArgsBegin = offsetIn(SM, B, S.Arguments->getBegin(), Offset, Name,
-                                    "Arguments' begin");
+  const size_t ArgsBegin =
+      offsetIn(SM, B, S.Arguments->getBegin(), Offset, Name, "Arguments' begin");
   const size_t ArgsEnd = offsetIn(SM, B, S.Arguments->getEnd(), Offset, Name, "Arguments' end");
   if (ArgsBegin == WholeEnd && ArgsEnd == WholeEnd) {
     // Empty parentheses: the reader points Arguments at the ')'.
     if (!S.ArgumentText.empty())
-      fail(B, Offset, Name, "empty parentheses but ArgumentText \"" +
-                                printable(S.ArgumentText) + "\"");
+      fail(B, Offset, Name,
+           "empty parentheses but ArgumentText \"" + printable(S.ArgumentText) + "\"");
     return;
   }
   if (ArgsBegin <= WholeBegin || ArgsEnd < ArgsBegin || ArgsEnd >= WholeEnd)
@@ -396,13 +375,10 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
 
   // ArgumentText: exactly the buffer from the first token to the end of the last one.
   std::optional<Token> LastArg = tokenAt(SM, LangOpts, B, ArgsEnd);
-  if (!LastArg)
-    fail(B, Offset, Name, "no token at the end of Arguments");
+  if (!LastArg) fail(B, Offset, Name, "no token at the end of Arguments");
   const size_t TextEnd = ArgsEnd + LastArg->getLength();
-  if (TextEnd > WholeEnd)
-    fail(B, Offset, Name, "the last argument token overlaps the closing ')'");
-  if (S.ArgumentText.empty())
-    fail(B, Offset, Name, "arguments present but ArgumentText is empty");
+  if (TextEnd > WholeEnd) fail(B, Offset, Name, "the last argument token overlaps the closing ')'");
+  if (S.ArgumentText.empty()) fail(B, Offset, Name, "arguments present but ArgumentText is empty");
   if (S.ArgumentText != B.Text.slice(ArgsBegin, TextEnd))
     fail(B, Offset, Name,
          "ArgumentText \"" + printable(S.ArgumentText) + "\" is not the buffer's text \"" +
@@ -424,8 +400,8 @@ void checkInvariants(const SourceManager &SM, const LangOptions &LangOpts, const
 }
 
 // Adds a buffer "Prefix + Input" to SM.
-Buffer addBuffer(SourceManager &SM, llvm::StringRef Prefix, llvm::StringRef Input,
-                 const char *Label) {
+Buffer addBuffer(SourceManager& SM, llvm::StringRef Prefix, llvm::StringRef Input,
+                 const char* Label) {
   std::unique_ptr<llvm::MemoryBuffer> Memory =
       llvm::MemoryBuffer::getMemBufferCopy((Prefix + Input).str(), Label);
   Buffer B{{}, Prefix.size(), {}, Label};
@@ -434,11 +410,11 @@ Buffer addBuffer(SourceManager &SM, llvm::StringRef Prefix, llvm::StringRef Inpu
   return B;
 }
 
-} // namespace
+}  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  Environment &Env = environment();
-  const llvm::StringRef Input(reinterpret_cast<const char *>(Data), Size);
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* Data, size_t Size) {
+  Environment& Env = environment();
+  const llvm::StringRef Input(reinterpret_cast<const char*>(Data), Size);
   SourceManager SM(Env.Diags, Env.Files);
 
   // 1. The input as the whole file.

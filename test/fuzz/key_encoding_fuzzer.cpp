@@ -84,8 +84,8 @@ std::string describe(const Tuple& t) {
 #define NO_COVERAGE __attribute__((no_sanitize("coverage")))
 
 NO_COVERAGE bool documented_escape(unsigned char byte) {
-  return byte == '%' || byte == ':' || byte == '{' || byte == '}' || byte == '/' ||
-         byte < 0x20 || byte > 0x7e;
+  return byte == '%' || byte == ':' || byte == '{' || byte == '}' || byte == '/' || byte < 0x20 ||
+         byte > 0x7e;
 }
 
 NO_COVERAGE int hex_digit(char c) {
@@ -147,11 +147,16 @@ NO_COVERAGE std::string escape_checked(std::string_view raw) {
 
 distlock::Key key_by_key_of(const std::vector<std::string>& p) {
   switch (p.size()) {
-    case 0: return distlock::key_of();
-    case 1: return distlock::key_of(p[0]);
-    case 2: return distlock::key_of(p[0], std::string_view(p[1]));
-    case 3: return distlock::key_of(p[0], p[1], p[2]);
-    default: return distlock::key_of(std::string_view(p[0]), p[1], p[2], p[3]);
+    case 0:
+      return distlock::key_of();
+    case 1:
+      return distlock::key_of(p[0]);
+    case 2:
+      return distlock::key_of(p[0], std::string_view(p[1]));
+    case 3:
+      return distlock::key_of(p[0], p[1], p[2]);
+    default:
+      return distlock::key_of(std::string_view(p[0]), p[1], p[2], p[3]);
   }
 }
 
@@ -168,8 +173,7 @@ std::string check_tuple(const Tuple& t, bool thorough) {
 
   distlock::Key by_append;
   for (const std::string& part : t.parts) by_append.append(part);
-  if (by_append.has_parts() != !t.parts.empty())
-    fail(describe(t) + ": has_parts() is wrong");
+  if (by_append.has_parts() != !t.parts.empty()) fail(describe(t) + ": has_parts() is wrong");
   if (thorough) {
     // Three ways to build the key agree.
     const distlock::Key by_key_of = key_by_key_of(t.parts);
@@ -197,9 +201,8 @@ std::string check_tuple(const Tuple& t, bool thorough) {
            printable(expected));
   } catch (const distlock::ConfigError& e) {
     if (!too_long)
-      fail(describe(t) + ": lock_name threw ConfigError for a " +
-           std::to_string(expected.size()) + "-byte name (limit " +
-           std::to_string(distlock::kMaxLockNameLength) + "): " + e.what());
+      fail(describe(t) + ": lock_name threw ConfigError for a " + std::to_string(expected.size()) +
+           "-byte name (limit " + std::to_string(distlock::kMaxLockNameLength) + "): " + e.what());
     if (std::string_view(e.what()).empty() || e.lock().size() > 64 + 3)
       fail(describe(t) + ": ConfigError without a message, or naming the whole lock");
   } catch (const std::exception& e) {
@@ -214,10 +217,8 @@ std::string check_tuple(const Tuple& t, bool thorough) {
   bool first = true;
   while (true) {
     const std::size_t colon = expected.find(':', begin);
-    const std::string_view field =
-        std::string_view(expected).substr(begin, colon == std::string::npos
-                                                     ? std::string::npos
-                                                     : colon - begin);
+    const std::string_view field = std::string_view(expected).substr(
+        begin, colon == std::string::npos ? std::string::npos : colon - begin);
     std::string raw = unescape_checked(field, field);
     if (first)
       decoded.type = std::move(raw);
@@ -228,8 +229,7 @@ std::string check_tuple(const Tuple& t, bool thorough) {
     begin = colon + 1;
   }
   if (!(decoded == t))
-    fail(describe(t) + ": its name " + printable(expected) + " decodes to " +
-         describe(decoded));
+    fail(describe(t) + ": its name " + printable(expected) + " decodes to " + describe(decoded));
   return expected;
 }
 
@@ -295,10 +295,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tuples.push_back(Tuple{head, {std::string(rest.substr(i + 1))}});
     for (std::size_t b = a + 1; b < cuts.size(); ++b) {
       const std::size_t j = cuts[b];
-      tuples.push_back(Tuple{head, {std::string(rest.substr(i, j - i)),
-                                    std::string(rest.substr(j))}});
-      tuples.push_back(Tuple{head, {std::string(rest.substr(i + 1, j - i - 1)),
-                                    std::string(rest.substr(j + 1))}});
+      tuples.push_back(
+          Tuple{head, {std::string(rest.substr(i, j - i)), std::string(rest.substr(j))}});
+      tuples.push_back(Tuple{
+          head, {std::string(rest.substr(i + 1, j - i - 1)), std::string(rest.substr(j + 1))}});
     }
   }
 

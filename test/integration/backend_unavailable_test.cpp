@@ -1,8 +1,8 @@
 // An unreachable or mute Redis server is reported as BackendUnavailable, naming the server,
 // within the configured timeouts.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <stdexcept>
 #include <cerrno>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>

@@ -37,8 +37,8 @@ int usage() {
 
 int hold(const std::string& url, const std::string& type, const std::string& key, long ttl_ms) {
   auto client = distlock::Client::connect(url);
-  distlock::Lease lease = client->acquire(
-      distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s)), key);
+  distlock::Lease lease =
+      client->acquire(distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s)), key);
   std::cout << "acquired " << lease.fence() << std::endl;  // endl: flushed at once
   for (;;) ::pause();
 }

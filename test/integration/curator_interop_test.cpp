@@ -100,18 +100,19 @@ TEST_F(CuratorInterop, CuratorMutexAndDistlockExcludeEachOtherOnTheCounter) {
   constexpr int kThreads = 2;
   std::vector<std::unique_ptr<Subprocess>> curators;
   for (int i = 0; i < 2; ++i) {
-    curators.push_back(curator({"--path", path, "--mode", "mutex", "--iterations",
-                                std::to_string(kIterations), "--threads", std::to_string(kThreads),
-                                "--counter", counter_, "--intervals", intervals_, "--pause-us",
-                                "1000", "--go", go}));
+    curators.push_back(
+        curator({"--path", path, "--mode", "mutex", "--iterations", std::to_string(kIterations),
+                 "--threads", std::to_string(kThreads), "--counter", counter_, "--intervals",
+                 intervals_, "--pause-us", "1000", "--go", go}));
   }
   // The JVMs are up and connected: all start together.
   const auto distlock_started = Clock::now();
   std::vector<std::unique_ptr<Subprocess>> distlocks;
   for (int i = 0; i < 2; ++i) {
     distlocks.push_back(std::make_unique<Subprocess>(
-        DISTLOCK_COUNTER_WORKER, std::vector<std::string>{url(), counter_, std::to_string(kIterations),
-                                                          std::to_string(kThreads)}));
+        DISTLOCK_COUNTER_WORKER,
+        std::vector<std::string>{url(), counter_, std::to_string(kIterations),
+                                 std::to_string(kThreads)}));
   }
   write_counter_file(go, {0, 0});
   std::uint64_t distlock_holds = 0;
@@ -131,9 +132,11 @@ TEST_F(CuratorInterop, CuratorMutexAndDistlockExcludeEachOtherOnTheCounter) {
   };
   int curator_holds_meanwhile = 0;
   for (const auto& hold : read_intervals(intervals_)) {
-    if (hold.start > ns(distlock_started) && hold.end < ns(distlock_finished)) ++curator_holds_meanwhile;
+    if (hold.start > ns(distlock_started) && hold.end < ns(distlock_finished))
+      ++curator_holds_meanwhile;
   }
-  EXPECT_GT(curator_holds_meanwhile, 0) << "Curator never held the lock while distlock's workers ran";
+  EXPECT_GT(curator_holds_meanwhile, 0)
+      << "Curator never held the lock while distlock's workers ran";
   std::cout << "[ figures  ] " << curator_holds_meanwhile << " of " << curator_holds
             << " Curator holds fell while the distlock workers ran\n";
 }
@@ -200,7 +203,8 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     // A Curator reader: distlock may read beside it, not write.
     auto reader = curator({"--path", path, "--mode", "read", "--hold"});
     const auto line = reader->read_line(60s);
-    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0) << line.value_or("(no output)");
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+        << line.value_or("(no output)");
     auto shared = client->try_acquire(reading, key);
     EXPECT_TRUE(shared.has_value()) << "distlock could not read beside a Curator reader";
     shared.reset();
@@ -212,9 +216,12 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     // A Curator writer: distlock may neither read nor write.
     auto writer = curator({"--path", path, "--mode", "write", "--hold"});
     const auto line = writer->read_line(60s);
-    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0) << line.value_or("(no output)");
-    EXPECT_FALSE(client->try_acquire(reading, key).has_value()) << "distlock read beside a Curator writer";
-    EXPECT_FALSE(client->try_acquire(writing, key).has_value()) << "distlock wrote beside a Curator writer";
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+        << line.value_or("(no output)");
+    EXPECT_FALSE(client->try_acquire(reading, key).has_value())
+        << "distlock read beside a Curator writer";
+    EXPECT_FALSE(client->try_acquire(writing, key).has_value())
+        << "distlock wrote beside a Curator writer";
     writer->terminate(30s);
   }
   {
@@ -261,10 +268,10 @@ TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
   auto distlock_writer = distlock_worker("write");
   write_counter_file(go, {0, 0});
 
-  const std::uint64_t writes = finish(*curator_writer, "Curator writer") +
-                               finish(*distlock_writer, "distlock writer");
-  const std::uint64_t reads = finish(*curator_readers, "Curator readers") +
-                              finish(*distlock_readers, "distlock readers");
+  const std::uint64_t writes =
+      finish(*curator_writer, "Curator writer") + finish(*distlock_writer, "distlock writer");
+  const std::uint64_t reads =
+      finish(*curator_readers, "Curator readers") + finish(*distlock_readers, "distlock readers");
   EXPECT_EQ(writes, 2u * 2 * kIterations);
   EXPECT_EQ(reads, 2u * 2 * kIterations);
   EXPECT_EQ(read_counter_file(counter_).count, writes) << "lost updates: two writers at once";

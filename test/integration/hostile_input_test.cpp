@@ -31,9 +31,20 @@ std::string script_text(const std::string& name) {
 TEST(HostileInput, KeysWithSeparatorsBracesNulAndInvalidUtf8AreDistinctLocks) {
   RedisServer server;
   auto client = Client::connect(server.url());
-  const std::vector<std::string> keys = {
-      "a:b", "a", "b", "{tag}", "}{", "a/b", "%3A", std::string("nul\0byte", 8),
-      std::string("nul\0bytf", 8), "\xff\xfe\x80", "\xc3\x28", "ключ", "", " "};
+  const std::vector<std::string> keys = {"a:b",
+                                         "a",
+                                         "b",
+                                         "{tag}",
+                                         "}{",
+                                         "a/b",
+                                         "%3A",
+                                         std::string("nul\0byte", 8),
+                                         std::string("nul\0bytf", 8),
+                                         "\xff\xfe\x80",
+                                         "\xc3\x28",
+                                         "ключ",
+                                         "",
+                                         " "};
   std::vector<Lease> leases;
   std::set<std::string> names;
   for (const auto& key : keys) {
@@ -48,8 +59,7 @@ TEST(HostileInput, KeysWithSeparatorsBracesNulAndInvalidUtf8AreDistinctLocks) {
   EXPECT_EQ(names.size(), keys.size() + 1);
   // One lock hash per name on the server, every name printable.
   const std::string hashes = server.cli({"--scan", "--pattern", "distlock:{odd*}"});
-  EXPECT_EQ(std::count(hashes.begin(), hashes.end(), '\n') + 1,
-            static_cast<long>(keys.size() + 1))
+  EXPECT_EQ(std::count(hashes.begin(), hashes.end(), '\n') + 1, static_cast<long>(keys.size() + 1))
       << hashes;
   for (const auto& name : names)
     for (const char c : name) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "in " << name;
@@ -65,8 +75,7 @@ TEST(HostileInput, OversizedKeyIsAConfigErrorBeforeTheServerIsAsked) {
   } catch (const ConfigError& error) {
     EXPECT_EQ(error.server(), client->server());
     EXPECT_EQ(error.lock().rfind("big:kkk", 0), 0u) << error.lock();
-    EXPECT_NE(std::string(error.what()).find(std::to_string(kMaxLockNameLength)),
-              std::string::npos)
+    EXPECT_NE(std::string(error.what()).find(std::to_string(kMaxLockNameLength)), std::string::npos)
         << error.what();
   }
   EXPECT_EQ(server.cli({"DBSIZE"}), before);

@@ -27,8 +27,7 @@ using Clock = std::chrono::steady_clock;
 // Waits for an observable state that has no event to await (a counter another thread
 // changes): checks `condition` every millisecond until it holds or `limit` passes.
 template <class Condition>
-bool eventually(Condition&& condition,
-                std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+bool eventually(Condition&& condition, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
   const auto deadline = Clock::now() + limit;
   while (!condition()) {
     if (Clock::now() >= deadline) return false;

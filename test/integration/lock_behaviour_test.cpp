@@ -8,8 +8,8 @@
 #include <chrono>
 #include <future>
 #include <memory>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,18 +31,27 @@ enum class Backend { memory, redis, zookeeper };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
-    case Backend::memory: return "memory";
-    case Backend::redis: return "redis";
-    case Backend::zookeeper: return "zookeeper";
+    case Backend::memory:
+      return "memory";
+    case Backend::redis:
+      return "redis";
+    case Backend::zookeeper:
+      return "zookeeper";
   }
   return "?";
 }
 
 void PrintTo(Backend backend, std::ostream* out) {
   switch (backend) {
-    case Backend::memory: *out << "memory://"; break;
-    case Backend::redis: *out << "redis://"; break;
-    case Backend::zookeeper: *out << "zookeeper://"; break;
+    case Backend::memory:
+      *out << "memory://";
+      break;
+    case Backend::redis:
+      *out << "redis://";
+      break;
+    case Backend::zookeeper:
+      *out << "zookeeper://";
+      break;
   }
 }
 
@@ -210,8 +219,7 @@ TEST_P(LockBehaviour, MutualExclusionLosesNoUpdate) {
     for (auto& thread : threads) thread.join();
     EXPECT_EQ(errors.load(), 0);
     EXPECT_EQ(fence_violations.load(), 0);
-    EXPECT_EQ(read_counter_file(counter).count,
-              static_cast<std::uint64_t>(kThreads * kIterations));
+    EXPECT_EQ(read_counter_file(counter).count, static_cast<std::uint64_t>(kThreads * kIterations));
     EXPECT_EQ(first->stats().acquired + second->stats().acquired,
               static_cast<std::uint64_t>(kThreads * kIterations));
   }
@@ -416,7 +424,8 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
     ASSERT_TRUE(second.has_value()) << "a second reader was refused beside the first";
     EXPECT_TRUE(first.valid());
     EXPECT_TRUE(second->valid());
-    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value()) << "a writer got in beside readers";
+    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value())
+        << "a writer got in beside readers";
     EXPECT_THROW(writer->acquire(distlock::spec(type_, 5s, wait(200ms), distlock::write), key_),
                  LockTimeout);
     first.release();
@@ -428,15 +437,16 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
     ASSERT_TRUE(written.has_value()) << "the writer was refused once the readers had gone";
     EXPECT_TRUE(written->valid());
     EXPECT_GT(written->fence(), first.fence());
-    EXPECT_FALSE(client->try_acquire(reading, key_).has_value()) << "a reader got in beside a writer";
+    EXPECT_FALSE(client->try_acquire(reading, key_).has_value())
+        << "a reader got in beside a writer";
     EXPECT_FALSE(other_reader->try_acquire(writing, key_).has_value())
         << "a second writer got in beside the first";
     written->release();
     EXPECT_TRUE(client->try_acquire(reading, key_).has_value());
     return;
   }
-  for (const LockSpec& spec : {distlock::spec(type_, 5s, distlock::read),
-                               distlock::spec(type_, 5s, distlock::write)}) {
+  for (const LockSpec& spec :
+       {distlock::spec(type_, 5s, distlock::read), distlock::spec(type_, 5s, distlock::write)}) {
     try {
       (void)client->acquire(spec, key_);
       ADD_FAILURE() << "a read-write lock was granted on " << url_;

@@ -77,11 +77,11 @@ TEST_F(Redaction, BadUrlsAndOptions) {
   expect_redacted<ConfigError>("unknown query parameter", [&] {
     Client::connect("redis://" + user + "127.0.0.1:1?colour=blue");
   });
-  expect_redacted<ConfigError>("bad database", [&] {
-    Client::connect("redis://" + user + "127.0.0.1:1/db");
-  });
+  expect_redacted<ConfigError>("bad database",
+                               [&] { Client::connect("redis://" + user + "127.0.0.1:1/db"); });
   expect_redacted<ConfigError>("unknown scheme", [&] { Client::connect("mongo://" + user + "h"); });
-  expect_redacted<ConfigError>("memory with a user", [&] { Client::connect("memory://" + user + "x"); });
+  expect_redacted<ConfigError>("memory with a user",
+                               [&] { Client::connect("memory://" + user + "x"); });
   expect_redacted<ConfigError>("zookeeper option", [&] {
     Client::connect("zookeeper://" + user + "127.0.0.1:1?session_timeout=long");
   });
@@ -114,9 +114,8 @@ TEST_F(Redaction, UnreachableAndMuteRedis) {
                                 "?command_timeout=300ms");
   ASSERT_EQ(client->server().find(kPassword), std::string::npos) << client->server();
   ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
-  expect_redacted<BackendUnavailable>("stopped server", [&] {
-    client->acquire(spec("mute", 5s, wait(1s)));
-  });
+  expect_redacted<BackendUnavailable>("stopped server",
+                                      [&] { client->acquire(spec("mute", 5s, wait(1s))); });
   ASSERT_EQ(::kill(server.pid(), SIGCONT), 0);
 }
 
@@ -128,11 +127,12 @@ TEST_F(Redaction, LocksOnRedis) {
   auto other = Client::connect(url);
 
   Lease held = client->acquire(spec("order", 5s), key_of(1));
-  expect_redacted<LockTimeout>("try_only", [&] { other->acquire(spec("order", 5s, try_only), key_of(1)); });
-  expect_redacted<LockTimeout>("wait ran out", [&] { other->acquire(spec("order", 5s, wait(100ms)), key_of(1)); });
-  expect_redacted<ConfigError>("read mode on Redis", [&] {
-    client->acquire(spec("order", 5s, distlock::read), key_of(2));
-  });
+  expect_redacted<LockTimeout>("try_only",
+                               [&] { other->acquire(spec("order", 5s, try_only), key_of(1)); });
+  expect_redacted<LockTimeout>("wait ran out",
+                               [&] { other->acquire(spec("order", 5s, wait(100ms)), key_of(1)); });
+  expect_redacted<ConfigError>(
+      "read mode on Redis", [&] { client->acquire(spec("order", 5s, distlock::read), key_of(2)); });
   expect_redacted<ConfigError>("lock name too long",
                                [&] { client->acquire(spec("order", 5s), std::string(2000, 'k')); });
 
@@ -145,7 +145,8 @@ TEST_F(Redaction, LocksOnRedis) {
   ASSERT_TRUE(lost.wait_for(30s));
   expect_redacted<LockLost>("ensure_held", [&] { held.ensure_held(); });
   expect_redacted<LockLost>("checked", [&] {
-    checked(held, [] { return 0; }, [](int) {});
+    checked(
+        held, [] { return 0; }, [](int) {});
   });
   expect_redacted<LockLost>("release", [&] { held.release(); });
 }
@@ -155,8 +156,8 @@ TEST(RedactionDeathTest, ConfigureOnceTheDefaultClientIsInUse) {
   EXPECT_EXIT(
       {
         RedisServer server({"--requirepass", kPassword});
-        configure("redis://:" + std::string(kPassword) + "@127.0.0.1:" +
-                  std::to_string(server.port()));
+        configure("redis://:" + std::string(kPassword) +
+                  "@127.0.0.1:" + std::to_string(server.port()));
         default_client();
         try {
           configure("memory://");
@@ -187,12 +188,11 @@ TEST_F(Redaction, ZooKeeper) {
   });
 
   auto alice = Client::connect(with_session_timeout("zookeeper://" + user + host));
-  auto bob = Client::connect(with_session_timeout("zookeeper://bob:other-" +
-                                                  std::string(kPassword) + "@" + host));
+  auto bob = Client::connect(
+      with_session_timeout("zookeeper://bob:other-" + std::string(kPassword) + "@" + host));
   Lease held = alice->acquire(spec("secured", 5s), key_of(1));
-  expect_redacted<ConfigError>("another user's lock", [&] {
-    bob->acquire(spec("secured", 5s, try_only), key_of(1));
-  });
+  expect_redacted<ConfigError>("another user's lock",
+                               [&] { bob->acquire(spec("secured", 5s, try_only), key_of(1)); });
   expect_redacted<LockTimeout>("try_only", [&] {
     Client::connect(with_session_timeout("zookeeper://" + user + host))
         ->acquire(spec("secured", 5s, try_only), key_of(1));

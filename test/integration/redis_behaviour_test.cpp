@@ -47,7 +47,8 @@ class RedisBehaviour : public ::testing::Test {
 TEST_F(RedisBehaviour, LockOfAKilledHolderIsFreedWithinItsTtl) {
   constexpr std::string_view type = "killed";
   const std::string key = unique_name("holder");
-  Subprocess holder(DISTLOCK_COUNTER_WORKER, {"--hold", redis().url(), std::string(type), key, "1000"});
+  Subprocess holder(DISTLOCK_COUNTER_WORKER,
+                    {"--hold", redis().url(), std::string(type), key, "1000"});
   const auto line = holder.read_line(30s);
   ASSERT_TRUE(line.has_value()) << "the holder exited: " << holder.wait(10s).describe();
   ASSERT_EQ(line->rfind("acquired ", 0), 0u) << *line;
@@ -164,7 +165,9 @@ TEST_F(RedisBehaviour, CheckedRunsUndoWhenTheLeaseIsLostDuringTheStep) {
   // On a lease already lost, the step does not run at all.
   bool ran = false;
   undone = false;
-  EXPECT_THROW(checked(lease, [&] { ran = true; }, [&] { undone = true; }), LockLost);
+  EXPECT_THROW(checked(
+                   lease, [&] { ran = true; }, [&] { undone = true; }),
+               LockLost);
   EXPECT_FALSE(ran);
   EXPECT_FALSE(undone);
   EXPECT_GE(client->stats().lost, 1u);
@@ -204,8 +207,8 @@ TEST_F(RedisBehaviour, ReleasePublishesOnTheReleasedChannel) {
   const std::string channel = "distlock:{published:" + key + "}:released";
   const auto redis_cli = redis_cli_program();
   ASSERT_FALSE(redis_cli.empty()) << "redis-cli not found";
-  Subprocess subscriber(redis_cli, {"-h", "127.0.0.1", "-p", std::to_string(redis().port()),
-                                    "SUBSCRIBE", channel});
+  Subprocess subscriber(
+      redis_cli, {"-h", "127.0.0.1", "-p", std::to_string(redis().port()), "SUBSCRIBE", channel});
   // redis-cli prints "subscribe", the channel and the subscription count once subscribed.
   ASSERT_EQ(subscriber.read_line(10s), "subscribe");
   ASSERT_EQ(subscriber.read_line(10s), channel);

@@ -138,8 +138,8 @@ int run(const Settings& settings) {
           const long long end = now_ns();
           if (!settings.intervals.empty()) {
             append_line(settings.intervals, std::string(reader ? "R " : "W ") +
-                                                std::to_string(start) + " " +
-                                                std::to_string(end) + who);
+                                                std::to_string(start) + " " + std::to_string(end) +
+                                                who);
           }
           ++holds;
           try {
@@ -181,20 +181,33 @@ int main(int argc, char** argv) {
       }
       if (i + 1 >= argc) return usage();
       const std::string value = argv[++i];
-      if (arg == "--url") settings.url = value;
-      else if (arg == "--type") settings.type = value;
-      else if (arg == "--key") settings.key = value;
+      if (arg == "--url")
+        settings.url = value;
+      else if (arg == "--type")
+        settings.type = value;
+      else if (arg == "--key")
+        settings.key = value;
       else if (arg == "--mode") {
-        if (value == "exclusive") settings.mode = distlock::Mode::exclusive;
-        else if (value == "read") settings.mode = distlock::Mode::read;
-        else if (value == "write") settings.mode = distlock::Mode::write;
-        else return usage();
-      } else if (arg == "--iterations") settings.iterations = std::stoi(value);
-      else if (arg == "--threads") settings.threads = std::stoi(value);
-      else if (arg == "--counter") settings.counter = value;
-      else if (arg == "--intervals") settings.intervals = value;
-      else if (arg == "--pause-us") settings.pause_us = std::stol(value);
-      else return usage();
+        if (value == "exclusive")
+          settings.mode = distlock::Mode::exclusive;
+        else if (value == "read")
+          settings.mode = distlock::Mode::read;
+        else if (value == "write")
+          settings.mode = distlock::Mode::write;
+        else
+          return usage();
+      } else if (arg == "--iterations")
+        settings.iterations = std::stoi(value);
+      else if (arg == "--threads")
+        settings.threads = std::stoi(value);
+      else if (arg == "--counter")
+        settings.counter = value;
+      else if (arg == "--intervals")
+        settings.intervals = value;
+      else if (arg == "--pause-us")
+        settings.pause_us = std::stol(value);
+      else
+        return usage();
     }
     if (settings.url.empty() || settings.type.empty() || settings.counter.empty() ||
         settings.iterations < 1 || settings.threads < 1) {

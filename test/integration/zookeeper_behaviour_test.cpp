@@ -170,8 +170,8 @@ TEST_F(ZooKeeperBehaviour, WaitersThatGiveUpLeaveNoNodeBehind) {
 TEST_F(ZooKeeperBehaviour, ChrootInTheUrlPrefixesEveryPath) {
   const std::string chroot = "/" + unique_name("app");
   raw().create(chroot);
-  auto client = Client::connect(
-      with_session_timeout("zookeeper://" + server().connect_string() + chroot));
+  auto client =
+      Client::connect(with_session_timeout("zookeeper://" + server().connect_string() + chroot));
   const std::string key = unique_name("rooted");
   Lease lease = client->acquire(spec("order", 30s), key);
   const auto children = raw().children(chroot + zk_lock_path("order", key));
@@ -182,8 +182,8 @@ TEST_F(ZooKeeperBehaviour, ChrootInTheUrlPrefixesEveryPath) {
   auto unrooted = connect();
   EXPECT_TRUE(unrooted->try_acquire(spec("order", 30s), key).has_value());
   // Within the chroot, it is taken.
-  auto rooted = Client::connect(
-      with_session_timeout("zookeeper://" + server().connect_string() + chroot));
+  auto rooted =
+      Client::connect(with_session_timeout("zookeeper://" + server().connect_string() + chroot));
   EXPECT_FALSE(rooted->try_acquire(spec("order", 30s), key).has_value());
 }
 
@@ -211,7 +211,8 @@ TEST_F(ZooKeeperBehaviour, LockOfAKilledHolderIsFreedWhenItsSessionEnds) {
       << "the lock came free before the holder's session could have ended";
 
   std::optional<Lease> lease;
-  ASSERT_NO_THROW(lease.emplace(client->acquire(spec(type, 1s, wait(kZooKeeperSession + 6s)), key)));
+  ASSERT_NO_THROW(
+      lease.emplace(client->acquire(spec(type, 1s, wait(kZooKeeperSession + 6s)), key)));
   const auto waited = Clock::now() - killed_at;
   EXPECT_TRUE(lease->valid());
   EXPECT_GT(lease->fence(), holder_fence);
@@ -286,7 +287,9 @@ TEST_F(ZooKeeperBehaviour, CheckedRunsUndoWhenTheNodeIsDeletedDuringTheStep) {
   EXPECT_EQ(undo_argument, 5);
 
   bool ran = false;
-  EXPECT_THROW(checked(lease, [&] { ran = true; }, [] {}), LockLost);
+  EXPECT_THROW(checked(
+                   lease, [&] { ran = true; }, [] {}),
+               LockLost);
   EXPECT_FALSE(ran);
 }
 
@@ -366,9 +369,9 @@ TEST_F(ZooKeeperBehaviour, HerdOfFiftyWaitersGetsOneNotificationPerRelease) {
     std::pair<int, std::uint64_t> next;
     {
       std::unique_lock lock(mutex);
-      ASSERT_TRUE(granted_changed.wait_for(lock, 30s, [&] {
-        return static_cast<int>(granted.size()) > r || failures > 0;
-      })) << "release " << r << " woke nobody";
+      ASSERT_TRUE(granted_changed.wait_for(
+          lock, 30s, [&] { return static_cast<int>(granted.size()) > r || failures > 0; }))
+          << "release " << r << " woke nobody";
       ASSERT_EQ(failures.load(), 0);
       next = granted[static_cast<std::size_t>(r)];
     }
@@ -384,12 +387,13 @@ TEST_F(ZooKeeperBehaviour, HerdOfFiftyWaitersGetsOneNotificationPerRelease) {
 
   EXPECT_EQ(overlaps.load(), 0) << "two waiters held the lock at once";
   const std::uint64_t total = notifications();
-  EXPECT_EQ(total, static_cast<std::uint64_t>(kWaiters)) << "watch notifications for " << kWaiters
-                                                          << " releases";
+  EXPECT_EQ(total, static_cast<std::uint64_t>(kWaiters))
+      << "watch notifications for " << kWaiters << " releases";
   EXPECT_EQ(sum([](const ClientStats& s) { return s.woken_by_release; }),
             static_cast<std::uint64_t>(kWaiters));
   EXPECT_EQ(sum([](const ClientStats& s) { return s.woken_by_timeout; }), 0u);
-  EXPECT_EQ(sum([](const ClientStats& s) { return s.acquired; }), static_cast<std::uint64_t>(kWaiters));
+  EXPECT_EQ(sum([](const ClientStats& s) { return s.acquired; }),
+            static_cast<std::uint64_t>(kWaiters));
   EXPECT_TRUE(raw().children(path).empty());
 
   const std::uint64_t trips = sum([](const ClientStats& s) { return s.round_trips; });
@@ -397,10 +401,11 @@ TEST_F(ZooKeeperBehaviour, HerdOfFiftyWaitersGetsOneNotificationPerRelease) {
   const double before_wait = static_cast<double>(trips_waiting) / kWaiters;
   std::cout << "[ figures  ] herd of " << kWaiters << ": " << total << " notifications for "
             << kWaiters << " releases (" << static_cast<double>(total) / kWaiters
-            << " per release); server round trips per contended acquire+release "
-            << per_acquisition << " (" << before_wait << " until waiting, "
-            << per_acquisition - before_wait << " from wake-up to release)\n";
-  RecordProperty("notifications_per_release", std::to_string(static_cast<double>(total) / kWaiters));
+            << " per release); server round trips per contended acquire+release " << per_acquisition
+            << " (" << before_wait << " until waiting, " << per_acquisition - before_wait
+            << " from wake-up to release)\n";
+  RecordProperty("notifications_per_release",
+                 std::to_string(static_cast<double>(total) / kWaiters));
   RecordProperty("round_trips_per_acquisition", std::to_string(per_acquisition));
   // A herd-free recipe needs a handful: create, list, watch the predecessor; after the
   // wake-up, list again; delete. Re-reading the children per waiter per release would be
@@ -443,7 +448,8 @@ TEST_F(ZooKeeperBehaviour, ReadersWaitOnlyForEarlierWriters) {
     }
   } joiner{read_lease, writer_thread, writer_release};
 
-  ASSERT_TRUE(eventually([&] { return writer->stats().waiting == 1; })) << "the writer never waited";
+  ASSERT_TRUE(eventually([&] { return writer->stats().waiting == 1; }))
+      << "the writer never waited";
   EXPECT_EQ(raw().children(zk_lock_path("rw", key)).size(), 2u);
   // A reader that comes after a waiting writer queues behind it (Curator's rule).
   EXPECT_FALSE(late_reader->try_acquire(reading, key).has_value())
@@ -479,8 +485,9 @@ TEST_F(ZooKeeperBehaviour, WriteHolderMayTakeTheReadLock) {
   EXPECT_TRUE(write_lease.valid());
   // Other owners stay out: another thread of the same client, another client.
   bool other_thread_got_it = true;
-  std::thread other_thread(
-      [&] { other_thread_got_it = client->try_acquire(spec("rw", 30s, distlock::read), key).has_value(); });
+  std::thread other_thread([&] {
+    other_thread_got_it = client->try_acquire(spec("rw", 30s, distlock::read), key).has_value();
+  });
   other_thread.join();
   EXPECT_FALSE(other_thread_got_it) << "another thread read beside the writer";
   EXPECT_FALSE(other->try_acquire(spec("rw", 30s, distlock::read), key).has_value());
@@ -517,14 +524,16 @@ TEST_F(ZooKeeperBehaviour, DigestCredentialsKeepOtherUsersFromDeletingLockNodes)
   bool alice_may_delete = false;
   for (const NodeAcl& acl : as_alice.acl(path)) {
     if (acl.scheme == "world" && (acl.perms & ZOO_PERM_DELETE) != 0) anyone_may_delete = true;
-    if (acl.scheme == "digest" && acl.id.rfind("alice:", 0) == 0 && (acl.perms & ZOO_PERM_DELETE) != 0) {
+    if (acl.scheme == "digest" && acl.id.rfind("alice:", 0) == 0 &&
+        (acl.perms & ZOO_PERM_DELETE) != 0) {
       alice_may_delete = true;
     }
   }
   EXPECT_FALSE(anyone_may_delete) << "the lock node's ACL lets anyone delete its contenders";
   EXPECT_TRUE(alice_may_delete) << "the lock node's ACL names no digest entry for alice";
 
-  EXPECT_EQ(zookeeper_error_name(raw().remove(node)), "ZNOAUTH") << "an anonymous client deleted it";
+  EXPECT_EQ(zookeeper_error_name(raw().remove(node)), "ZNOAUTH")
+      << "an anonymous client deleted it";
   EXPECT_EQ(zookeeper_error_name(as_bob.remove(node)), "ZNOAUTH") << "another user deleted it";
   EXPECT_TRUE(as_alice.stat(node).has_value());
   EXPECT_TRUE(lease.valid());

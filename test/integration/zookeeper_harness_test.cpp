@@ -102,14 +102,16 @@ TEST(ZooKeeperHarness, EnsembleElectsANewLeaderWhenTheLeaderDies) {
   EXPECT_NE(next, leader);
   // The client may have been connected to the dead leader: it reconnects to another server.
   std::string data;
-  EXPECT_TRUE(eventually([&] {
-    try {
-      data = client.data("/ensemble");
-      return true;
-    } catch (const ZooKeeperError&) {
-      return false;
-    }
-  }, 20s));
+  EXPECT_TRUE(eventually(
+      [&] {
+        try {
+          data = client.data("/ensemble");
+          return true;
+        } catch (const ZooKeeperError&) {
+          return false;
+        }
+      },
+      20s));
   EXPECT_EQ(data, "before") << "the committed node is gone";
 
   ensemble.restart(leader);

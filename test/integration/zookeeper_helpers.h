@@ -158,8 +158,11 @@ inline std::unique_ptr<Subprocess> start_curator(const std::vector<std::string>&
         "java not found ($DISTLOCK_JAVA, $JAVA_HOME/bin, PATH): the Curator interop tests "
         "cannot run without it (Debian: apt-get install default-jre-headless)");
   }
-  std::vector<std::string> argv = {"-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                                   "-cp", DISTLOCK_CURATOR_CONTENDER_CLASSPATH,
+  std::vector<std::string> argv = {"-Xmx128m",
+                                   "-XX:+UseSerialGC",
+                                   "-XX:TieredStopAtLevel=1",
+                                   "-cp",
+                                   DISTLOCK_CURATOR_CONTENDER_CLASSPATH,
                                    "CuratorContender"};
   argv.insert(argv.end(), args.begin(), args.end());
   return std::make_unique<Subprocess>(java, argv);

@@ -77,14 +77,16 @@ class ZooKeeperRecovery : public ::testing::Test {
   // after a server restart.
   std::vector<std::string> children(const std::string& path) {
     std::vector<std::string> result;
-    const bool answered = eventually([&] {
-      try {
-        result = raw().children(path);
-        return true;
-      } catch (const ZooKeeperError&) {
-        return false;
-      }
-    }, 30s);
+    const bool answered = eventually(
+        [&] {
+          try {
+            result = raw().children(path);
+            return true;
+          } catch (const ZooKeeperError&) {
+            return false;
+          }
+        },
+        30s);
     EXPECT_TRUE(answered) << "the plain client could not list " << path;
     return result;
   }
@@ -116,8 +118,8 @@ TEST_F(ZooKeeperRecovery, CreateWhoseReplyIsLostLeavesNoOrphan) {
     proxy.cut_after_create_reply(path + "/", 1);
     std::optional<Lease> lease;
     ASSERT_NO_THROW(lease.emplace(client->acquire(c.spec, key)));
-    ASSERT_EQ(proxy.create_cuts(), ++cuts)
-        << "the proxy saw no create under " << path << " (the backend created its node some other way)";
+    ASSERT_EQ(proxy.create_cuts(), ++cuts) << "the proxy saw no create under " << path
+                                           << " (the backend created its node some other way)";
     // Exactly one node: the one whose reply was lost, found again and kept.
     const auto nodes = children(path);
     ASSERT_EQ(nodes.size(), 1u) << "orphans under " << path << ": " << joined(nodes);
@@ -165,10 +167,12 @@ TEST_F(ZooKeeperRecovery, CreateWhoseReplyIsLostLeavesNoOrphan) {
   auto nodes = children(path);
   EXPECT_EQ(nodes.size(), 2u) << "holder and waiter expected: " << joined(nodes);
   EXPECT_EQ(duplicates(nodes), "");
-  EXPECT_EQ(waiter_got_it.wait_for(0s), std::future_status::timeout) << "the waiter got in beside the holder";
+  EXPECT_EQ(waiter_got_it.wait_for(0s), std::future_status::timeout)
+      << "the waiter got in beside the holder";
 
   held.release();
-  ASSERT_EQ(waiter_got_it.wait_for(20s), std::future_status::ready) << "deadlock: the waiter was not granted";
+  ASSERT_EQ(waiter_got_it.wait_for(20s), std::future_status::ready)
+      << "deadlock: the waiter was not granted";
   std::uint64_t fence = 0;
   ASSERT_NO_THROW(fence = waiter_got_it.get());
   EXPECT_GT(fence, held.fence());
@@ -260,7 +264,8 @@ TEST_F(ZooKeeperRecovery, ServerRestartsWhileAcquirersCreateAndWaitLeaveNoOrphan
   auto nodes = children(path);
   std::cout << "[ figures  ] all waiting again " << ms(Clock::now() - outage)
             << " ms after the kill\n";
-  ASSERT_TRUE(queued) << waiting() << " of " << kWaiters << " waiters waiting; nodes " << joined(nodes);
+  ASSERT_TRUE(queued) << waiting() << " of " << kWaiters << " waiters waiting; nodes "
+                      << joined(nodes);
   EXPECT_TRUE(eventually([&] { return children(path).size() == kWaiters + 1; }, 20s))
       << "nodes after the restart: " << joined(children(path));
   std::cout << "[ figures  ] " << kWaiters + 1 << " nodes " << ms(Clock::now() - outage)
@@ -365,7 +370,8 @@ TEST_F(ZooKeeperRecovery, ExpiredSessionLosesEveryLeaseBeforeTheLockIsGrantedEls
       thread.join();
     }
   } joiner{proxy, contender};
-  ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; })) << "the contender never waited";
+  ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; }))
+      << "the contender never waited";
 
   // A partition between the holder and the server, until the server expires the session.
   ASSERT_TRUE(first.valid());
@@ -378,20 +384,23 @@ TEST_F(ZooKeeperRecovery, ExpiredSessionLosesEveryLeaseBeforeTheLockIsGrantedEls
   Granted grant{};
   ASSERT_NO_THROW(grant = other_got_it.get());
 
-  EXPECT_FALSE(grant.holder_valid) << "the holder's lease was still valid when another client got the lock";
+  EXPECT_FALSE(grant.holder_valid)
+      << "the holder's lease was still valid when another client got the lock";
   EXPECT_LE(grant.holder_valid_until, deletion->seen_at)
       << "the holder's lease stayed valid past the server's expiry of its session";
   EXPECT_LE(grant.holder_valid_until, grant.at);
   EXPECT_GT(grant.fence, first.fence());
   std::cout << "[ figures  ] partition at 0 ms; holder's lease valid until "
-            << ms(grant.holder_valid_until - partitioned) << " ms; session expired (node deletion seen) at "
+            << ms(grant.holder_valid_until - partitioned)
+            << " ms; session expired (node deletion seen) at "
             << ms(deletion->seen_at - partitioned) << " ms; lock granted elsewhere at "
             << ms(grant.at - partitioned) << " ms\n";
 
   // The partition heals: the holder learns that its session expired; every lease is lost.
   proxy.thaw();
   EXPECT_TRUE(lost_first.wait_for(20s)) << "on_lost not called for the first lease";
-  EXPECT_TRUE(lost_second.wait_for(20s)) << "on_lost not called for the second lease of the session";
+  EXPECT_TRUE(lost_second.wait_for(20s))
+      << "on_lost not called for the second lease of the session";
   EXPECT_FALSE(first.valid());
   EXPECT_FALSE(second.valid());
   EXPECT_THROW(second.ensure_held(), LockLost);
@@ -474,8 +483,8 @@ TEST(ZooKeeperEnsembleRecovery, LeaderKilledWhileLocksAreHeldAndContendedKeepsMu
         << output;
     EXPECT_EQ(done, static_cast<unsigned long long>(kThreads * kIterations));
     holds += done;
-    std::cout << "[ figures  ] worker " << worker->pid() << ": " << done << " holds, " << unavailable
-              << " acquisitions failed (BackendUnavailable, retried), " << lost
+    std::cout << "[ figures  ] worker " << worker->pid() << ": " << done << " holds, "
+              << unavailable << " acquisitions failed (BackendUnavailable, retried), " << lost
               << " leases found lost after their work\n";
   }
   EXPECT_EQ(read_counter_file(counter).count, holds) << "lost updates: two holders at once";

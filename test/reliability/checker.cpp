@@ -28,7 +28,8 @@ using namespace distlock::reliability;
 
 void usage(std::ostream& out) {
   out << "usage: distlock_checker --backend memory|redis|zookeeper|zookeeper-ensemble\n"
-         "                        --fault none|kill-holder|stop-holder|restart-server|kill-leader|\n"
+         "                        --fault "
+         "none|kill-holder|stop-holder|restart-server|kill-leader|\n"
          "                                partition|clock-jump\n"
          "                        [--workers N] [--duration 8s] [--ttl 1s] [--pause 20ms]\n"
          "                        [--long-pause-percent 3] [--think 20ms] [--fault-at 3s]\n"
@@ -56,34 +57,59 @@ RunConfig parse_run(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
       return args[++i];
     };
-    if (flag == "--backend") config.backend = value();
-    else if (flag == "--fault") config.fault = value();
-    else if (flag == "--workers") config.workers = std::stoi(value());
-    else if (flag == "--duration") config.duration = parse_duration(value());
-    else if (flag == "--ttl") config.ttl = parse_duration(value());
-    else if (flag == "--pause") config.pause = parse_duration(value());
-    else if (flag == "--long-pause-percent") config.long_pause_percent = std::stoi(value());
-    else if (flag == "--think") config.think = parse_duration(value());
-    else if (flag == "--fault-at") config.fault_at = parse_duration(value());
-    else if (flag == "--fault-count") config.fault_count = std::stoi(value());
-    else if (flag == "--fault-every") config.fault_every = parse_duration(value());
-    else if (flag == "--threads") config.threads = true;
-    else if (flag == "--processes") config.threads = false;
-    else if (flag == "--session-timeout") config.session_timeout = parse_duration(value());
-    else if (flag == "--slack") config.slack = parse_duration(value());
-    else if (flag == "--min-operations") config.min_operations = std::stoull(value());
-    else if (flag == "--markdown") config.markdown = value();
-    else if (flag == "--keep") config.keep = true;
-    else if (flag == "--no-check") config.check = false;
+    if (flag == "--backend")
+      config.backend = value();
+    else if (flag == "--fault")
+      config.fault = value();
+    else if (flag == "--workers")
+      config.workers = std::stoi(value());
+    else if (flag == "--duration")
+      config.duration = parse_duration(value());
+    else if (flag == "--ttl")
+      config.ttl = parse_duration(value());
+    else if (flag == "--pause")
+      config.pause = parse_duration(value());
+    else if (flag == "--long-pause-percent")
+      config.long_pause_percent = std::stoi(value());
+    else if (flag == "--think")
+      config.think = parse_duration(value());
+    else if (flag == "--fault-at")
+      config.fault_at = parse_duration(value());
+    else if (flag == "--fault-count")
+      config.fault_count = std::stoi(value());
+    else if (flag == "--fault-every")
+      config.fault_every = parse_duration(value());
+    else if (flag == "--threads")
+      config.threads = true;
+    else if (flag == "--processes")
+      config.threads = false;
+    else if (flag == "--session-timeout")
+      config.session_timeout = parse_duration(value());
+    else if (flag == "--slack")
+      config.slack = parse_duration(value());
+    else if (flag == "--min-operations")
+      config.min_operations = std::stoull(value());
+    else if (flag == "--markdown")
+      config.markdown = value();
+    else if (flag == "--keep")
+      config.keep = true;
+    else if (flag == "--no-check")
+      config.check = false;
     else if (flag == "--break") {
       const std::string& what = value();
-      if (what == "renewal") config.breaks.renewal = true;
-      else if (what == "fencing") config.breaks.fencing = true;
-      else if (what == "checked") config.breaks.checked = true;
-      else if (what == "on-lost") config.breaks.on_lost = true;
-      else throw std::invalid_argument("--break takes renewal, fencing, checked or on-lost, not " + what);
-    }
-    else throw std::invalid_argument("unknown option " + flag);
+      if (what == "renewal")
+        config.breaks.renewal = true;
+      else if (what == "fencing")
+        config.breaks.fencing = true;
+      else if (what == "checked")
+        config.breaks.checked = true;
+      else if (what == "on-lost")
+        config.breaks.on_lost = true;
+      else
+        throw std::invalid_argument("--break takes renewal, fencing, checked or on-lost, not " +
+                                    what);
+    } else
+      throw std::invalid_argument("unknown option " + flag);
   }
   return config;
 }

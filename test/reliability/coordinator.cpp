@@ -64,15 +64,18 @@ int run_checker(const RunConfig& config) {
   const auto store = directory.path() / "store";
   FencedStore::create(store, /*fencing=*/!config.breaks.fencing);
 
-  auto service = make_service({config.backend, directory.path() / "servers", config.session_timeout});
+  auto service =
+      make_service({config.backend, directory.path() / "servers", config.session_timeout});
   auto fault = make_fault(config.fault);
   if (!fault->applies_to(*service))
-    throw std::invalid_argument("fault " + config.fault + " does not apply to backend " + config.backend);
+    throw std::invalid_argument("fault " + config.fault + " does not apply to backend " +
+                                config.backend);
   const bool threads = config.threads.value_or(service->in_process());
   if (service->in_process() && !threads)
     throw std::invalid_argument("memory:// is in-process: its workers must be threads (--threads)");
   if (threads && fault->victim_role() != VictimRole::none)
-    throw std::invalid_argument("fault " + config.fault + " hits one worker process: it needs --processes");
+    throw std::invalid_argument("fault " + config.fault +
+                                " hits one worker process: it needs --processes");
 
   fault->prepare({*service, directory.path(), threads ? 1 : config.workers, config.ttl});
 
@@ -82,7 +85,8 @@ int run_checker(const RunConfig& config) {
   const Millis fault_at = config.fault_at.value_or(config.duration * 35 / 100);
   const int injections = config.fault == "none" ? 0 : std::max(1, config.fault_count);
   if (config.fault == "kill-holder" && injections > config.workers - 2)
-    throw std::invalid_argument("kill-holder kills a new worker each time: --fault-count at most --workers - 2");
+    throw std::invalid_argument(
+        "kill-holder kills a new worker each time: --fault-count at most --workers - 2");
   const Millis every = config.fault_every.value_or(hold_off + expiry + Millis(2000));
 
   WorkerSettings base;
@@ -125,8 +129,9 @@ int run_checker(const RunConfig& config) {
   for (auto& worker : processes) {
     const auto line = worker.process->read_line(std::chrono::seconds(60));
     if (!line || *line != "ready")
-      throw std::runtime_error("worker " + std::to_string(worker.first_id) + " did not start: " +
-                               (line ? "said '" + *line + "'" : "exited") + " (logs in " + logs.string() + ")");
+      throw std::runtime_error("worker " + std::to_string(worker.first_id) +
+                               " did not start: " + (line ? "said '" + *line + "'" : "exited") +
+                               " (logs in " + logs.string() + ")");
     // Victims keep talking to the fault; the others only need their pipes drained.
     bool victim = false;
     for (int i = 0; i < injections; ++i) victim = victim || fault->victim_for(i) == worker.first_id;
@@ -143,7 +148,8 @@ int run_checker(const RunConfig& config) {
     FaultContext context{*service};
     context.injection = i;
     context.victim_id = fault->victim_role() == VictimRole::none ? -1 : fault->victim_for(i);
-    if (context.victim_id >= 0) context.victim = processes.at(static_cast<std::size_t>(context.victim_id)).process.get();
+    if (context.victim_id >= 0)
+      context.victim = processes.at(static_cast<std::size_t>(context.victim_id)).process.get();
     context.ttl = config.ttl;
     context.hold_off = hold_off;
     context.patience = base.wait * 4 + Millis(10000);
@@ -156,12 +162,14 @@ int run_checker(const RunConfig& config) {
       records.push_back(failed);
       break;
     }
-    if (records.back().end_ns > 0) last_end = Clock::time_point(std::chrono::nanoseconds(records.back().end_ns));
+    if (records.back().end_ns > 0)
+      last_end = Clock::time_point(std::chrono::nanoseconds(records.back().end_ns));
   }
   for (auto& worker : processes) worker.process->discard_output();
   // Then the run goes on for its duration, and at least long enough after the last fault to
   // see the service recover and the victim act.
-  std::this_thread::sleep_until(std::max(started + config.duration, last_end + expiry + Millis(1000)));
+  std::this_thread::sleep_until(
+      std::max(started + config.duration, last_end + expiry + Millis(1000)));
   for (auto& worker : processes) worker.process->kill(SIGUSR2);
   const auto stopped = Clock::now();
 

@@ -19,15 +19,15 @@ struct RunConfig {
   Millis ttl{1000};
   Millis pause{20};
   int long_pause_percent = 3;
-  Millis think{20};                 // 0..think outside the lock after each release
-  std::optional<Millis> fault_at;   // default: 35% into the run
-  int fault_count = 1;              // injections of the fault
+  Millis think{20};                   // 0..think outside the lock after each release
+  std::optional<Millis> fault_at;     // default: 35% into the run
+  int fault_count = 1;                // injections of the fault
   std::optional<Millis> fault_every;  // between injections (default: the fault's length + 2 s)
-  std::optional<bool> threads;      // default: threads for memory, processes otherwise
-  Millis session_timeout{2000};     // ZooKeeper
-  Millis slack{500};                // allowance on timing bounds for a loaded machine
+  std::optional<bool> threads;        // default: threads for memory, processes otherwise
+  Millis session_timeout{2000};       // ZooKeeper
+  Millis slack{500};                  // allowance on timing bounds for a loaded machine
   std::uint64_t min_operations = 20;
-  bool check = true;                // exit 1 when a check fails
+  bool check = true;  // exit 1 when a check fails
   // Negative controls (--break): each turns one protection off, so that the check it is
   // there for must fail with its own line (test/reliability/CMakeLists.txt).
   struct Breaks {
@@ -36,9 +36,9 @@ struct RunConfig {
     bool checked = false;  // workers write without checked()
     bool on_lost = false;  // a worker hears of a loss 2 x slack after on_lost reports it
   } breaks;
-  bool keep = false;                // keep the run's directory (logs, journal)
-  std::filesystem::path markdown;   // append a table row here
-  std::filesystem::path self;       // this executable, run again as the workers
+  bool keep = false;               // keep the run's directory (logs, journal)
+  std::filesystem::path markdown;  // append a table row here
+  std::filesystem::path self;      // this executable, run again as the workers
 };
 
 // 0: every check held (or checks off); 1: a check failed; throws on setup errors.

@@ -81,9 +81,11 @@ class StopHolder final : public Fault {
     do {
       rc = ::waitid(P_PID, static_cast<id_t>(context.victim->pid()), &info, WSTOPPED | WNOWAIT);
     } while (rc != 0 && errno == EINTR);
-    if (rc != 0) throw std::system_error(errno, std::generic_category(), "waitid (worker 0 stopped)");
+    if (rc != 0)
+      throw std::system_error(errno, std::generic_category(), "waitid (worker 0 stopped)");
     if (info.si_code != CLD_STOPPED)
-      throw std::runtime_error("worker 0 ended instead of stopping (si_code " + std::to_string(info.si_code) + ")");
+      throw std::runtime_error("worker 0 ended instead of stopping (si_code " +
+                               std::to_string(info.si_code) + ")");
     record.start_ns = mono_ns();
     // The pause itself is the fault: longer than the service keeps a silent holder's lock.
     std::this_thread::sleep_for(context.hold_off);
@@ -112,8 +114,9 @@ class RestartServer final : public Fault {
     record.start_ns = restart.stopped_at;
     record.end_ns = restart.serving_at;
     record.applied = true;
-    record.detail = "server crashed (SIGKILL) while worker 0 held fence " + std::to_string(record.victim_fence) +
-                    ", served again after " + format_ns(restart.serving_at - restart.stopped_at);
+    record.detail = "server crashed (SIGKILL) while worker 0 held fence " +
+                    std::to_string(record.victim_fence) + ", served again after " +
+                    format_ns(restart.serving_at - restart.stopped_at);
     return record;
   }
 };
@@ -135,7 +138,8 @@ class KillLeader final : public Fault {
     record.start_ns = kill.killed_at;
     record.end_ns = mono_ns();
     record.applied = true;
-    record.detail = "server " + std::to_string(kill.index) + " (the leader) SIGKILLed, not restarted, while worker 0 held fence " +
+    record.detail = "server " + std::to_string(kill.index) +
+                    " (the leader) SIGKILLed, not restarted, while worker 0 held fence " +
                     std::to_string(record.victim_fence);
     return record;
   }
@@ -165,8 +169,9 @@ class Partition final : public Fault {
     proxy_->thaw();
     record.end_ns = mono_ns();
     record.applied = true;
-    record.detail = "worker 0's connections stalled for " + format_ns(record.end_ns - record.start_ns) +
-                    " holding fence " + std::to_string(record.victim_fence);
+    record.detail = "worker 0's connections stalled for " +
+                    format_ns(record.end_ns - record.start_ns) + " holding fence " +
+                    std::to_string(record.victim_fence);
     return record;
   }
 
@@ -205,8 +210,7 @@ class ClockJump final : public Fault {
     }
   }
   std::vector<std::string> launcher(int id) const override {
-    return {env_.string(),
-            "LD_PRELOAD=" + library_.string(),
+    return {env_.string(), "LD_PRELOAD=" + library_.string(),
             // Only the wall clock is faked: CLOCK_MONOTONIC stays the machine's.
             "FAKETIME_DONT_FAKE_MONOTONIC=1",
             "FAKETIME_TIMESTAMP_FILE=" + files_.at(static_cast<std::size_t>(id)).string(),
@@ -218,12 +222,16 @@ class ClockJump final : public Fault {
     const bool away = context.injection % 2 == 0;
     record.start_ns = mono_ns();
     replace_file(files_.at(0), away ? "+" + std::to_string(kJumpSeconds) : "+0");
-    if (files_.size() > 1) replace_file(files_.at(1), away ? "-" + std::to_string(kJumpSeconds) : "+0");
+    if (files_.size() > 1)
+      replace_file(files_.at(1), away ? "-" + std::to_string(kJumpSeconds) : "+0");
     record.end_ns = mono_ns();
     record.applied = true;
-    if (!away) record.detail = "wall clocks back to the real time";
-    else if (files_.size() > 1) record.detail = "wall clock of worker 0 +2 h, of worker 1 -2 h";
-    else record.detail = "wall clock of the workers' process +2 h";
+    if (!away)
+      record.detail = "wall clocks back to the real time";
+    else if (files_.size() > 1)
+      record.detail = "wall clock of worker 0 +2 h, of worker 1 -2 h";
+    else
+      record.detail = "wall clock of the workers' process +2 h";
     record.detail += " (libfaketime; monotonic clock not faked)";
     return record;
   }
@@ -251,13 +259,16 @@ std::unique_ptr<Fault> make_fault(const std::string& name) {
 }
 
 std::vector<std::string> fault_names() {
-  return {"none", "kill-holder", "stop-holder", "restart-server", "kill-leader", "partition", "clock-jump"};
+  return {"none",        "kill-holder", "stop-holder", "restart-server",
+          "kill-leader", "partition",   "clock-jump"};
 }
 
 std::filesystem::path libfaketime_path() {
   std::vector<std::filesystem::path> candidates;
-  if (const char* chosen = std::getenv("DISTLOCK_LIBFAKETIME"); chosen != nullptr && *chosen != '\0')
-    return std::filesystem::exists(chosen) ? std::filesystem::path(chosen) : std::filesystem::path{};
+  if (const char* chosen = std::getenv("DISTLOCK_LIBFAKETIME");
+      chosen != nullptr && *chosen != '\0')
+    return std::filesystem::exists(chosen) ? std::filesystem::path(chosen)
+                                           : std::filesystem::path{};
 #ifdef DISTLOCK_CHECKER_LIBFAKETIME
   candidates.emplace_back(DISTLOCK_CHECKER_LIBFAKETIME);
 #endif

@@ -36,9 +36,9 @@ struct FaultRecord {
 
   std::string name;
   bool applied = false;
-  std::int64_t start_ns = 0;   // kill sent / process seen stopped / server killed / stall / jump
-  std::int64_t end_ns = 0;     // the fault was over: SIGCONT, server serving, traffic flowing
-  int victim = -1;             // the worker it hit, if one
+  std::int64_t start_ns = 0;  // kill sent / process seen stopped / server killed / stall / jump
+  std::int64_t end_ns = 0;    // the fault was over: SIGCONT, server serving, traffic flowing
+  int victim = -1;            // the worker it hit, if one
   std::uint64_t victim_fence = 0;  // the fence the victim held when it was hit
   std::string detail;
 };

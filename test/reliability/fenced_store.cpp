@@ -4,8 +4,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -54,9 +54,9 @@ void write_all(int fd, const void* data, std::size_t size, off_t offset, const c
   const auto* bytes = static_cast<const char*>(data);
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = offset < 0 ? ::write(fd, bytes + done, size - done)
-                                 : ::pwrite(fd, bytes + done, size - done,
-                                            offset + static_cast<off_t>(done));
+    const ssize_t n =
+        offset < 0 ? ::write(fd, bytes + done, size - done)
+                   : ::pwrite(fd, bytes + done, size - done, offset + static_cast<off_t>(done));
     if (n < 0) {
       if (errno == EINTR) continue;
       fail(what);
@@ -79,7 +79,8 @@ void FencedStore::create(const std::filesystem::path& path, bool fencing) {
   record.fencing = fencing ? 1 : 0;
   write_all(fd, &record, sizeof record, 0, "write store");
   ::close(fd);
-  const int journal = ::open(journal_path(path).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int journal =
+      ::open(journal_path(path).c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (journal < 0) fail("create " + journal_path(path).string());
   ::close(journal);
 }
@@ -241,7 +242,8 @@ StoreAudit audit_store(const std::filesystem::path& path) {
     const JournalRecord& r = records[i];
     ++audit.operations;
     if (r.sequence != i && problem.empty())
-      problem = "journal record " + std::to_string(i) + " has sequence " + std::to_string(r.sequence);
+      problem =
+          "journal record " + std::to_string(i) + " has sequence " + std::to_string(r.sequence);
     // The replay decides acceptance itself; the store's verdict must agree.
     const bool should_accept = r.fence >= highest || !fencing;
     const auto op = static_cast<StoreOp>(r.op);
@@ -257,7 +259,8 @@ StoreAudit audit_store(const std::filesystem::path& path) {
       continue;
     }
     if ((r.accepted != 0) != should_accept && problem.empty())
-      problem = "the store's verdict on operation " + std::to_string(i) + " differs from the replay";
+      problem =
+          "the store's verdict on operation " + std::to_string(i) + " differs from the replay";
     if (op == StoreOp::read) {
       ++audit.reads;
       if (!should_accept) {
@@ -297,8 +300,8 @@ StoreAudit audit_store(const std::filesystem::path& path) {
     problem = "the store holds " + std::to_string(state.value) + " but the journal replays to " +
               std::to_string(value);
   if (problem.empty() && state.sequence != records.size())
-    problem = "the store counted " + std::to_string(state.sequence) + " operations, the journal has " +
-              std::to_string(records.size());
+    problem = "the store counted " + std::to_string(state.sequence) +
+              " operations, the journal has " + std::to_string(records.size());
   if (problem.empty() && value != audit.writes_accepted - audit.undos_accepted)
     problem = "the counter is " + std::to_string(value) + " after " +
               std::to_string(audit.writes_accepted) + " accepted increments and " +

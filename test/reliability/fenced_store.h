@@ -17,9 +17,9 @@ namespace distlock::reliability {
 
 enum class StoreOp : std::uint8_t {
   read = 1,
-  write = 2,   // a holder's write, through distlock::checked
-  undo = 3,    // checked's undo: the write taken back (the lease ran out while it ran)
-  probe = 4,   // a write sent on purpose with a fence the holder knows is stale
+  write = 2,  // a holder's write, through distlock::checked
+  undo = 3,   // checked's undo: the write taken back (the lease ran out while it ran)
+  probe = 4,  // a write sent on purpose with a fence the holder knows is stale
 };
 
 struct StoreRead {
@@ -69,15 +69,15 @@ class FencedStore {
 
 // What the journal shows, replayed from the first operation to the last.
 struct StoreAudit {
-  std::uint64_t operations = 0;        // journal records
+  std::uint64_t operations = 0;  // journal records
   std::uint64_t reads = 0;
-  std::uint64_t reads_rejected = 0;    // stale reads refused by fencing
-  std::uint64_t writes_accepted = 0;   // increments that took effect (writes and probes)
-  std::uint64_t writes_rejected = 0;   // stale writes (and probes) refused by fencing
-  std::uint64_t probes = 0;            // deliberate stale writes
+  std::uint64_t reads_rejected = 0;   // stale reads refused by fencing
+  std::uint64_t writes_accepted = 0;  // increments that took effect (writes and probes)
+  std::uint64_t writes_rejected = 0;  // stale writes (and probes) refused by fencing
+  std::uint64_t probes = 0;           // deliberate stale writes
   std::uint64_t probes_accepted = 0;
   std::uint64_t undos_accepted = 0;
-  std::uint64_t lost_updates = 0;      // accepted writes whose expected value was not the stored one
+  std::uint64_t lost_updates = 0;  // accepted writes whose expected value was not the stored one
   // Accepted writes carrying a fence lower than one a reader had already used: what fencing
   // exists to prevent. Must be 0.
   std::uint64_t stale_accepted = 0;

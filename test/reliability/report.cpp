@@ -12,7 +12,9 @@ namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
-std::int64_t ns(Millis d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
+std::int64_t ns(Millis d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
 
 struct Acquisition {
   int worker = 0;
@@ -61,12 +63,14 @@ Logs load_logs(const std::filesystem::path& directory) {
     const std::string file = entry.path().filename().string();
     if (file.rfind("runtime-", 0) == 0) {
       for (const auto& event : read_events(entry.path()))
-        if (event.text("level") == "warning" || event.text("level") == "error") ++logs.runtime_warnings;
+        if (event.text("level") == "warning" || event.text("level") == "error")
+          ++logs.runtime_warnings;
       continue;
     }
     if (file.rfind("worker-", 0) != 0) continue;
     for (auto& event : read_events(entry.path())) {
-      const auto key = std::make_pair(static_cast<int>(event.integer("w")), event.unsigned_integer("n"));
+      const auto key =
+          std::make_pair(static_cast<int>(event.integer("w")), event.unsigned_integer("n"));
       if (event.kind == "grant") {
         Acquisition& a = logs.acquisitions[key];
         a.worker = key.first;
@@ -136,9 +140,8 @@ Report analyze(const RunFacts& facts) {
     if (a.granted == 0) continue;  // a line without its grant: cannot happen, ignore
     all.push_back(&a);
   }
-  std::sort(all.begin(), all.end(), [](const Acquisition* x, const Acquisition* y) {
-    return x->granted < y->granted;
-  });
+  std::sort(all.begin(), all.end(),
+            [](const Acquisition* x, const Acquisition* y) { return x->granted < y->granted; });
   f.acquisitions = all.size();
   for (const Acquisition* a : all) {
     if (a->ended) ++f.rounds_completed;
@@ -154,7 +157,8 @@ Report analyze(const RunFacts& facts) {
     for (std::size_t j = i + 1; j < all.size() && all[j]->granted < until; ++j) {
       if (all[j]->worker == all[i]->worker) continue;
       ++f.interval_overlaps;
-      const std::int64_t overlap = std::min(until, all[j]->believed_until(records)) - all[j]->granted;
+      const std::int64_t overlap =
+          std::min(until, all[j]->believed_until(records)) - all[j]->granted;
       f.longest_overlap_ns = std::max(f.longest_overlap_ns, overlap);
     }
   }
@@ -166,15 +170,19 @@ Report analyze(const RunFacts& facts) {
   }
   for (const Event& e : logs.errors) {
     const std::string kind = e.text("kind");
-    if (kind == "timeout") ++f.timeouts;
-    else if (kind == "unavailable") ++f.unavailable;
-    else ++f.crashes;
+    if (kind == "timeout")
+      ++f.timeouts;
+    else if (kind == "unavailable")
+      ++f.unavailable;
+    else
+      ++f.crashes;
   }
 
   for (std::size_t index = 0; index < records.size(); ++index) {
     const FaultRecord& record = records[index];
-    const std::int64_t next_start =
-        index + 1 < records.size() ? records[index + 1].start_ns : std::numeric_limits<std::int64_t>::max();
+    const std::int64_t next_start = index + 1 < records.size()
+                                        ? records[index + 1].start_ns
+                                        : std::numeric_limits<std::int64_t>::max();
     Figures::Injection injection;
     injection.record = record;
     if (!record.applied) {
@@ -196,14 +204,17 @@ Report analyze(const RunFacts& facts) {
     if (record.victim >= 0) {
       const Acquisition* victim = nullptr;
       for (const Acquisition* a : all)
-        if (a->worker == record.victim && a->fence == record.victim_fence && a->granted <= record.start_ns)
+        if (a->worker == record.victim && a->fence == record.victim_fence &&
+            a->granted <= record.start_ns)
           victim = a;
       if (victim != nullptr) {
         injection.victim_held = !victim->ended || victim->end >= record.start_ns;
         injection.victim_told = victim->told > 0 || victim->lost_callback > 0;
-        if (victim->lost_callback > 0) injection.on_lost_lag_ns = victim->lost_callback - victim->last_valid_until();
+        if (victim->lost_callback > 0)
+          injection.on_lost_lag_ns = victim->lost_callback - victim->last_valid_until();
         for (const Event& w : logs.writes)
-          if (w.integer("w") == victim->worker && w.unsigned_integer("n") == victim->n && w.integer("post") != 0) {
+          if (w.integer("w") == victim->worker && w.unsigned_integer("n") == victim->n &&
+              w.integer("post") != 0) {
             ++injection.post_fault_writes;
             if (w.text("outcome") == "accepted") ++injection.post_fault_accepted;
             // Anything but "refused" ran against the store: checked() did not stop it.
@@ -238,7 +249,8 @@ Report analyze(const RunFacts& facts) {
         if (a->granted < record.start_ns && uninformed_until > record.end_ns) {
           ++injection.spanning;
           if (a->told > 0 || a->lost_callback > 0) ++injection.spanning_told;
-          const std::int64_t window = std::max<std::int64_t>(0, a->believed_until(records) - record.end_ns);
+          const std::int64_t window =
+              std::max<std::int64_t>(0, a->believed_until(records) - record.end_ns);
           injection.restart_window_ns = std::max(injection.restart_window_ns.value_or(0), window);
         }
       }
@@ -253,11 +265,14 @@ Report analyze(const RunFacts& facts) {
         Figures::Injection::WallShift shift;
         shift.worker = id;
         if (away) {
-          if (facts.threads || id == 0) shift.expected = kJump;  // one process: every thread
-          else if (id == 1) shift.expected = -kJump;
+          if (facts.threads || id == 0)
+            shift.expected = kJump;  // one process: every thread
+          else if (id == 1)
+            shift.expected = -kJump;
         }
         for (const Acquisition* a : all)
-          if (a->worker == id && a->granted > record.end_ns + 100'000'000 && a->granted < next_start)
+          if (a->worker == id && a->granted > record.end_ns + 100'000'000 &&
+              a->granted < next_start)
             shift.seen = a->wall - facts.wall_minus_mono_ns;
         injection.wall_shifts.push_back(shift);
       }
@@ -288,120 +303,146 @@ Report analyze(const RunFacts& facts) {
       if (!detail.empty()) detail += ", ";
       detail += "worker " + std::to_string(e.first_id) + ": " + e.status;
     }
-    check("workers ended as expected", exits_ok && f.crashes == 0,
-          detail + (f.crashes ? ", " + std::to_string(f.crashes) + " worker crash(es) logged" : ""));
+    check(
+        "workers ended as expected", exits_ok && f.crashes == 0,
+        detail + (f.crashes ? ", " + std::to_string(f.crashes) + " worker crash(es) logged" : ""));
   }
   check("enough operations", f.store.writes_accepted >= facts.min_operations,
         std::to_string(f.store.writes_accepted) + " accepted increments (at least " +
             std::to_string(facts.min_operations) + ")");
-  check("no lost update", f.store.lost_updates == 0, std::to_string(f.store.lost_updates) + " lost");
+  check("no lost update", f.store.lost_updates == 0,
+        std::to_string(f.store.lost_updates) + " lost");
   check("no stale write accepted", f.store.stale_accepted == 0,
         std::to_string(f.store.stale_accepted) + " accepted with a fence below one already used");
   check("store consistent", f.store.consistent,
-        f.store.consistent ? "final value " + std::to_string(f.store.final_value) + " = accepted increments - undos"
+        f.store.consistent ? "final value " + std::to_string(f.store.final_value) +
+                                 " = accepted increments - undos"
                            : f.store.inconsistency);
   if (!overlaps_allowed(facts)) {
     check("no overlapping holders", f.interval_overlaps == 0,
-          std::to_string(f.interval_overlaps) + " overlapping pair(s), longest " + format_ns(f.longest_overlap_ns));
+          std::to_string(f.interval_overlaps) + " overlapping pair(s), longest " +
+              format_ns(f.longest_overlap_ns));
   }
   // Else reported, not asserted: the window this backend cannot close (docs/reliability.md).
   const std::string& fault = facts.fault;
   if (fault != "none") {
-    check_each("fault applied", [](const auto&) { return true; },
-               [](const auto& i) { return i.record.detail.empty() ? std::string("not applied") : i.record.detail; });
+    check_each(
+        "fault applied", [](const auto&) { return true; },
+        [](const auto& i) {
+          return i.record.detail.empty() ? std::string("not applied") : i.record.detail;
+        });
   }
   if (fault == "none" || fault == "clock-jump") {
-    check("no holder told of a loss", f.holders_told == 0, std::to_string(f.holders_told) + " told");
+    check("no holder told of a loss", f.holders_told == 0,
+          std::to_string(f.holders_told) + " told");
     check("no write refused", f.refused_locally == 0 && f.undone == 0,
           std::to_string(f.refused_locally) + " refused, " + std::to_string(f.undone) + " undone");
     check("no stale operation", f.store.reads_rejected == 0 && f.store.writes_rejected == 0,
-          std::to_string(f.store.reads_rejected) + " reads and " + std::to_string(f.store.writes_rejected) +
-              " writes rejected by fencing");
+          std::to_string(f.store.reads_rejected) + " reads and " +
+              std::to_string(f.store.writes_rejected) + " writes rejected by fencing");
   }
   const std::int64_t expiry = ns(facts.expiry_bound) + ns(facts.slack);
   const bool has_victim = !records.empty() && records.front().victim >= 0;
   if (has_victim) {
-    check_each("victim held the lock when hit", [](const auto& i) { return i.victim_held; },
-               [](const auto& i) {
-                 return "worker " + std::to_string(i.record.victim) + " fence " + std::to_string(i.record.victim_fence) +
-                        (i.victim_held ? "" : " (not held)");
-               });
+    check_each(
+        "victim held the lock when hit", [](const auto& i) { return i.victim_held; },
+        [](const auto& i) {
+          return "worker " + std::to_string(i.record.victim) + " fence " +
+                 std::to_string(i.record.victim_fence) + (i.victim_held ? "" : " (not held)");
+        });
   }
   if (victim_fault(fault)) {
-    check_each("recovered within the expiry bound (" + format_ns(expiry) + ")",
-               [&](const auto& i) { return i.recovery_ns && *i.recovery_ns <= expiry; },
-               [](const auto& i) { return optional_ns(i.recovery_ns); });
-    check_each("victim's validity ended before the next grant",
-               [](const auto& i) { return i.validity_margin_ns && *i.validity_margin_ns >= 0; },
-               [](const auto& i) {
-                 return "margin " + optional_ns(i.validity_margin_ns) + " (from the winning send " +
-                        optional_ns(i.validity_margin_sent_ns) + ")";
-               });
+    check_each(
+        "recovered within the expiry bound (" + format_ns(expiry) + ")",
+        [&](const auto& i) { return i.recovery_ns && *i.recovery_ns <= expiry; },
+        [](const auto& i) { return optional_ns(i.recovery_ns); });
+    check_each(
+        "victim's validity ended before the next grant",
+        [](const auto& i) { return i.validity_margin_ns && *i.validity_margin_ns >= 0; },
+        [](const auto& i) {
+          return "margin " + optional_ns(i.validity_margin_ns) + " (from the winning send " +
+                 optional_ns(i.validity_margin_sent_ns) + ")";
+        });
   }
   const bool lock_forgotten = facts.backend == "redis" && fault == "restart-server";
   if (fault == "stop-holder" || fault == "partition" || lock_forgotten) {
-    check_each("victim's writes after the fault all refused",
-               [](const auto& i) { return i.post_fault_writes >= 1 && i.post_fault_accepted == 0; },
-               [](const auto& i) {
-                 return std::to_string(i.post_fault_accepted) + " of " + std::to_string(i.post_fault_writes) +
-                        " accepted, stale probes rejected by fencing " + std::to_string(i.probes_rejected) + " of " +
-                        std::to_string(i.probes);
-               });
-    check_each("victim's writes after the fault stopped by checked()",
-               [](const auto& i) { return i.post_fault_writes >= 1 && i.post_fault_reached_store == 0; },
-               [](const auto& i) {
-                 return std::to_string(i.post_fault_reached_store) + " of " + std::to_string(i.post_fault_writes) +
-                        " reached the store";
-               });
-    check_each("victim told of its loss", [](const auto& i) { return i.victim_told; },
-               [](const auto& i) { return yes_no(i.victim_told); });
+    check_each(
+        "victim's writes after the fault all refused",
+        [](const auto& i) { return i.post_fault_writes >= 1 && i.post_fault_accepted == 0; },
+        [](const auto& i) {
+          return std::to_string(i.post_fault_accepted) + " of " +
+                 std::to_string(i.post_fault_writes) +
+                 " accepted, stale probes rejected by fencing " +
+                 std::to_string(i.probes_rejected) + " of " + std::to_string(i.probes);
+        });
+    check_each(
+        "victim's writes after the fault stopped by checked()",
+        [](const auto& i) { return i.post_fault_writes >= 1 && i.post_fault_reached_store == 0; },
+        [](const auto& i) {
+          return std::to_string(i.post_fault_reached_store) + " of " +
+                 std::to_string(i.post_fault_writes) + " reached the store";
+        });
+    check_each(
+        "victim told of its loss", [](const auto& i) { return i.victim_told; },
+        [](const auto& i) { return yes_no(i.victim_told); });
   }
   if (fault == "partition") {
     // lease.h: on_lost runs "when ... the lease runs out before a renewal gets through": a
     // holder cut off from its server must hear of it when its validity ends, not when the
     // network comes back.
-    check_each("victim's on_lost ran when its validity ended (within " + format_ns(ns(facts.slack)) + ")",
-               [&](const auto& i) { return i.on_lost_lag_ns && *i.on_lost_lag_ns <= ns(facts.slack); },
-               [](const auto& i) {
-                 return i.on_lost_lag_ns ? format_ns(*i.on_lost_lag_ns) + " after valid_until"
-                                         : std::string("never (before the victim released)");
-               });
+    check_each(
+        "victim's on_lost ran when its validity ended (within " + format_ns(ns(facts.slack)) + ")",
+        [&](const auto& i) { return i.on_lost_lag_ns && *i.on_lost_lag_ns <= ns(facts.slack); },
+        [](const auto& i) {
+          return i.on_lost_lag_ns ? format_ns(*i.on_lost_lag_ns) + " after valid_until"
+                                  : std::string("never (before the victim released)");
+        });
   }
   if (fault == "restart-server" || fault == "kill-leader") {
-    check_each("recovered", [](const auto& i) { return i.recovery_ns.has_value(); },
-               [](const auto& i) { return optional_ns(i.recovery_ns); });
+    check_each(
+        "recovered", [](const auto& i) { return i.recovery_ns.has_value(); },
+        [](const auto& i) { return optional_ns(i.recovery_ns); });
   }
   if (lock_forgotten) {
     // Every lock is gone: each holder must learn it at its next renewal.
     const std::int64_t bound = ns(facts.ttl) / 3 + ns(facts.slack);
-    check_each("every holder across the restart told",
-               [](const auto& i) { return i.spanning >= 1 && i.spanning_told == i.spanning; },
-               [](const auto& i) { return std::to_string(i.spanning_told) + " of " + std::to_string(i.spanning); });
-    check_each("holders stopped believing within a renewal interval (" + format_ns(bound) + ")",
-               [&](const auto& i) { return i.restart_window_ns && *i.restart_window_ns <= bound; },
-               [](const auto& i) { return optional_ns(i.restart_window_ns); });
+    check_each(
+        "every holder across the restart told",
+        [](const auto& i) { return i.spanning >= 1 && i.spanning_told == i.spanning; },
+        [](const auto& i) {
+          return std::to_string(i.spanning_told) + " of " + std::to_string(i.spanning);
+        });
+    check_each(
+        "holders stopped believing within a renewal interval (" + format_ns(bound) + ")",
+        [&](const auto& i) { return i.restart_window_ns && *i.restart_window_ns <= bound; },
+        [](const auto& i) { return optional_ns(i.restart_window_ns); });
   }
   if (fault == "clock-jump") {
     constexpr std::int64_t kTolerance = 60LL * 1'000'000'000;
-    check_each("workers saw their wall clock jump",
-               [&](const auto& i) {
-                 bool ok = true;
-                 for (const auto& shift : i.wall_shifts) {
-                   if (!shift.seen) ok = ok && shift.expected == 0 && shift.worker != 0;
-                   else ok = ok && *shift.seen > shift.expected - kTolerance && *shift.seen < shift.expected + kTolerance;
-                 }
-                 return ok;
-               },
-               [](const auto& i) {
-                 std::string text;
-                 for (const auto& shift : i.wall_shifts) {
-                   if (!text.empty()) text += ", ";
-                   text += "worker " + std::to_string(shift.worker) + " " +
-                           (shift.seen ? std::to_string(*shift.seen / 1'000'000'000) + " s" : std::string("no grant")) +
-                           " (expected " + std::to_string(shift.expected / 1'000'000'000) + " s)";
-                 }
-                 return text;
-               });
+    check_each(
+        "workers saw their wall clock jump",
+        [&](const auto& i) {
+          bool ok = true;
+          for (const auto& shift : i.wall_shifts) {
+            if (!shift.seen)
+              ok = ok && shift.expected == 0 && shift.worker != 0;
+            else
+              ok = ok && *shift.seen > shift.expected - kTolerance &&
+                   *shift.seen < shift.expected + kTolerance;
+          }
+          return ok;
+        },
+        [](const auto& i) {
+          std::string text;
+          for (const auto& shift : i.wall_shifts) {
+            if (!text.empty()) text += ", ";
+            text += "worker " + std::to_string(shift.worker) + " " +
+                    (shift.seen ? std::to_string(*shift.seen / 1'000'000'000) + " s"
+                                : std::string("no grant")) +
+                    " (expected " + std::to_string(shift.expected / 1'000'000'000) + " s)";
+          }
+          return text;
+        });
   }
   return report;
 }
@@ -431,21 +472,26 @@ void print_report(std::ostream& out, const Report& report) {
   const Figures& f = report.figures;
   out << "distlock checker: backend " << facts.backend << ", fault " << facts.fault << ", "
       << facts.workers << (facts.threads ? " worker threads" : " worker processes") << " x "
-      << format_ns(facts.ran_ns) << ", ttl " << format_ms(static_cast<double>(facts.ttl.count())) << "\n";
+      << format_ns(facts.ran_ns) << ", ttl " << format_ms(static_cast<double>(facts.ttl.count()))
+      << "\n";
   for (const auto& injection : f.injections)
     out << "  fault:                       " << injection.record.detail << "\n";
-  out << "  acquisitions:                " << f.acquisitions << " (" << f.rounds_completed << " completed)\n"
+  out << "  acquisitions:                " << f.acquisitions << " (" << f.rounds_completed
+      << " completed)\n"
       << "  operations (increments):     " << f.store.writes_accepted << " accepted, final value "
       << f.store.final_value << "\n"
       << "  lost updates:                " << f.store.lost_updates << "\n"
-      << "  overlapping holders:         " << f.interval_overlaps << " pair(s) (longest " << format_ns(f.longest_overlap_ns)
-      << "); seen by the resource: " << f.store.interleaved << "\n"
-      << "  stale ops rejected (fence):  " << f.store.reads_rejected << " reads, " << f.store.writes_rejected
-      << " writes (" << f.store.probes << " deliberate probes, " << f.store.probes_accepted << " of them accepted)\n"
+      << "  overlapping holders:         " << f.interval_overlaps << " pair(s) (longest "
+      << format_ns(f.longest_overlap_ns) << "); seen by the resource: " << f.store.interleaved
+      << "\n"
+      << "  stale ops rejected (fence):  " << f.store.reads_rejected << " reads, "
+      << f.store.writes_rejected << " writes (" << f.store.probes << " deliberate probes, "
+      << f.store.probes_accepted << " of them accepted)\n"
       << "  stale writes accepted:       " << f.store.stale_accepted << "\n"
-      << "  holders told of a loss:      " << f.holders_told << " (on_lost " << f.lost_callbacks << ", release "
-      << f.release_lost << ")\n"
-      << "  writes refused by checked:   " << f.refused_locally << " refused, " << f.undone << " undone\n"
+      << "  holders told of a loss:      " << f.holders_told << " (on_lost " << f.lost_callbacks
+      << ", release " << f.release_lost << ")\n"
+      << "  writes refused by checked:   " << f.refused_locally << " refused, " << f.undone
+      << " undone\n"
       << "  acquire timeouts/unavailable: " << f.timeouts << " / " << f.unavailable << "\n"
       << "  longest wait for the lock:   " << format_ns(f.longest_wait_ns) << "\n"
       << "  runtime warnings logged:     " << f.runtime_warnings << "\n";
@@ -455,7 +501,8 @@ void print_report(std::ostream& out, const Report& report) {
   if (!margin.empty())
     out << "  validity margin:             " << range_of(margin)
         << " (next grant - end of the victim's validity)\n";
-  std::uint64_t writes = 0, accepted = 0, probes = 0, rejected = 0, told = 0, spanning = 0, spanning_told = 0;
+  std::uint64_t writes = 0, accepted = 0, probes = 0, rejected = 0, told = 0, spanning = 0,
+                spanning_told = 0;
   for (const auto& i : f.injections) {
     writes += i.post_fault_writes;
     accepted += i.post_fault_accepted;
@@ -466,16 +513,18 @@ void print_report(std::ostream& out, const Report& report) {
     spanning_told += i.spanning_told;
   }
   const auto lag = collect(f, [](const auto& i) { return i.on_lost_lag_ns; });
-  if (!lag.empty()) out << "  victim's on_lost:            " << range_of(lag) << " after its validity ended\n";
+  if (!lag.empty())
+    out << "  victim's on_lost:            " << range_of(lag) << " after its validity ended\n";
   if (writes || probes)
-    out << "  victim after the fault:      " << writes << " write(s), " << accepted << " accepted; " << probes
-        << " probe(s), " << rejected << " rejected by fencing; told in " << told << " of " << f.injections.size()
-        << " injection(s)\n";
+    out << "  victim after the fault:      " << writes << " write(s), " << accepted << " accepted; "
+        << probes << " probe(s), " << rejected << " rejected by fencing; told in " << told << " of "
+        << f.injections.size() << " injection(s)\n";
   if (facts.fault == "restart-server") {
-    out << "  holders across the restart:  " << spanning << " still holding when it served again, told " << spanning_told;
+    out << "  holders across the restart:  " << spanning
+        << " still holding when it served again, told " << spanning_told;
     if (facts.backend == "redis")
-      out << "; believed they held it for " << range_of(collect(f, [](const auto& i) { return i.restart_window_ns; }))
-          << " after";
+      out << "; believed they held it for "
+          << range_of(collect(f, [](const auto& i) { return i.restart_window_ns; })) << " after";
     out << "\n";
   }
   out << "checks:\n";
@@ -490,21 +539,27 @@ void append_markdown_row(const std::filesystem::path& path, const Report& report
   const RunFacts& facts = report.facts;
   const Figures& f = report.figures;
   if (fresh) {
-    out << "| backend | fault | workers x time | faults | ops | lost updates | overlaps: holders / seen by store "
-           "| stale rejected | stale accepted | holders told | recovery | margin / window | result |\n"
+    out << "| backend | fault | workers x time | faults | ops | lost updates | overlaps: holders / "
+           "seen by store "
+           "| stale rejected | stale accepted | holders told | recovery | margin / window | result "
+           "|\n"
         << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   }
   std::string extra = "-";
   const auto margin = collect(f, [](const auto& i) { return i.validity_margin_ns; });
   const auto window = collect(f, [](const auto& i) { return i.restart_window_ns; });
-  if (!margin.empty()) extra = "margin " + range_of(margin);
-  else if (!window.empty() && facts.backend == "redis") extra = "window " + range_of(window);
-  out << "| " << facts.backend << " | " << facts.fault << " | " << facts.workers << (facts.threads ? " threads" : " procs")
-      << " x " << format_ns(facts.ran_ns) << " | " << f.injections.size() << " | " << f.store.writes_accepted
-      << " | " << f.store.lost_updates << " | " << f.interval_overlaps << " / " << f.store.interleaved << " | "
-      << (f.store.reads_rejected + f.store.writes_rejected) << " | " << f.store.stale_accepted << " | "
-      << f.holders_told << " | " << range_of(collect(f, [](const auto& i) { return i.recovery_ns; })) << " | "
-      << extra << " | " << (report.ok() ? "pass" : "FAIL") << " |\n";
+  if (!margin.empty())
+    extra = "margin " + range_of(margin);
+  else if (!window.empty() && facts.backend == "redis")
+    extra = "window " + range_of(window);
+  out << "| " << facts.backend << " | " << facts.fault << " | " << facts.workers
+      << (facts.threads ? " threads" : " procs") << " x " << format_ns(facts.ran_ns) << " | "
+      << f.injections.size() << " | " << f.store.writes_accepted << " | " << f.store.lost_updates
+      << " | " << f.interval_overlaps << " / " << f.store.interleaved << " | "
+      << (f.store.reads_rejected + f.store.writes_rejected) << " | " << f.store.stale_accepted
+      << " | " << f.holders_told << " | "
+      << range_of(collect(f, [](const auto& i) { return i.recovery_ns; })) << " | " << extra
+      << " | " << (report.ok() ? "pass" : "FAIL") << " |\n";
 }
 
 }  // namespace distlock::reliability

@@ -50,20 +50,20 @@ struct Check {
 
 struct Figures {
   std::uint64_t acquisitions = 0;
-  std::uint64_t rounds_completed = 0;   // acquisitions with an end record
+  std::uint64_t rounds_completed = 0;  // acquisitions with an end record
   StoreAudit store;
   std::uint64_t interval_overlaps = 0;  // pairs of holders whose held intervals overlap
   std::int64_t longest_overlap_ns = 0;
-  std::uint64_t holders_told = 0;       // acquisitions whose holder learned of a loss
+  std::uint64_t holders_told = 0;  // acquisitions whose holder learned of a loss
   std::uint64_t lost_callbacks = 0;
-  std::uint64_t refused_locally = 0;    // writes checked() refused before running them
-  std::uint64_t undone = 0;             // writes checked() undid
-  std::uint64_t release_lost = 0;       // release() threw LockLost
+  std::uint64_t refused_locally = 0;  // writes checked() refused before running them
+  std::uint64_t undone = 0;           // writes checked() undid
+  std::uint64_t release_lost = 0;     // release() threw LockLost
   std::uint64_t timeouts = 0;
   std::uint64_t unavailable = 0;
   std::uint64_t crashes = 0;
   std::uint64_t runtime_warnings = 0;
-  std::int64_t longest_wait_ns = 0;     // asked -> granted (the lock is not fair)
+  std::int64_t longest_wait_ns = 0;  // asked -> granted (the lock is not fair)
 
   // One per injection of the fault.
   struct Injection {
@@ -75,7 +75,7 @@ struct Figures {
     // server could have granted it).
     std::optional<std::int64_t> validity_margin_ns;
     std::optional<std::int64_t> validity_margin_sent_ns;
-    bool victim_held = false;   // the victim held the lock when the fault hit
+    bool victim_held = false;  // the victim held the lock when the fault hit
     bool victim_told = false;
     // When the victim's on_lost callback ran, less the end of its validity (valid_until):
     // how late the push channel told it. None: the callback never ran (a release came first).

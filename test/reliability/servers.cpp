@@ -75,9 +75,9 @@ class RedisService final : public LockService {
     options.merge_stderr = true;
     auto process = std::make_unique<Subprocess>(
         program_,
-        std::vector<std::string>{"--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", directory_.string(), "--daemonize",
-                                 "no"},
+        std::vector<std::string>{"--port", std::to_string(port_), "--bind", "127.0.0.1", "--save",
+                                 "", "--appendonly", "no", "--dir", directory_.string(),
+                                 "--daemonize", "no"},
         options);
     output.clear();
     const auto deadline = Clock::now() + std::chrono::seconds(20);
@@ -201,8 +201,10 @@ void LockService::restore() {}
 
 std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "memory") return std::make_unique<MemoryService>();
-  if (settings.backend == "redis") return std::make_unique<RedisService>(settings.directory / "redis");
-  if (settings.backend == "zookeeper") return std::make_unique<ZooKeeperService>(settings.session_timeout);
+  if (settings.backend == "redis")
+    return std::make_unique<RedisService>(settings.directory / "redis");
+  if (settings.backend == "zookeeper")
+    return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +

@@ -50,7 +50,9 @@ std::int64_t drift_allowance_ns(Millis ttl) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(ttl / 100 + Millis(2)).count();
 }
 
-std::int64_t ns_of(Millis d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
+std::int64_t ns_of(Millis d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
 
 class Worker {
  public:
@@ -87,7 +89,8 @@ class Worker {
 };
 
 void Worker::log_error(const char* kind, const std::string& what) {
-  log_.write(EventLine("error").add("w", id_).add("t", mono_ns()).add("kind", kind).add("what", what));
+  log_.write(
+      EventLine("error").add("w", id_).add("t", mono_ns()).add("kind", kind).add("what", what));
 }
 
 Millis Worker::random_pause() {
@@ -115,8 +118,10 @@ const char* Worker::write_checked(const distlock::Lease& lease, std::uint64_t fe
           return store_.write(id_, fence, value, value + 1);
         },
         [&](StoreWrite& done) {
-          if (!done.accepted) outcome = "rejected-lost";
-          else outcome = store_.undo(id_, fence, value + 1, value) ? "undone" : "undo-rejected";
+          if (!done.accepted)
+            outcome = "rejected-lost";
+          else
+            outcome = store_.undo(id_, fence, value + 1, value) ? "undone" : "undo-rejected";
         });
     if (!write.accepted) outcome = "rejected";
   } catch (const distlock::LockLost&) {
@@ -143,9 +148,9 @@ bool Worker::run() {
 }
 
 void Worker::one_round(Clock::time_point deadline) {
-  const auto spec = distlock::spec(std::string_view(settings_.lock_type), settings_.ttl,
-                                   distlock::wait(settings_.wait),
-                                   distlock::renew(settings_.renew));
+  const auto spec =
+      distlock::spec(std::string_view(settings_.lock_type), settings_.ttl,
+                     distlock::wait(settings_.wait), distlock::renew(settings_.renew));
   std::optional<distlock::Lease> lease;
   const std::int64_t asked = mono_ns();
   try {
@@ -188,8 +193,12 @@ void Worker::one_round(Clock::time_point deadline) {
     // The negative control of the on_lost timing check: the worker hears of it late.
     std::this_thread::sleep_for(on_lost_delay);
     tell_lost();
-    log->write(EventLine("lost").add("w", id).add("n", n).add("f", fence).add("t", mono_ns()).add(
-        "why", lost.what()));
+    log->write(EventLine("lost")
+                   .add("w", id)
+                   .add("n", n)
+                   .add("f", fence)
+                   .add("t", mono_ns())
+                   .add("why", lost.what()));
   });
 
   const StoreRead read = store_.read(id_, fence);
@@ -203,7 +212,8 @@ void Worker::one_round(Clock::time_point deadline) {
 
   bool post_fault = false;
   if (read.accepted) {
-    const bool act = id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed != 0;
+    const bool act =
+        id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed != 0;
     if (act) {
       g_armed = 0;
       switch (settings_.role) {
@@ -215,7 +225,8 @@ void Worker::one_round(Clock::time_point deadline) {
         case VictimRole::stop:
           tell("stopping " + std::to_string(fence));
           ::raise(SIGSTOP);
-          log_.write(EventLine("resumed").add("w", id_).add("n", n).add("f", fence).add("t", mono_ns()));
+          log_.write(
+              EventLine("resumed").add("w", id_).add("n", n).add("f", fence).add("t", mono_ns()));
           post_fault = true;
           break;
         case VictimRole::partition:
@@ -240,7 +251,8 @@ void Worker::one_round(Clock::time_point deadline) {
 
     const char* outcome = settings_.use_checked ? write_checked(*lease, fence, read.value)
                                                 : write_unchecked(fence, read.value);
-    if (std::string_view(outcome) != "accepted" && std::string_view(outcome) != "rejected") tell_lost();
+    if (std::string_view(outcome) != "accepted" && std::string_view(outcome) != "rejected")
+      tell_lost();
     log_.write(EventLine("write")
                    .add("w", id_)
                    .add("n", n)
@@ -300,11 +312,16 @@ VictimRole victim_role_from_name(const std::string& name) {
 
 std::string victim_role_name(VictimRole role) {
   switch (role) {
-    case VictimRole::none: return "none";
-    case VictimRole::kill: return "kill";
-    case VictimRole::stop: return "stop";
-    case VictimRole::partition: return "partition";
-    case VictimRole::hold: return "hold";
+    case VictimRole::none:
+      return "none";
+    case VictimRole::kill:
+      return "kill";
+    case VictimRole::stop:
+      return "stop";
+    case VictimRole::partition:
+      return "partition";
+    case VictimRole::hold:
+      return "hold";
   }
   return "none";
 }
@@ -315,23 +332,40 @@ std::filesystem::path worker_log_path(const std::filesystem::path& directory, in
 
 std::vector<std::string> worker_arguments(const WorkerSettings& s) {
   return {"worker",
-          "--first-id", std::to_string(s.first_id),
-          "--threads", std::to_string(s.threads),
-          "--url", s.url,
-          "--type", s.lock_type,
-          "--key", s.lock_key,
-          "--store", s.store.string(),
-          "--logs", s.log_directory.string(),
-          "--ttl", std::to_string(s.ttl.count()),
-          "--pause", std::to_string(s.pause.count()),
-          "--long-pause-percent", std::to_string(s.long_pause_percent),
-          "--think", std::to_string(s.think.count()),
-          "--run-time", std::to_string(s.run_time.count()),
-          "--wait", std::to_string(s.wait.count()),
-          "--role", victim_role_name(s.role),
-          "--renew", s.renew ? "1" : "0",
-          "--use-checked", s.use_checked ? "1" : "0",
-          "--on-lost-delay", std::to_string(s.on_lost_delay.count()) + "ms"};
+          "--first-id",
+          std::to_string(s.first_id),
+          "--threads",
+          std::to_string(s.threads),
+          "--url",
+          s.url,
+          "--type",
+          s.lock_type,
+          "--key",
+          s.lock_key,
+          "--store",
+          s.store.string(),
+          "--logs",
+          s.log_directory.string(),
+          "--ttl",
+          std::to_string(s.ttl.count()),
+          "--pause",
+          std::to_string(s.pause.count()),
+          "--long-pause-percent",
+          std::to_string(s.long_pause_percent),
+          "--think",
+          std::to_string(s.think.count()),
+          "--run-time",
+          std::to_string(s.run_time.count()),
+          "--wait",
+          std::to_string(s.wait.count()),
+          "--role",
+          victim_role_name(s.role),
+          "--renew",
+          s.renew ? "1" : "0",
+          "--use-checked",
+          s.use_checked ? "1" : "0",
+          "--on-lost-delay",
+          std::to_string(s.on_lost_delay.count()) + "ms"};
 }
 
 WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
@@ -340,24 +374,42 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
     const std::string& flag = args[i];
     if (i + 1 >= args.size()) throw std::invalid_argument("worker: " + flag + " needs a value");
     const std::string& value = args[++i];
-    if (flag == "--first-id") s.first_id = std::stoi(value);
-    else if (flag == "--threads") s.threads = std::stoi(value);
-    else if (flag == "--url") s.url = value;
-    else if (flag == "--type") s.lock_type = value;
-    else if (flag == "--key") s.lock_key = value;
-    else if (flag == "--store") s.store = value;
-    else if (flag == "--logs") s.log_directory = value;
-    else if (flag == "--ttl") s.ttl = parse_duration(value);
-    else if (flag == "--pause") s.pause = parse_duration(value);
-    else if (flag == "--long-pause-percent") s.long_pause_percent = std::stoi(value);
-    else if (flag == "--think") s.think = parse_duration(value);
-    else if (flag == "--run-time") s.run_time = parse_duration(value);
-    else if (flag == "--wait") s.wait = parse_duration(value);
-    else if (flag == "--role") s.role = victim_role_from_name(value);
-    else if (flag == "--renew") s.renew = value == "1";
-    else if (flag == "--use-checked") s.use_checked = value == "1";
-    else if (flag == "--on-lost-delay") s.on_lost_delay = parse_duration(value);
-    else throw std::invalid_argument("worker: unknown option " + flag);
+    if (flag == "--first-id")
+      s.first_id = std::stoi(value);
+    else if (flag == "--threads")
+      s.threads = std::stoi(value);
+    else if (flag == "--url")
+      s.url = value;
+    else if (flag == "--type")
+      s.lock_type = value;
+    else if (flag == "--key")
+      s.lock_key = value;
+    else if (flag == "--store")
+      s.store = value;
+    else if (flag == "--logs")
+      s.log_directory = value;
+    else if (flag == "--ttl")
+      s.ttl = parse_duration(value);
+    else if (flag == "--pause")
+      s.pause = parse_duration(value);
+    else if (flag == "--long-pause-percent")
+      s.long_pause_percent = std::stoi(value);
+    else if (flag == "--think")
+      s.think = parse_duration(value);
+    else if (flag == "--run-time")
+      s.run_time = parse_duration(value);
+    else if (flag == "--wait")
+      s.wait = parse_duration(value);
+    else if (flag == "--role")
+      s.role = victim_role_from_name(value);
+    else if (flag == "--renew")
+      s.renew = value == "1";
+    else if (flag == "--use-checked")
+      s.use_checked = value == "1";
+    else if (flag == "--on-lost-delay")
+      s.on_lost_delay = parse_duration(value);
+    else
+      throw std::invalid_argument("worker: unknown option " + flag);
   }
   if (s.url.empty() || s.store.empty() || s.log_directory.empty())
     throw std::invalid_argument("worker: --url, --store and --logs are required");
@@ -379,14 +431,15 @@ int run_worker_process(const WorkerSettings& settings) {
 
   // The runtime's own messages (lost leases, failed renewals) go to a log beside the
   // workers', not to the test's output.
-  auto runtime_log = std::make_shared<EventLog>(settings.log_directory /
-                                                ("runtime-" + std::to_string(settings.first_id) + ".log"));
+  auto runtime_log = std::make_shared<EventLog>(
+      settings.log_directory / ("runtime-" + std::to_string(settings.first_id) + ".log"));
   distlock::set_logger([runtime_log](distlock::LogLevel level, std::string_view message) {
     const char* name = level == distlock::LogLevel::error     ? "error"
                        : level == distlock::LogLevel::warning ? "warning"
                        : level == distlock::LogLevel::info    ? "info"
                                                               : "debug";
-    runtime_log->write(EventLine("runtime").add("t", mono_ns()).add("level", name).add("msg", message));
+    runtime_log->write(
+        EventLine("runtime").add("t", mono_ns()).add("level", name).add("msg", message));
   });
 
   std::vector<std::unique_ptr<Worker>> workers;

@@ -33,9 +33,9 @@ VictimRole victim_role_from_name(const std::string& name);
 std::string victim_role_name(VictimRole role);
 
 struct WorkerSettings {
-  int first_id = 0;          // worker ids first_id .. first_id + threads - 1
-  int threads = 1;           // workers in this process (one Client each)
-  std::string url;           // lock service
+  int first_id = 0;  // worker ids first_id .. first_id + threads - 1
+  int threads = 1;   // workers in this process (one Client each)
+  std::string url;   // lock service
   std::string lock_type = "checker";
   std::string lock_key = "shared";
   std::filesystem::path store;
@@ -59,8 +59,8 @@ std::vector<std::string> worker_arguments(const WorkerSettings& settings);
 WorkerSettings parse_worker_arguments(const std::vector<std::string>& args);
 
 // Runs the workers of this process until SIGUSR2 (or the run time is up); prints "ready"
-// once every Client is connected and "done <rounds>" at the end. Returns the process's exit code: 0, or 1 when a worker failed
-// for a reason that is not a fault's doing.
+// once every Client is connected and "done <rounds>" at the end. Returns the process's exit code:
+// 0, or 1 when a worker failed for a reason that is not a fault's doing.
 int run_worker_process(const WorkerSettings& settings);
 
 std::filesystem::path worker_log_path(const std::filesystem::path& directory, int id);

@@ -136,8 +136,8 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
     ::signal(SIGPIPE, SIG_DFL);
     ::dup2(out[1], STDOUT_FILENO);
     if (options.merge_stderr) ::dup2(out[1], STDERR_FILENO);
-    // No descriptor of ours (sockets of the runtime, other children's pipes) may leak into
-    // the child: a leaked pipe end would keep another child's output from ever ending.
+      // No descriptor of ours (sockets of the runtime, other children's pipes) may leak into
+      // the child: a leaked pipe end would keep another child's output from ever ending.
 #if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
     ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
 #elif defined(SYS_close_range)
@@ -224,8 +224,8 @@ std::optional<std::string> Subprocess::read_line(std::chrono::milliseconds timeo
     }
     if (Clock::now() >= deadline) {
       throw std::runtime_error("pid " + std::to_string(pid_) + " wrote no line within " +
-                               std::to_string(timeout.count()) + " ms; output so far: " +
-                               quote_output(buffer_));
+                               std::to_string(timeout.count()) +
+                               " ms; output so far: " + quote_output(buffer_));
     }
     fill(deadline);
   }
@@ -236,9 +236,9 @@ std::string Subprocess::read_all(std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (!eof_) {
     if (Clock::now() >= deadline) {
-      throw std::runtime_error("pid " + std::to_string(pid_) + " did not finish its output within " +
-                               std::to_string(timeout.count()) + " ms; output so far: " +
-                               quote_output(buffer_));
+      throw std::runtime_error(
+          "pid " + std::to_string(pid_) + " did not finish its output within " +
+          std::to_string(timeout.count()) + " ms; output so far: " + quote_output(buffer_));
     }
     fill(deadline);
   }
@@ -338,7 +338,8 @@ ExitStatus Subprocess::terminate(std::chrono::milliseconds grace) {
 std::filesystem::path find_program(const std::string& name) {
   auto executable = [](const std::filesystem::path& candidate) {
     std::error_code ec;
-    return std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0;
+    return std::filesystem::is_regular_file(candidate, ec) &&
+           ::access(candidate.c_str(), X_OK) == 0;
   };
   if (name.find('/') != std::string::npos) {
     const std::filesystem::path direct(name);

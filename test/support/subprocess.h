@@ -76,7 +76,7 @@ class Subprocess {
   void stop_drain();
 
   int pid_ = -1;
-  int pidfd_ = -1;    // -1 where pidfd_open is unavailable
+  int pidfd_ = -1;  // -1 where pidfd_open is unavailable
   int stdout_fd_ = -1;
   bool eof_ = false;
   std::string buffer_;

@@ -93,7 +93,7 @@ struct TcpProxy::State {
   std::deque<std::function<void(State&)>> commands;
   std::uint64_t submitted = 0;
   std::uint64_t completed = 0;
-  int create_cuts = 0;  // under mutex
+  int create_cuts = 0;       // under mutex
   int open_connections = 0;  // under mutex
 
   static void close_connection(Connection& c) {
@@ -245,9 +245,11 @@ void TcpProxy::run() {
     owners.push_back(nullptr);
     if (!s.frozen) {
       for (auto& c : s.connections) {
-        fds.push_back({c.client, static_cast<short>(POLLIN | (c.to_client.empty() ? 0 : POLLOUT)), 0});
+        fds.push_back(
+            {c.client, static_cast<short>(POLLIN | (c.to_client.empty() ? 0 : POLLOUT)), 0});
         owners.push_back(&c);
-        fds.push_back({c.server, static_cast<short>(POLLIN | (c.to_server.empty() ? 0 : POLLOUT)), 0});
+        fds.push_back(
+            {c.server, static_cast<short>(POLLIN | (c.to_server.empty() ? 0 : POLLOUT)), 0});
         owners.push_back(&c);
       }
     }

@@ -30,31 +30,56 @@ ZooKeeperError::ZooKeeperError(int code, const std::string& what)
 
 std::string zookeeper_error_name(int code) {
   switch (code) {
-    case ZOK: return "ZOK";
-    case ZSYSTEMERROR: return "ZSYSTEMERROR";
-    case ZRUNTIMEINCONSISTENCY: return "ZRUNTIMEINCONSISTENCY";
-    case ZDATAINCONSISTENCY: return "ZDATAINCONSISTENCY";
-    case ZCONNECTIONLOSS: return "ZCONNECTIONLOSS";
-    case ZMARSHALLINGERROR: return "ZMARSHALLINGERROR";
-    case ZUNIMPLEMENTED: return "ZUNIMPLEMENTED";
-    case ZOPERATIONTIMEOUT: return "ZOPERATIONTIMEOUT";
-    case ZBADARGUMENTS: return "ZBADARGUMENTS";
-    case ZINVALIDSTATE: return "ZINVALIDSTATE";
-    case ZAPIERROR: return "ZAPIERROR";
-    case ZNONODE: return "ZNONODE";
-    case ZNOAUTH: return "ZNOAUTH";
-    case ZBADVERSION: return "ZBADVERSION";
-    case ZNOCHILDRENFOREPHEMERALS: return "ZNOCHILDRENFOREPHEMERALS";
-    case ZNODEEXISTS: return "ZNODEEXISTS";
-    case ZNOTEMPTY: return "ZNOTEMPTY";
-    case ZSESSIONEXPIRED: return "ZSESSIONEXPIRED";
-    case ZINVALIDCALLBACK: return "ZINVALIDCALLBACK";
-    case ZINVALIDACL: return "ZINVALIDACL";
-    case ZAUTHFAILED: return "ZAUTHFAILED";
-    case ZCLOSING: return "ZCLOSING";
-    case ZNOTHING: return "ZNOTHING";
-    case ZSESSIONMOVED: return "ZSESSIONMOVED";
-    default: return "ZooKeeper error " + std::to_string(code);
+    case ZOK:
+      return "ZOK";
+    case ZSYSTEMERROR:
+      return "ZSYSTEMERROR";
+    case ZRUNTIMEINCONSISTENCY:
+      return "ZRUNTIMEINCONSISTENCY";
+    case ZDATAINCONSISTENCY:
+      return "ZDATAINCONSISTENCY";
+    case ZCONNECTIONLOSS:
+      return "ZCONNECTIONLOSS";
+    case ZMARSHALLINGERROR:
+      return "ZMARSHALLINGERROR";
+    case ZUNIMPLEMENTED:
+      return "ZUNIMPLEMENTED";
+    case ZOPERATIONTIMEOUT:
+      return "ZOPERATIONTIMEOUT";
+    case ZBADARGUMENTS:
+      return "ZBADARGUMENTS";
+    case ZINVALIDSTATE:
+      return "ZINVALIDSTATE";
+    case ZAPIERROR:
+      return "ZAPIERROR";
+    case ZNONODE:
+      return "ZNONODE";
+    case ZNOAUTH:
+      return "ZNOAUTH";
+    case ZBADVERSION:
+      return "ZBADVERSION";
+    case ZNOCHILDRENFOREPHEMERALS:
+      return "ZNOCHILDRENFOREPHEMERALS";
+    case ZNODEEXISTS:
+      return "ZNODEEXISTS";
+    case ZNOTEMPTY:
+      return "ZNOTEMPTY";
+    case ZSESSIONEXPIRED:
+      return "ZSESSIONEXPIRED";
+    case ZINVALIDCALLBACK:
+      return "ZINVALIDCALLBACK";
+    case ZINVALIDACL:
+      return "ZINVALIDACL";
+    case ZAUTHFAILED:
+      return "ZAUTHFAILED";
+    case ZCLOSING:
+      return "ZCLOSING";
+    case ZNOTHING:
+      return "ZNOTHING";
+    case ZSESSIONMOVED:
+      return "ZSESSIONMOVED";
+    default:
+      return "ZooKeeper error " + std::to_string(code);
   }
 }
 
@@ -73,13 +98,14 @@ void Watch::fire(int type) {
   fired_.notify_all();
 }
 
-ZooKeeperClient::ZooKeeperClient(const std::string& hosts, std::chrono::milliseconds session_timeout,
+ZooKeeperClient::ZooKeeperClient(const std::string& hosts,
+                                 std::chrono::milliseconds session_timeout,
                                  std::optional<std::string> digest,
                                  std::chrono::milliseconds connect_timeout)
     : hosts_(hosts) {
-  handle_ = zookeeper_init2(hosts.c_str(), &ZooKeeperClient::on_session_event,
-                            static_cast<int>(session_timeout.count()), nullptr, this, 0,
-                            &discard_log);
+  handle_ =
+      zookeeper_init2(hosts.c_str(), &ZooKeeperClient::on_session_event,
+                      static_cast<int>(session_timeout.count()), nullptr, this, 0, &discard_log);
   if (handle_ == nullptr) {
     throw std::runtime_error("zookeeper_init(" + hosts + ") failed: " + std::strerror(errno));
   }
@@ -100,7 +126,8 @@ ZooKeeperClient::ZooKeeperClient(const std::string& hosts, std::chrono::millisec
       const int rc = zoo_add_auth(
           handle_, "digest", digest->data(), static_cast<int>(digest->size()),
           [](int code, const void* data) {
-            auto* promise = static_cast<std::shared_ptr<std::promise<int>>*>(const_cast<void*>(data));
+            auto* promise =
+                static_cast<std::shared_ptr<std::promise<int>>*>(const_cast<void*>(data));
             (*promise)->set_value(code);
             delete promise;
           },
@@ -219,23 +246,24 @@ int ZooKeeperClient::remove(const std::string& path) {
 
 std::string ZooKeeperClient::create(const std::string& path, const std::string& data, int flags) {
   std::string created(path.size() + 64, '\0');
-  const int rc = zoo_create(handle_, path.c_str(), data.data(), static_cast<int>(data.size()),
-                            &ZOO_OPEN_ACL_UNSAFE, flags, created.data(),
-                            static_cast<int>(created.size()));
+  const int rc =
+      zoo_create(handle_, path.c_str(), data.data(), static_cast<int>(data.size()),
+                 &ZOO_OPEN_ACL_UNSAFE, flags, created.data(), static_cast<int>(created.size()));
   if (rc != ZOK) fail(rc, "create " + path);
   created.resize(std::strlen(created.c_str()));
   return created;
 }
 
-std::shared_ptr<Watch> ZooKeeperClient::watch(const std::string& path, std::optional<NodeStat>* stat) {
+std::shared_ptr<Watch> ZooKeeperClient::watch(const std::string& path,
+                                              std::optional<NodeStat>* stat) {
   auto watch = std::make_shared<Watch>();
   {
     std::lock_guard lock(mutex_);
     watches_.push_back(watch);
   }
   Stat found{};
-  const int rc = zoo_wexists(handle_, path.c_str(), &ZooKeeperClient::on_watch_event,
-                             watch.get(), &found);
+  const int rc =
+      zoo_wexists(handle_, path.c_str(), &ZooKeeperClient::on_watch_event, watch.get(), &found);
   if (rc != ZOK && rc != ZNONODE) fail(rc, "exists (watch) " + path);
   if (stat != nullptr) {
     if (rc == ZOK) {

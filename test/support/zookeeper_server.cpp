@@ -107,7 +107,8 @@ std::filesystem::path java_program() {
 }
 
 std::filesystem::path java_library_directory() {
-  if (const char* chosen = std::getenv("DISTLOCK_JAVA_LIBS"); chosen != nullptr && *chosen != '\0') {
+  if (const char* chosen = std::getenv("DISTLOCK_JAVA_LIBS");
+      chosen != nullptr && *chosen != '\0') {
     return chosen;
   }
   return "/usr/share/java";
@@ -302,18 +303,16 @@ bool ZooKeeperServer::await_serving(std::chrono::milliseconds limit) {
     const std::string mode = mode_of(four_letter("srvr", kProbeTimeout));
     if (!mode.empty()) return true;
     if (Clock::now() >= deadline) {
-      throw std::runtime_error("ZooKeeper on port " + std::to_string(port_) +
-                               " did not serve within " +
-                               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) +
-                               " s; the end of its log:\n" + log_tail());
+      throw std::runtime_error(
+          "ZooKeeper on port " + std::to_string(port_) + " did not serve within " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(limit).count()) +
+          " s; the end of its log:\n" + log_tail());
     }
     std::this_thread::sleep_for(kProbeInterval);
   }
 }
 
-std::string ZooKeeperServer::connect_string() const {
-  return "127.0.0.1:" + std::to_string(port_);
-}
+std::string ZooKeeperServer::connect_string() const { return "127.0.0.1:" + std::to_string(port_); }
 
 std::string ZooKeeperServer::url() const { return "zookeeper://" + connect_string(); }
 
@@ -418,7 +417,8 @@ ZooKeeperEnsemble::ZooKeeperEnsemble(ZooKeeperConfig config) {
         logs += "--- server on port " + std::to_string(server->port()) + ":\n" + log + "\n";
       }
       servers_.clear();
-      if (!bind) throw std::runtime_error("a ZooKeeper ensemble member exited before it served:\n" + logs);
+      if (!bind)
+        throw std::runtime_error("a ZooKeeper ensemble member exited before it served:\n" + logs);
       failures += logs;
     }
     throw std::runtime_error("the ZooKeeper ensemble could not bind its ports in " +
@@ -458,7 +458,8 @@ int ZooKeeperEnsemble::leader(std::chrono::milliseconds limit) const {
       std::string logs;
       for (const auto& server : servers_) {
         logs += "--- server on port " + std::to_string(server->port()) + " (" +
-                (server->running() ? "running" : "stopped") + "):\n" + server->log_tail(2000) + "\n";
+                (server->running() ? "running" : "stopped") + "):\n" + server->log_tail(2000) +
+                "\n";
       }
       throw std::runtime_error("the ZooKeeper ensemble elected no leader within " +
                                std::to_string(limit.count()) + " ms:\n" + logs);

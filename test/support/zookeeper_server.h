@@ -51,9 +51,9 @@ std::string zookeeper_class_path();
 
 // Sends a four-letter word ("srvr", "ruok", "mntr", "cons", ...) to 127.0.0.1:port and
 // returns the whole answer; nullopt when nothing listens or no answer came within `timeout`.
-std::optional<std::string> four_letter_word(std::uint16_t port, std::string_view word,
-                                            std::chrono::milliseconds timeout =
-                                                std::chrono::seconds(5));
+std::optional<std::string> four_letter_word(
+    std::uint16_t port, std::string_view word,
+    std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // One ZooKeeper server process with its configuration and data directory. Used directly for
 // a standalone server; ZooKeeperEnsemble holds three.
@@ -87,8 +87,8 @@ class ZooKeeperServer {
   int pid() const;
 
   // four_letter_word on this server; nullopt when it does not answer within `timeout`.
-  std::optional<std::string> four_letter(std::string_view word,
-                                         std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
+  std::optional<std::string> four_letter(
+      std::string_view word, std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
   // The "Mode:" of srvr: "standalone", "leader", "follower"; empty when not serving.
   std::string mode(std::chrono::milliseconds timeout = std::chrono::seconds(2)) const;
   // The last `max_bytes` of the server's log.

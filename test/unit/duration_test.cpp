@@ -32,7 +32,8 @@ static_assert(DurationArg("1h2m3s4ms").value() == 1h + 2min + 3s + 4ms);
 static_assert(DurationArg("0s").value() == 0ms);
 static_assert(detail::parse_duration("30s") == 30s);
 static_assert(detail::parse_duration("250ms") == 250ms);
-static_assert(detail::parse_duration("2562047788015h") == std::chrono::hours(2562047788015));  // the largest
+static_assert(detail::parse_duration("2562047788015h") ==
+              std::chrono::hours(2562047788015));  // the largest
 static_assert(DurationArg(500us).value() == 1ms);
 static_assert(DurationArg(2s).value() == 2000ms);
 static_assert(DurationArg(1500).value() == 1500ms);

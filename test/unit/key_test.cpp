@@ -150,8 +150,8 @@ TEST(EscapeNamePart, EveryByteRoundTripsAndEncodesSafely) {
     const auto decoded = unescape(encoded);
     ASSERT_TRUE(decoded.has_value());
     EXPECT_EQ(*decoded, raw);
-    const bool must_escape = b < 0x20 || b >= 0x7f || b == ':' || b == '{' || b == '}' ||
-                             b == '/' || b == '%';
+    const bool must_escape =
+        b < 0x20 || b >= 0x7f || b == ':' || b == '{' || b == '}' || b == '/' || b == '%';
     if (must_escape) {
       EXPECT_EQ(encoded.size(), 3u);
       EXPECT_EQ(encoded[0], '%');
@@ -220,7 +220,8 @@ TEST(LockName, AppendAddsAnEscapedPart) {
   key.append("a:b");
   EXPECT_TRUE(key.has_parts());
   EXPECT_EQ(distlock::lock_name("order", key), "order:alice:a%3Ab");
-  EXPECT_EQ(distlock::lock_name("order", key), distlock::lock_name("order", distlock::key_of("alice", "a:b")));
+  EXPECT_EQ(distlock::lock_name("order", key),
+            distlock::lock_name("order", distlock::key_of("alice", "a:b")));
 }
 
 TEST(LockName, TypeAndPartsAreEscaped) {

@@ -52,8 +52,8 @@ TEST(Validity, ValidUntilIsSendTimePlusTtlLessDrift) {
 
 TEST(Validity, ValidUntilIsBeforeTheServerSideExpiry) {
   const TimePoint sent = TimePoint{} + 1s;
-  for (const Millis ttl : {Millis(1), Millis(3), Millis(50), Millis(1000), Millis(30000),
-                          Millis(24 * 3600 * 1000)}) {
+  for (const Millis ttl :
+       {Millis(1), Millis(3), Millis(50), Millis(1000), Millis(30000), Millis(24 * 3600 * 1000)}) {
     EXPECT_LT(detail::valid_until(sent, ttl), sent + ttl) << ttl.count();
   }
 }
@@ -140,7 +140,7 @@ TEST_F(LeaseStateTest, ExtendMovesValidityForward) {
   const auto state = make(sent_);
   state->extend(sent_ + 3s);
   EXPECT_EQ(state->valid_until(), detail::valid_until(sent_ + 3s, kTtl));
-  EXPECT_TRUE(state->valid(until_));           // no longer ran out at the old limit
+  EXPECT_TRUE(state->valid(until_));  // no longer ran out at the old limit
   EXPECT_TRUE(state->valid(until_ + 3s - 1ns));
   EXPECT_FALSE(state->valid(until_ + 3s));
 }
@@ -177,7 +177,8 @@ TEST_F(LeaseStateTest, ConcurrentExtendsKeepTheLatest) {
       });
     }
   }
-  const TimePoint latest = sent_ + std::chrono::milliseconds((kPerThread - 1) * kThreads + kThreads - 1);
+  const TimePoint latest =
+      sent_ + std::chrono::milliseconds((kPerThread - 1) * kThreads + kThreads - 1);
   EXPECT_EQ(state->valid_until(), detail::valid_until(latest, kTtl));
 }
 

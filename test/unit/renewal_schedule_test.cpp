@@ -149,8 +149,8 @@ TEST(RenewalSchedule, RandomOperationsMatchAModel) {
   };
 
   std::mt19937_64 rng(4242);
-  std::uniform_int_distribution<LeaseKey> key_dist(0, 299);       // collisions are common
-  std::uniform_int_distribution<int> due_dist(0, 999);            // ties are common
+  std::uniform_int_distribution<LeaseKey> key_dist(0, 299);  // collisions are common
+  std::uniform_int_distribution<int> due_dist(0, 999);       // ties are common
   std::uniform_int_distribution<int> op_dist(0, 99);
 
   for (int op = 0; op < 10000; ++op) {

@@ -37,7 +37,8 @@ static_assert(!kNoRenew.renew);
 static_assert(kNoRenew.ttl == 5s);
 static_assert(kNoRenew.wait == distlock::kWaitForever);
 
-constexpr auto kAll = distlock::spec("inventory", "1m", distlock::wait("500ms"), distlock::renew(false));
+constexpr auto kAll =
+    distlock::spec("inventory", "1m", distlock::wait("500ms"), distlock::renew(false));
 static_assert(kAll.type == "inventory");
 static_assert(kAll.ttl == 1min);
 static_assert(kAll.wait == 500ms);
@@ -89,8 +90,8 @@ TEST(Spec, Options) {
 
 TEST(Spec, RunTimeValuesAreAccepted) {
   const std::string type = opaque(std::string("payment"));
-  const auto s = distlock::spec(std::string_view(type), opaque(1500ms),
-                                distlock::wait(opaque(250ms)));
+  const auto s =
+      distlock::spec(std::string_view(type), opaque(1500ms), distlock::wait(opaque(250ms)));
   EXPECT_EQ(s.type, "payment");
   EXPECT_EQ(s.ttl, 1500ms);
   EXPECT_EQ(s.wait, 250ms);
@@ -127,7 +128,8 @@ TEST(Spec, EmptyTypeAtRunTimeIsAConfigError) {
 TEST(Spec, ZeroTtlAtRunTimeIsAConfigError) {
   EXPECT_THROW((void)distlock::spec("order", opaque(0ms)), distlock::ConfigError);
   EXPECT_THROW((void)distlock::spec("order", opaque(0)), distlock::ConfigError);
-  EXPECT_THROW((void)distlock::spec("order", distlock::DurationArg(std::string_view(opaque(std::string("0s"))))),
+  EXPECT_THROW((void)distlock::spec(
+                   "order", distlock::DurationArg(std::string_view(opaque(std::string("0s"))))),
                distlock::ConfigError);
 }
 

@@ -157,8 +157,7 @@ TEST(ParseUrl, PathIsDecoded) {
 }
 
 TEST(ParseUrl, PortLimits) {
-  EXPECT_EQ(parse_url("redis://h:65535").endpoints.at(0).port,
-            std::optional<std::uint16_t>(65535));
+  EXPECT_EQ(parse_url("redis://h:65535").endpoints.at(0).port, std::optional<std::uint16_t>(65535));
   EXPECT_EQ(parse_url("redis://h:1").endpoints.at(0).port, std::optional<std::uint16_t>(1));
 }
 
@@ -216,16 +215,17 @@ TEST_P(BadUrl, IsAConfigErrorNamingTheUrl) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ParseUrl, BadUrl,
-    ::testing::Values("", "redis", "redis://host:notaport", "redis://host:70000",
-                      "://x", "redis://host:6379/abc?x", "redis://host:", "redis://host:0",
-                      "redis://host:-1", "redis://host:6379:1", "redis://[::1",
-                      "redis://[::1]x", "redis://:6379", "redis://h1,", "redis://host/%zz",
-                      "redis://host/%4", "redis://host?=v", "redis:/host", "re dis://host"),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      return "case" + std::to_string(info.index);
-    });
+INSTANTIATE_TEST_SUITE_P(ParseUrl, BadUrl,
+                         ::testing::Values("", "redis", "redis://host:notaport",
+                                           "redis://host:70000", "://x", "redis://host:6379/abc?x",
+                                           "redis://host:", "redis://host:0", "redis://host:-1",
+                                           "redis://host:6379:1", "redis://[::1", "redis://[::1]x",
+                                           "redis://:6379", "redis://h1,", "redis://host/%zz",
+                                           "redis://host/%4", "redis://host?=v", "redis:/host",
+                                           "re dis://host"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return "case" + std::to_string(info.index);
+                         });
 
 class BadUrlWithPassword : public ::testing::TestWithParam<std::string> {};
 
@@ -269,8 +269,8 @@ TEST(ClientConnect, RedisUrlWithoutHostIsAConfigError) {
 // ---------------------------------------------------------------------------------------
 // options_from_url
 
-const std::initializer_list<std::string_view> kRedisKeys = {
-    "connect_timeout", "command_timeout", "max_connections"};
+const std::initializer_list<std::string_view> kRedisKeys = {"connect_timeout", "command_timeout",
+                                                            "max_connections"};
 
 distlock::Options options_of(std::string_view text,
                              std::initializer_list<std::string_view> known = kRedisKeys) {
@@ -314,8 +314,9 @@ TEST(OptionsFromUrl, StartsFromTheGivenOptions) {
 }
 
 TEST(OptionsFromUrl, KnownParameterOfTheBackendIsAccepted) {
-  EXPECT_NO_THROW((void)options_of("redis+unix:///tmp/r.sock?db=3",
-                                   {"connect_timeout", "command_timeout", "max_connections", "db"}));
+  EXPECT_NO_THROW(
+      (void)options_of("redis+unix:///tmp/r.sock?db=3",
+                       {"connect_timeout", "command_timeout", "max_connections", "db"}));
 }
 
 TEST(OptionsFromUrl, UnknownParameterIsAConfigError) {
@@ -343,7 +344,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "redis://host?connect_timeout=", "redis://host?command_timeout=-1s",
                       "redis://host?connect_timeout=0s", "redis://host?max_connections=abc",
                       "redis://host?max_connections=-1", "redis://host?max_connections=0",
-                      "redis://host?max_connections=4x", "redis://host?max_connections=99999999999"),
+                      "redis://host?max_connections=4x",
+                      "redis://host?max_connections=99999999999"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return "case" + std::to_string(info.index);
     });
@@ -360,9 +362,9 @@ TEST(OptionsFromUrl, ZeroTimeoutMessageSaysItMustBePositive) {
 }
 
 TEST(OptionsFromUrl, ErrorsNameTheRedactedUrlWithoutThePassword) {
-  for (const char* text : {"redis://user:s3cr3t@host?bogus=1",
-                           "redis://user:s3cr3t@host?connect_timeout=abc",
-                           "redis://:s3cr3t@host?max_connections=none"}) {
+  for (const char* text :
+       {"redis://user:s3cr3t@host?bogus=1", "redis://user:s3cr3t@host?connect_timeout=abc",
+        "redis://:s3cr3t@host?max_connections=none"}) {
     try {
       (void)options_of(text);
       ADD_FAILURE() << text << ": no ConfigError";

@@ -52,8 +52,7 @@ LockTable::Hold* LockTable::live_hold(const std::string& name, SteadyClock::time
 }
 
 LockTable::Hold* LockTable::held_by(const std::string& name, std::string_view owner,
-                                    std::string_view acquisition_id,
-                                    SteadyClock::time_point now) {
+                                    std::string_view acquisition_id, SteadyClock::time_point now) {
   Hold* hold = live_hold(name, now);
   if (hold == nullptr || hold->owner != owner ||
       !hold->acquisitions.contains(std::string(acquisition_id)))
@@ -94,8 +93,10 @@ std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCoun
       WaitingScope waiting(stats);
       status = waiters.released.wait_until(lock, wake_at);
     }
-    if (status == std::cv_status::timeout) ++stats.woken_by_timeout;
-    else ++stats.woken_by_release;
+    if (status == std::cv_status::timeout)
+      ++stats.woken_by_timeout;
+    else
+      ++stats.woken_by_release;
     if (--waiters.count == 0) waiters_.erase(name);
   }
 }
@@ -118,7 +119,8 @@ void LockTable::renew(std::span<RenewItem> items) {
   std::lock_guard lock(mutex_);
   const auto now = SteadyClock::now();
   for (auto& item : items) {
-    Hold* hold = held_by(std::string(item.hold.name), item.hold.owner, item.hold.acquisition_id, now);
+    Hold* hold =
+        held_by(std::string(item.hold.name), item.hold.owner, item.hold.acquisition_id, now);
     if (hold == nullptr) {
       item.outcome = RenewItem::Outcome::lost;
       continue;
@@ -146,9 +148,7 @@ class MemoryBackend final : public Backend {
     return table_->acquire(request, stats_);
   }
   ReleaseOutcome release(const HoldId& hold) override { return table_->release(hold); }
-  void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
-    table_->renew(items);
-  }
+  void renew(std::span<RenewItem> items, SteadyClock::time_point) override { table_->renew(items); }
   const std::string& server() const override { return server_; }
 
  private:
@@ -159,8 +159,7 @@ class MemoryBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(const Url& url, const Options&,
-                                             StatsCounters& stats) {
+std::unique_ptr<Backend> make_backend(const Url& url, const Options&, StatsCounters& stats) {
   if (url.user || url.password || url.endpoints.size() > 1 || !url.path.empty() ||
       (url.endpoints.size() == 1 && url.endpoints[0].port))
     throw ConfigError("", url.redacted(), "bad URL: a memory URL is memory:// or memory://<name>");

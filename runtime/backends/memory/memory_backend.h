@@ -12,7 +12,6 @@
 
 namespace distlock::detail::memory {
 
-std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
-                                             StatsCounters& stats);
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options, StatsCounters& stats);
 
 }  // namespace distlock::detail::memory

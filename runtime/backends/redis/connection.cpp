@@ -13,7 +13,6 @@
 namespace distlock::detail::redis {
 namespace {
 
-
 // hiredis refuses timeouts whose milliseconds overflow an int.
 constexpr Millis kMaxTimeout{INT_MAX / 2};
 

@@ -152,12 +152,13 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
   const std::string hash = lock_key(request.hold.name);
   const std::string fence = fence_key(request.hold.name);
   const std::string ttl = std::to_string(request.ttl.count());
-  const std::string acquired_at = std::to_string(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
-  const ScriptCall call{{hash, fence},
-                        {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_, acquired_at}};
+  const std::string acquired_at =
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count());
+  const ScriptCall call{
+      {hash, fence},
+      {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_, acquired_at}};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
@@ -220,8 +221,8 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
       calls.push_back({{hash}, {item.hold.acquisition_id, ttl}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
-      const auto limit = connection.limit_command_timeout(std::max(
-          std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait));
+      const auto limit = connection.limit_command_timeout(
+          std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait));
       const auto replies = scripts_.run_all(connection, Script::renew, calls);
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
@@ -246,7 +247,7 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
-                                            StatsCounters& stats) {
+                                      StatsCounters& stats) {
   auto settings = connection_settings(url, options);
   try {
     return std::make_unique<RedisBackend>(std::move(settings), stats);

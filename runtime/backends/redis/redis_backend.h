@@ -15,7 +15,6 @@ namespace distlock::detail::redis {
 // Connects at once and loads the scripts. Reads the query key `db` for redis+unix://.
 // Throws ConfigError for a URL it cannot use, BackendUnavailable when the server cannot be
 // reached or refuses the credentials.
-std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
-                                            StatsCounters& stats);
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options, StatsCounters& stats);
 
 }  // namespace distlock::detail::redis

@@ -235,8 +235,7 @@ bool ReleaseListener::pause(std::chrono::milliseconds duration) {
   pollfd stop{stop_.fd(), POLLIN, 0};
   const auto until = SteadyClock::now() + duration;
   for (;;) {
-    const auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
     if (left <= std::chrono::milliseconds::zero()) return true;
     if (poll(&stop, 1, static_cast<int>(left.count())) > 0) return false;
   }

@@ -32,8 +32,8 @@
 #include <hiredis/hiredis.h>
 
 #include "backends/redis/connection_settings.h"
-#include "core/stats.h"
 #include "backends/redis/event_fd.h"
+#include "core/stats.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {

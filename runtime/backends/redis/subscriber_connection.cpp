@@ -13,9 +13,9 @@
 namespace distlock::detail::redis {
 namespace {
 
-
 int poll_timeout_ms(SteadyClock::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 60'000));
 }
 

@@ -154,9 +154,9 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
     }
     if (rc == ZNONODE && i == 0) {
       const std::string lock(request_.hold.name);
-      throw ConfigError(lock, context_.settings.server,
-                        "the chroot '" + context_.settings.chroot +
-                            "' does not exist; create it first");
+      throw ConfigError(
+          lock, context_.settings.server,
+          "the chroot '" + context_.settings.chroot + "' does not exist; create it first");
     }
     // The one above went meanwhile (an empty container the server removed): from the top.
     if (rc == ZNONODE) return;
@@ -191,8 +191,8 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
       own.gone();
       detail::log(LogLevel::warning,
                   detail::failure_message(request_.hold.name, context_.settings.server,
-                                      "our contender node " + entered.path +
-                                          " vanished while waiting; contending again"));
+                                          "our contender node " + entered.path +
+                                              " vanished while waiting; contending again"));
       return Outcome::session_ended;
     }
     if (verdict.granted) {
@@ -214,8 +214,7 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     // Wait behind the one contender that must go first; nothing else wakes us.
     const auto wakeup = std::make_shared<Wakeup>();
     const auto watch_id = session->add_watch(wakeup);
-    const auto watched =
-        context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id);
+    const auto watched = context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id);
     if (watched.rc != ZOK) {
       session->remove_watch(watch_id);
       if (watched.rc == ZNONODE) continue;  // gone already: look again, keeping our place

@@ -39,8 +39,8 @@ class Holds {
   void forget(std::string_view path, std::string_view owner, Side side, std::string_view node);
 
   struct Removal {
-    bool known = false;              // the acquisition held something
-    std::optional<HeldNode> ended;   // it was the hold's last: its node is to be deleted
+    bool known = false;             // the acquisition held something
+    std::optional<HeldNode> ended;  // it was the hold's last: its node is to be deleted
   };
   Removal remove(std::string_view acquisition_id);
   // The node an acquisition holds.

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kProtectedPrefix = "_c_";  // Curator's protected mode
 constexpr std::size_t kUuidLength = 36;
-constexpr std::string_view kExclusiveMarker = "lock-";   // InterProcessMutex
+constexpr std::string_view kExclusiveMarker = "lock-";  // InterProcessMutex
 constexpr std::string_view kReadMarker = "__READ__";    // InterProcessReadWriteLock
 constexpr std::string_view kWriteMarker = "__WRIT__";
 
@@ -88,8 +88,8 @@ std::string random_uuid() {
   }();
   std::uint64_t high = generator();
   std::uint64_t low = generator();
-  high = (high & ~0xF000ULL) | 0x4000ULL;                              // version 4
-  low = (low & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;      // IETF variant
+  high = (high & ~0xF000ULL) | 0x4000ULL;                          // version 4
+  low = (low & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;  // IETF variant
   std::string uuid;
   uuid.reserve(kUuidLength);
   append_hex(uuid, high >> 32, 8);
@@ -142,7 +142,8 @@ std::vector<Contender> contenders(const std::vector<std::string>& children) {
 }
 
 bool named_with_uuid(std::string_view name, std::string_view uuid) {
-  return name.size() > kProtectedPrefix.size() + uuid.size() && name.starts_with(kProtectedPrefix) &&
+  return name.size() > kProtectedPrefix.size() + uuid.size() &&
+         name.starts_with(kProtectedPrefix) &&
          name.substr(kProtectedPrefix.size(), uuid.size()) == uuid &&
          name[kProtectedPrefix.size() + uuid.size()] == '-';
 }

@@ -54,7 +54,7 @@ std::optional<std::string> find_by_uuid(const std::vector<std::string>& children
 struct Verdict {
   bool present = false;  // our node is among the contenders
   bool granted = false;
-  std::string watch;     // when not granted: the contender to wait behind
+  std::string watch;  // when not granted: the contender to wait behind
 };
 
 // Exclusive and write: granted when first of all; otherwise wait behind the one just before.

@@ -92,7 +92,8 @@ bool Reaper::attempt(const Job& job) {
   bool done = true;
   for (const auto& child : listed.children) {
     if (!named_with_uuid(child, job.uuid)) continue;
-    if (status::connection_trouble(requests_.remove(*session, job.path + "/" + child).rc)) done = false;
+    if (status::connection_trouble(requests_.remove(*session, job.path + "/" + child).rc))
+      done = false;
   }
   return done;
 }

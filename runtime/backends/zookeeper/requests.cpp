@@ -133,9 +133,10 @@ ChildrenReply Requests::children(Session& session, const std::string& path) cons
 }
 
 StatReply Requests::exists(Session& session, const std::string& path) const {
-  return run<StatReply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
-    return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
-  });
+  return run<StatReply>(stats_, session, command_timeout_,
+                        [&](zhandle_t* handle, const void* data) {
+                          return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
+                        });
 }
 
 Reply Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id) const {

@@ -45,12 +45,12 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
   if (handle_ == nullptr) {
     // Most often a host name that does not resolve (errno then says little: ENOENT).
     const int error = errno;
-    throw status::unavailable("", settings_.server,
-                          "the ZooKeeper client could not start with the hosts '" +
-                              settings_.connect_string + "' (does every host name resolve?)" +
-                              (error != 0 && error != ENOENT
-                                   ? std::string(": ") + std::strerror(error)
-                                   : std::string()));
+    throw status::unavailable(
+        "", settings_.server,
+        "the ZooKeeper client could not start with the hosts '" + settings_.connect_string +
+            "' (does every host name resolve?)" +
+            (error != 0 && error != ENOENT ? std::string(": ") + std::strerror(error)
+                                           : std::string()));
   }
 }
 
@@ -86,9 +86,9 @@ void Session::authenticate() {
   int expected = auth_unsent;
   if (!auth_.compare_exchange_strong(expected, auth_sent)) return;
   const std::string& credentials = *settings_.credentials;
-  const int rc = zoo_add_auth(handle_, "digest", credentials.data(),
-                              static_cast<int>(credentials.size()), &Session::auth_completion,
-                              this);
+  const int rc =
+      zoo_add_auth(handle_, "digest", credentials.data(), static_cast<int>(credentials.size()),
+                   &Session::auth_completion, this);
   if (rc != ZOK) on_auth(rc);
 }
 
@@ -108,8 +108,7 @@ void Session::on_auth(int rc) {
   on_change_();
 }
 
-void Session::session_watcher(zhandle_t* handle, int type, int state, const char*,
-                              void* context) {
+void Session::session_watcher(zhandle_t* handle, int type, int state, const char*, void* context) {
   if (type != ZOO_SESSION_EVENT || context == nullptr) return;
   static_cast<Session*>(context)->on_state(handle, state);
 }
@@ -121,24 +120,24 @@ void Session::on_state(zhandle_t* handle, int state) {
     if (was_connected_.exchange(true) && state_.load() != connected)
       detail::log(LogLevel::info,
                   detail::failure_message("", settings_.server,
-                                      "reconnected; " + describe() + " and its locks live on"));
+                                          "reconnected; " + describe() + " and its locks live on"));
     state_ = connected;
     const int auth = auth_.load();
     if (auth == auth_none || auth == auth_ok) was_ready_ = true;
   } else if (state == ZOO_CONNECTING_STATE || state == ZOO_ASSOCIATING_STATE) {
     if (state_.exchange(connecting) == connected)
-      detail::log(LogLevel::warning,
-                  detail::failure_message(
-                      "", settings_.server,
-                      "disconnected; reconnecting. Locks of " + describe() +
-                          " stay valid until the server could expire it (" +
-                          std::to_string(timeout_ms_.load()) + " ms without contact)"));
+      detail::log(
+          LogLevel::warning,
+          detail::failure_message("", settings_.server,
+                                  "disconnected; reconnecting. Locks of " + describe() +
+                                      " stay valid until the server could expire it (" +
+                                      std::to_string(timeout_ms_.load()) + " ms without contact)"));
   } else if (state == ZOO_EXPIRED_SESSION_STATE) {
     state_ = expired_state;
     detail::log(LogLevel::warning,
                 detail::failure_message("", settings_.server,
-                                    describe() + " expired: its locks are lost; opening a new "
-                                                 "session"));
+                                        describe() + " expired: its locks are lost; opening a new "
+                                                     "session"));
     wake_all();
   } else if (state == ZOO_AUTH_FAILED_STATE) {
     state_ = auth_failed_state;
@@ -165,7 +164,8 @@ void Session::remove_watch(std::uint64_t id) {
 
 void* Session::watch_context(std::uint64_t id) {
   // The C client hands a watch its context as a void*: the id is carried in it, not a pointer.
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(id));  // NOLINT(performance-no-int-to-ptr)
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(id));
 }
 
 void Session::node_watcher(zhandle_t* handle, int type, int, const char*, void* context) {

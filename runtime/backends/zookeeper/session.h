@@ -63,8 +63,7 @@ class Session {
   std::uint64_t add_watch(const std::shared_ptr<Wakeup>& wakeup);
   void remove_watch(std::uint64_t id);
   static void* watch_context(std::uint64_t id);
-  static void node_watcher(zhandle_t* handle, int type, int state, const char* path,
-                           void* context);
+  static void node_watcher(zhandle_t* handle, int type, int state, const char* path, void* context);
 
  private:
   enum State : int { connecting, connected, expired_state, auth_failed_state };

@@ -25,13 +25,13 @@ SessionKeeper::SessionKeeper(const ZooKeeperSettings& settings, StatsCounters& s
   const auto session = current_;
   lock.unlock();
   stop();
-  if (session->auth_failed())
-    throw ConfigError("", settings_.server, session->auth_error());
-  throw status::unavailable("", settings_.server,
-                        (session->expired() ? std::string("the new session expired at once")
-                                            : "could not connect within " +
-                                                  std::to_string(settings_.connect_timeout.count()) +
-                                                  " ms (connect_timeout)"));
+  if (session->auth_failed()) throw ConfigError("", settings_.server, session->auth_error());
+  throw status::unavailable(
+      "", settings_.server,
+      (session->expired()
+           ? std::string("the new session expired at once")
+           : "could not connect within " + std::to_string(settings_.connect_timeout.count()) +
+                 " ms (connect_timeout)"));
 }
 
 SessionKeeper::~SessionKeeper() { stop(); }

@@ -15,8 +15,7 @@ std::string reason(int rc) {
 
 bool connection_trouble(int rc) {
   // ZSESSIONMOVED: the session moved to another server meanwhile; the request was dropped.
-  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED ||
-         rc == kNoReply;
+  return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZSESSIONMOVED || rc == kNoReply;
 }
 
 bool session_gone(int rc) {

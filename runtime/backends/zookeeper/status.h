@@ -21,7 +21,6 @@ bool connection_trouble(int rc);
 // The session (or its handle) is gone: what it held is gone with it.
 bool session_gone(int rc);
 
-
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason);
 

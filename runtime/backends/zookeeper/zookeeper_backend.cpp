@@ -6,8 +6,8 @@
 #include <distlock/log.h>
 
 #include "backends/zookeeper/acls.h"
-#include "backends/zookeeper/context.h"
 #include "backends/zookeeper/contention.h"
+#include "backends/zookeeper/context.h"
 #include "backends/zookeeper/holds.h"
 #include "backends/zookeeper/lock_nodes.h"
 #include "backends/zookeeper/reaper.h"
@@ -77,8 +77,9 @@ void ZooKeeperBackend::check_chroot() {
     throw ConfigError("", settings_.server,
                       "the chroot '" + settings_.chroot + "' does not exist; create it first");
   if (rc != ZOK)
-    throw status::unavailable("", settings_.server,
-                          "could not read the chroot '" + settings_.chroot + "': " + status::reason(rc));
+    throw status::unavailable(
+        "", settings_.server,
+        "could not read the chroot '" + settings_.chroot + "': " + status::reason(rc));
 }
 
 void ZooKeeperBackend::set_loss_alarm(std::function<void()> alarm) {
@@ -146,8 +147,9 @@ std::optional<Grant> ZooKeeperBackend::reenter(const AcquireRequest& request,
       return std::nullopt;
     }
     if (status::connection_trouble(checked.rc) || status::session_gone(checked.rc)) continue;
-    throw status::unavailable(request.hold.name, settings_.server,
-                          "checking the held node " + held->node + ": " + status::reason(checked.rc));
+    throw status::unavailable(
+        request.hold.name, settings_.server,
+        "checking the held node " + held->node + ": " + status::reason(checked.rc));
   }
 }
 
@@ -166,9 +168,9 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
     } catch (const BackendUnavailable& error) {
       reaper_.remove(held.node, held.session);
       throw status::unavailable(name, settings_.server,
-                            std::string(error.what()) +
-                                "; the lock node will be deleted once the server is back (or "
-                                "goes with the session)");
+                                std::string(error.what()) +
+                                    "; the lock node will be deleted once the server is back (or "
+                                    "goes with the session)");
     }
     // Another session: ours ended, and the node with it.
     if (session->id() != held.session) return ReleaseOutcome::not_held;
@@ -178,7 +180,7 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
     if (status::connection_trouble(rc) || status::session_gone(rc)) continue;
     reaper_.remove(held.node, held.session);
     throw status::unavailable(name, settings_.server,
-                          "deleting the lock node " + held.node + ": " + status::reason(rc));
+                              "deleting the lock node " + held.node + ": " + status::reason(rc));
   }
 }
 
@@ -229,7 +231,7 @@ void ZooKeeperBackend::renew(std::span<RenewItem> items, SteadyClock::time_point
 }  // namespace
 
 std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
-                                                StatsCounters& stats) {
+                                      StatsCounters& stats) {
   return std::make_unique<ZooKeeperBackend>(zookeeper_settings(url, options), stats);
 }
 

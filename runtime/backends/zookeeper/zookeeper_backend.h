@@ -16,7 +16,6 @@ namespace distlock::detail::zookeeper {
 
 // Connects (eagerly, within connect_timeout): BackendUnavailable naming the server when it
 // cannot, ConfigError for a bad URL, refused credentials or a missing chroot.
-std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
-                                                StatsCounters& stats);
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options, StatsCounters& stats);
 
 }  // namespace distlock::detail::zookeeper

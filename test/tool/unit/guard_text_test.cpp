@@ -9,7 +9,7 @@
 namespace distlock::weave {
 namespace {
 
-GuardParts parts(const std::vector<std::string> &Keys) {
+GuardParts parts(const std::vector<std::string>& Keys) {
   GuardParts Parts;
   Parts.LockArguments = {"\"order\", 30s, distlock::wait(5s)", "/src/orders.cpp", 12, 21};
   Parts.KeyExpressions = Keys;
@@ -69,5 +69,5 @@ TEST(LineDirective, EscapesTheFileName) {
   EXPECT_EQ(lineDirective(3, "quo\"te.cpp"), "#line 3 \"quo\\\"te.cpp\"");
 }
 
-} // namespace
-} // namespace distlock::weave
+}  // namespace
+}  // namespace distlock::weave

@@ -8,7 +8,7 @@ namespace distlock::weave {
 namespace {
 
 struct Expected {
-  const char *Name;
+  const char* Name;
   bool IsCall;
 };
 
@@ -17,7 +17,7 @@ void expectSegments(llvm::StringRef Path, std::initializer_list<Expected> Want) 
   ASSERT_TRUE(Segments.has_value()) << Path.str();
   ASSERT_EQ(Segments->size(), Want.size()) << Path.str();
   size_t I = 0;
-  for (const Expected &Segment : Want) {
+  for (const Expected& Segment : Want) {
     EXPECT_EQ((*Segments)[I].Name, Segment.Name) << Path.str() << " #" << I;
     EXPECT_EQ((*Segments)[I].IsCall, Segment.IsCall) << Path.str() << " #" << I;
     ++I;
@@ -27,8 +27,7 @@ void expectSegments(llvm::StringRef Path, std::initializer_list<Expected> Want) 
 TEST(KeyPath, OneField) { expectSegments("id", {{"id", false}}); }
 
 TEST(KeyPath, NestedFields) {
-  expectSegments("customer.address.zip",
-                 {{"customer", false}, {"address", false}, {"zip", false}});
+  expectSegments("customer.address.zip", {{"customer", false}, {"address", false}, {"zip", false}});
 }
 
 TEST(KeyPath, CallsWithoutArguments) {
@@ -37,16 +36,13 @@ TEST(KeyPath, CallsWithoutArguments) {
   expectSegments("a.b().c()", {{"a", false}, {"b", true}, {"c", true}});
 }
 
-TEST(KeyPath, IdentifiersAsCxxSpellsThem) {
-  expectSegments("_private_9", {{"_private_9", false}});
-}
+TEST(KeyPath, IdentifiersAsCxxSpellsThem) { expectSegments("_private_9", {{"_private_9", false}}); }
 
 TEST(KeyPath, RejectsWhatIsNotAPath) {
-  for (const char *Bad :
-       {"", ".", "a.", ".a", "a..b", "1a", "a b", "a-b", "a(1)", "a()()", "a->b",
-        "a[0]", "a::b", "()", "a.()", "a(", "ä"})
+  for (const char* Bad : {"", ".", "a.", ".a", "a..b", "1a", "a b", "a-b", "a(1)", "a()()", "a->b",
+                          "a[0]", "a::b", "()", "a.()", "a(", "ä"})
     EXPECT_FALSE(parseKeyPath(Bad).has_value()) << '"' << Bad << '"';
 }
 
-} // namespace
-} // namespace distlock::weave
+}  // namespace
+}  // namespace distlock::weave

@@ -1,6 +1,6 @@
 // absolutePath, relativeTo and HeaderMirror::mirroredPath: where a header's woven copy goes.
-#include "HeaderMirror.h"
 #include "Paths.h"
+#include "HeaderMirror.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -40,5 +40,5 @@ TEST(HeaderMirror, WithoutRootsNothingIsMirrored) {
   EXPECT_EQ(Mirror.mirroredPath("/project/include/a.h"), std::nullopt);
 }
 
-} // namespace
-} // namespace distlock::weave
+}  // namespace
+}  // namespace distlock::weave

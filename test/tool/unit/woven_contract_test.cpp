@@ -48,8 +48,7 @@ TEST(WovenContract, TheGuardNamesOnlyWhatWovenHDeclares) {
   std::string Emitted = std::regex_replace(Guard, std::regex("distlock::wait\\(5s\\)"), "");
   const std::regex Qualified("::distlock::([A-Za-z_][A-Za-z_0-9]*)(::([A-Za-z_][A-Za-z_0-9]*))?");
   std::set<std::string> Used;
-  for (std::sregex_iterator It(Emitted.begin(), Emitted.end(), Qualified), End; It != End;
-       ++It) {
+  for (std::sregex_iterator It(Emitted.begin(), Emitted.end(), Qualified), End; It != End; ++It) {
     ASSERT_EQ((*It)[1], "woven") << "the guard names ::distlock::" << (*It)[1]
                                  << " outside distlock::woven:\n"
                                  << Guard;
@@ -65,5 +64,5 @@ TEST(WovenContract, AWovenFileIncludesOnlyTheContract) {
   EXPECT_EQ(Woven.find("distlock.h"), std::string::npos) << Woven;
 }
 
-} // namespace
-} // namespace distlock::weave
+}  // namespace
+}  // namespace distlock::weave

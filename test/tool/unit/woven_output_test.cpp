@@ -36,7 +36,7 @@ TEST(WovenSource, IncludesTheRuntimeOnlyWhenAGuardNeedsIt) {
 }
 
 class WriteFileAtomically : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("distlock-weave-unit", Directory));
     Path = (Directory + "/out.cpp").str();
@@ -87,8 +87,7 @@ TEST_F(WriteFileAtomically, CreatesMissingDirectories) {
 }
 
 TEST_F(WriteFileAtomically, NamesWhatItCannotWriteAndLeavesNoTemporary) {
-  ASSERT_FALSE(writeFileAtomically(Path, "a file where a directory would go",
-                                   WriteMode::Always));
+  ASSERT_FALSE(writeFileAtomically(Path, "a file where a directory would go", WriteMode::Always));
   const std::string Blocked = Path + "/woven.cpp";
   llvm::Error Error = writeFileAtomically(Blocked, "x", WriteMode::Always);
   ASSERT_TRUE(static_cast<bool>(Error));
@@ -96,11 +95,10 @@ TEST_F(WriteFileAtomically, NamesWhatItCannotWriteAndLeavesNoTemporary) {
   EXPECT_NE(Message.find(Path), std::string::npos) << Message;
   std::error_code EC;
   int Entries = 0;
-  for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC;
-       It.increment(EC))
+  for (llvm::sys::fs::directory_iterator It(Directory, EC), End; It != End && !EC; It.increment(EC))
     ++Entries;
   EXPECT_EQ(Entries, 1) << "a temporary file was left behind";
 }
 
-} // namespace
-} // namespace distlock::weave
+}  // namespace
+}  // namespace distlock::weave
