@@ -21,15 +21,16 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   if (url.scheme == "redis") {
     return redis::make_backend(
         url,
-        options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
+        options_from_url(url, options,
+                         {"connect_timeout", "command_timeout", "max_connections", "min_replicas"}),
         stats);
   }
-  if (url.scheme == "redis+unix") {
-    return redis::make_backend(
-        url,
-        options_from_url(url, options,
-                         {"connect_timeout", "command_timeout", "max_connections", "db"}),
-        stats);
+  if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel") {
+    return redis::make_backend(url,
+                               options_from_url(url, options,
+                                                {"connect_timeout", "command_timeout",
+                                                 "max_connections", "db", "min_replicas"}),
+                               stats);
   }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
@@ -45,7 +46,8 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   }
   throw ConfigError("", url.redacted(),
                     "bad URL: unknown scheme '" + url.scheme +
-                        "'; use memory://, redis://host:port, redis+unix:///path or "
+                        "'; use memory://, redis://host:port, redis+unix:///path, "
+                        "redis+sentinel://host:port[,host:port...]/master-name or "
                         "zookeeper://host:port");
 }
 

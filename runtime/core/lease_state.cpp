@@ -49,8 +49,7 @@ void LeaseState::extend(TimePoint sent_at) {
 
 void LeaseState::mark_lost(const std::string& reason) {
   if (lost_.exchange(true, std::memory_order_acq_rel)) return;
-  LockLost error(identity_.name, server(),
-                 "distlock: lock '" + identity_.name + "' on " + server() + ": lost: " + reason);
+  LockLost error(identity_.name, server(), "lost: " + reason);
   detail::log(LogLevel::warning, error.what());
   Lease::LostCallback callback;
   {

@@ -18,6 +18,7 @@
 #include <system_error>
 #include <thread>
 
+#include "redis_sentinel_group.h"
 #include "redis_server.h"
 
 namespace distlock::testing {
@@ -117,6 +118,31 @@ class SuiteRedis {
 
  private:
   std::unique_ptr<RedisServer> server_;
+  std::string error_;
+};
+
+// One sentinel group for a test suite, started by the first test that needs it.
+class SuiteSentinelGroup {
+ public:
+  SentinelGroup& get() {
+    if (!group_) {
+      if (!error_.empty()) throw std::runtime_error(error_);
+      try {
+        group_ = std::make_unique<SentinelGroup>();
+      } catch (const std::exception& e) {
+        error_ = e.what();
+        throw;
+      }
+    }
+    return *group_;
+  }
+  void stop() {
+    group_.reset();
+    error_.clear();
+  }
+
+ private:
+  std::unique_ptr<SentinelGroup> group_;
   std::string error_;
 };
 

@@ -1,7 +1,8 @@
 // The lock behaviours every backend must show, run against memory://, against a private
-// redis-server and against a private ZooKeeper (each server started once for the suite, by
-// the first test that needs it). ZooKeeper clients ask for a 4 s session, so that the
-// watchdog tests' 2 s ttl is shorter than the session timeout.
+// redis-server, against a private replicated Redis behind three sentinels, and against a
+// private ZooKeeper (each started once for the suite, by the first test that needs it). ZooKeeper
+// clients ask for a 4 s session, so that the watchdog tests' 2 s ttl is shorter than the session
+// timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -27,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Backend { memory, redis, zookeeper };
+enum class Backend { memory, redis, redis_sentinel, zookeeper };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -35,6 +36,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "memory";
     case Backend::redis:
       return "redis";
+    case Backend::redis_sentinel:
+      return "redis_sentinel";
     case Backend::zookeeper:
       return "zookeeper";
   }
@@ -48,6 +51,9 @@ void PrintTo(Backend backend, std::ostream* out) {
       break;
     case Backend::redis:
       *out << "redis://";
+      break;
+    case Backend::redis_sentinel:
+      *out << "redis+sentinel://";
       break;
     case Backend::zookeeper:
       *out << "zookeeper://";
@@ -68,6 +74,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
  protected:
   static void TearDownTestSuite() {
     redis_.stop();
+    sentinel_group_.stop();
     zookeeper_.stop();
   }
 
@@ -77,6 +84,12 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
         url_ = redis_.get().url();
       } catch (const std::exception& e) {
         FAIL() << "cannot start redis-server: " << e.what();
+      }
+    } else if (GetParam() == Backend::redis_sentinel) {
+      try {
+        url_ = sentinel_group_.get().url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the sentinel group: " << e.what();
       }
     } else if (GetParam() == Backend::zookeeper) {
       try {
@@ -97,6 +110,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   std::shared_ptr<Client> connect() { return Client::connect(url_); }
 
   static inline SuiteRedis redis_;
+  static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteZooKeeper zookeeper_;
   std::string url_;
   static constexpr std::string_view type_ = "itest";
@@ -461,11 +475,14 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
 
 #ifdef DISTLOCK_TEST_ZOOKEEPER
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::zookeeper),
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                           Backend::zookeeper),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis), backend_name);
+                         ::testing::Values(Backend::memory, Backend::redis,
+                                           Backend::redis_sentinel),
+                         backend_name);
 #endif
 
 }  // namespace

@@ -97,6 +97,21 @@ TEST_F(RedisBehaviour, NonOwnerCannotTakeOrFreeAHeldLock) {
   EXPECT_NE(redis().cli({"HGET", hash, "owner"}), owner) << "another client is another owner";
 }
 
+// What a replica promoted before the last increment reached it looks like: the counter is
+// behind the last fence handed out. The next fence is above it anyway.
+TEST_F(RedisBehaviour, AFenceCounterBehindTheLastFenceStillGivesAHigherFence) {
+  auto client = connect();
+  std::uint64_t last = 0;
+  {
+    Lease lease = client->acquire(spec("behind", 10s), "1");
+    last = lease.fence();
+  }
+  redis().cli({"SET", "distlock:{behind:1}:fence", std::to_string(last - 10)});
+  Lease next = client->acquire(spec("behind", 10s), "1");
+  EXPECT_GT(next.fence(), last);
+  EXPECT_EQ(redis().cli({"GET", "distlock:{behind:1}:fence"}), std::to_string(next.fence()));
+}
+
 TEST_F(RedisBehaviour, LockDeletedBehindTheHoldersBackIsSeenAsLost) {
   auto client = connect();
   Event lost;  // declared before the lease, so it outlives the lease's callback

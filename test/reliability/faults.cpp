@@ -125,7 +125,7 @@ class KillLeader final : public Fault {
  public:
   std::string name() const override { return "kill-leader"; }
   bool applies_to(const LockService& service) const override {
-    return service.backend() == "zookeeper-ensemble";
+    return service.backend() == "zookeeper-ensemble" || service.backend() == "redis-sentinel";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {
@@ -139,7 +139,8 @@ class KillLeader final : public Fault {
     record.end_ns = mono_ns();
     record.applied = true;
     record.detail = "server " + std::to_string(kill.index) +
-                    " (the leader) SIGKILLed, not restarted, while worker 0 held fence " +
+                    " (the leader, or the Redis master) SIGKILLed, not restarted, while worker "
+                    "0 held fence " +
                     std::to_string(record.victim_fence);
     return record;
   }

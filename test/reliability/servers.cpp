@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "redis_sentinel_group.h"
 #include "redis_server.h"
 #include "subprocess.h"
 #include "zookeeper_server.h"
@@ -183,6 +184,26 @@ class ZooKeeperEnsembleService final : public LockService {
   std::vector<int> killed_;
 };
 
+// A master with two replicas behind three sentinels. The workers ask for min_replicas=1: a
+// grant counts only once a replica has it, so it survives the master's death.
+class RedisSentinelService final : public LockService {
+ public:
+  std::string backend() const override { return "redis-sentinel"; }
+  std::string url() const override { return group_.url() + "?min_replicas=1"; }
+
+  // The master is the leader here; the kill returns once a replica is promoted.
+  LeaderKill kill_leader() override {
+    LeaderKill kill;
+    kill.index = 0;
+    kill.killed_at = mono_ns();
+    group_.kill_master_and_wait_for_failover(std::chrono::seconds(60));
+    return kill;
+  }
+
+ private:
+  testing::SentinelGroup group_;
+};
+
 }  // namespace
 
 std::string LockService::url_through(std::uint16_t) const {
@@ -203,12 +224,14 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "memory") return std::make_unique<MemoryService>();
   if (settings.backend == "redis")
     return std::make_unique<RedisService>(settings.directory / "redis");
+  if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>();
   if (settings.backend == "zookeeper")
     return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +
-                              "' (memory, redis, zookeeper, zookeeper-ensemble)");
+                              "' (memory, redis, redis-sentinel, zookeeper, "
+                              "zookeeper-ensemble)");
 }
 
 }  // namespace distlock::reliability

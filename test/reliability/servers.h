@@ -2,6 +2,8 @@
 // loopback ports inside its temporary directory and stopped with the object:
 //   memory               memory://<name>: the workers are threads of one process
 //   redis                a redis-server without persistence, restartable on the same port
+//   redis-sentinel       a master, two replicas and three sentinels; workers use
+//                        min_replicas=1; its leader is the master
 //   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
 //   zookeeper-ensemble   three ZooKeeper servers with one leader
 // A missing redis-server, java or ZooKeeper jar is an error, never a skip.

@@ -5,12 +5,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "subprocess.h"
 
@@ -64,7 +68,9 @@ std::filesystem::path redis_server_program() {
   return program_from("DISTLOCK_REDIS_SERVER", "redis-server");
 }
 
-std::filesystem::path redis_cli_program() { return program_from("DISTLOCK_REDIS_CLI", "redis-cli"); }
+std::filesystem::path redis_cli_program() {
+  return program_from("DISTLOCK_REDIS_CLI", "redis-cli");
+}
 
 std::uint16_t free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -84,7 +90,15 @@ std::uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra_args) {
+RedisServer::RedisServer(std::vector<std::string> extra_args)
+    : RedisServer(Mode::server, "", std::move(extra_args)) {}
+
+std::unique_ptr<RedisServer> RedisServer::sentinel(const std::string& config) {
+  return std::unique_ptr<RedisServer>(new RedisServer(Mode::sentinel, config, {}));
+}
+
+RedisServer::RedisServer(Mode mode, const std::string& sentinel_config,
+                         std::vector<std::string> extra_args) {
   const auto program = redis_server_program();
   if (program.empty()) {
     const char* chosen = std::getenv("DISTLOCK_REDIS_SERVER");
@@ -99,17 +113,23 @@ RedisServer::RedisServer(std::vector<std::string> extra_args) {
     if (extra_args[i] == "--requirepass") password_ = extra_args[i + 1];
   }
   directory_ = make_temp_directory();
+  const std::filesystem::path config_file = directory_ / "sentinel.conf";
+  const std::string_view ready_line =
+      mode == Mode::server ? "Ready to accept connections" : "Sentinel ID is";
 
   std::string failures;
   try {
     for (int attempt = 1; attempt <= kPortAttempts; ++attempt) {
       const std::uint16_t port = free_loopback_port();
-      std::vector<std::string> args = {"--port",       std::to_string(port),
-                                       "--bind",       "127.0.0.1",
-                                       "--save",       "",
-                                       "--appendonly", "no",
-                                       "--dir",        directory_.string(),
-                                       "--daemonize",  "no"};
+      std::vector<std::string> args;
+      if (mode == Mode::sentinel) {
+        // Sentinel rewrites its file: a fresh one per attempt.
+        std::ofstream(config_file, std::ios::trunc) << sentinel_config;
+        args = {config_file.string(), "--sentinel"};
+      }
+      args.insert(args.end(),
+                  {"--port", std::to_string(port), "--bind", "127.0.0.1", "--save", "",
+                   "--appendonly", "no", "--dir", directory_.string(), "--daemonize", "no"});
       args.insert(args.end(), extra_args.begin(), extra_args.end());
 
       Subprocess::Options options;
@@ -126,7 +146,7 @@ RedisServer::RedisServer(std::vector<std::string> extra_args) {
           if (!line) break;  // the server closed its output: it exited
           output += *line;
           output += '\n';
-          if (line->find("Ready to accept connections") != std::string::npos) {
+          if (line->find(ready_line) != std::string::npos) {
             ready = true;
             break;
           }
@@ -134,10 +154,9 @@ RedisServer::RedisServer(std::vector<std::string> extra_args) {
       } catch (const std::runtime_error& timeout) {
         output += process->pending_output();
         process->terminate(kStopGrace);
-        throw std::runtime_error("redis-server on port " + std::to_string(port) +
-                                 " was not ready within " +
-                                 std::to_string(kStartupDeadline.count()) +
-                                 " s; its output:\n" + output);
+        throw std::runtime_error(
+            "redis-server on port " + std::to_string(port) + " was not ready within " +
+            std::to_string(kStartupDeadline.count()) + " s; its output:\n" + output);
       }
 
       if (ready) {
@@ -206,6 +225,31 @@ std::string RedisServer::cli(const std::vector<std::string>& args) const {
                              "): " + output);
   }
   return trim(std::move(output));
+}
+
+bool wait_for_replicas(const RedisServer& master, int replicas, std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  master.cli({"INCR", "distlock-test:replication-marker"});
+  long long written = -1;
+  for (;;) {
+    std::istringstream info(master.cli({"INFO", "replication"}));
+    int caught_up = 0;
+    std::vector<long long> online_offsets;
+    for (std::string line; std::getline(info, line);) {
+      line = trim(line);
+      if (written < 0 && line.rfind("master_repl_offset:", 0) == 0) {
+        written = std::stoll(line.substr(line.find(':') + 1));
+      } else if (line.rfind("slave", 0) == 0 && line.find("state=online") != std::string::npos) {
+        const auto at = line.find("offset=");
+        if (at != std::string::npos) online_offsets.push_back(std::stoll(line.substr(at + 7)));
+      }
+    }
+    for (const long long offset : online_offsets)
+      if (offset >= written) ++caught_up;
+    if (caught_up >= replicas) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(milliseconds(50));
+  }
 }
 
 }  // namespace distlock::testing

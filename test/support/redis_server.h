@@ -2,6 +2,7 @@
 // temporary directory, stopped (and the directory removed) when the object goes away.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -24,6 +25,9 @@ class RedisServer {
   // The server is killed if the thread that started it exits (PR_SET_PDEATHSIG), so a
   // crashed test leaves no server behind: start servers on a thread that outlives them.
   explicit RedisServer(std::vector<std::string> extra_args = {});
+  // A Sentinel (redis-server --sentinel) whose configuration file starts with `config`
+  // (sentinel monitor ... lines); ready once it has logged its Sentinel ID.
+  static std::unique_ptr<RedisServer> sentinel(const std::string& config);
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
@@ -34,7 +38,8 @@ class RedisServer {
   std::string url() const;
   // Runs a command through redis-cli against this server; returns its trimmed stdout
   // (authenticating when the extra arguments gave --requirepass). DISTLOCK_REDIS_CLI, if set,
-  // names the program. Throws std::runtime_error when redis-cli is missing or fails (with its output).
+  // names the program. Throws std::runtime_error when redis-cli is missing or fails (with its
+  // output).
   std::string cli(const std::vector<std::string>& args) const;
   // The process id of redis-server.
   int pid() const { return pid_; }
@@ -42,6 +47,9 @@ class RedisServer {
   const std::string& startup_output() const { return startup_output_; }
 
  private:
+  enum class Mode { server, sentinel };
+  RedisServer(Mode mode, const std::string& sentinel_config, std::vector<std::string> extra_args);
+
   std::filesystem::path directory_;
   std::uint16_t port_ = 0;
   int pid_ = -1;
@@ -49,6 +57,12 @@ class RedisServer {
   std::string password_;
   std::unique_ptr<Subprocess> process_;
 };
+
+// Writes a marker on `master` and waits until `replicas` of its replicas have acknowledged
+// it (INFO replication offsets; a replica acknowledges once a second by itself). A replica
+// the master lists as online may still not have read anything of the stream: this waits
+// until it has. False when `limit` passed first.
+bool wait_for_replicas(const RedisServer& master, int replicas, std::chrono::milliseconds limit);
 
 // A loopback port nobody listens on right now.
 std::uint16_t free_loopback_port();

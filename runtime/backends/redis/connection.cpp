@@ -25,18 +25,23 @@ bool is_timeout(int error) { return error == EAGAIN || error == EWOULDBLOCK || e
 
 }  // namespace
 
-Connection::Connection(const ConnectionSettings& settings) : settings_(settings) {
+Connection::Connection(const ConnectionSettings& settings, Address address,
+                       std::uint64_t generation)
+    : settings_(settings), address_(std::move(address)), generation_(generation) {
   const auto deadline = SteadyClock::now() + settings.connect_timeout;
   const timeval connect_timeout = to_timeval(settings.connect_timeout);
   errno = 0;
   context_.reset(
-      settings.socket_path.empty()
-          ? redisConnectWithTimeout(settings.host.c_str(), settings.port, connect_timeout)
-          : redisConnectUnixWithTimeout(settings.socket_path.c_str(), connect_timeout));
+      address_.socket_path.empty()
+          ? redisConnectWithTimeout(address_.host.c_str(), address_.port, connect_timeout)
+          : redisConnectUnixWithTimeout(address_.socket_path.c_str(), connect_timeout));
   if (!context_) throw ServerError(settings.server, "cannot connect: out of memory");
   if (context_->err != 0) {
     const int error = errno;
-    std::string reason = "cannot connect: " + reason_text(context_->errstr);
+    // With several servers behind one URL, say which one.
+    std::string reason = "cannot connect" +
+                         (settings.sentinel() ? " to " + address_.describe() : std::string()) +
+                         ": " + reason_text(context_->errstr);
     if (is_timeout(error))
       reason += " (connect_timeout " + std::to_string(settings.connect_timeout.count()) + " ms)";
     throw ServerError(settings.server, std::move(reason), is_timeout(error));
@@ -130,7 +135,17 @@ Reply Connection::read_reply() {
   errno = 0;
   if (redisGetReply(context_.get(), &reply) != REDIS_OK || reply == nullptr)
     fail("waiting for a reply", errno);
-  return Reply(static_cast<redisReply*>(reply));
+  Reply owned(static_cast<redisReply*>(reply));
+  if (is_error(*owned) && reply_text(*owned).starts_with("READONLY")) {
+    // The master this connection was made for is a replica now: nothing written here would
+    // count, so the connection goes and the caller asks where the master is.
+    broken_ = true;
+    throw ServerError(settings_.server, address_.describe() +
+                                            " answers as a replica (READONLY): the master has "
+                                            "moved; " +
+                                            describe_reply(*owned));
+  }
+  return owned;
 }
 
 void Connection::fail(std::string_view doing, int error) {

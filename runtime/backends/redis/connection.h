@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,9 +22,10 @@ namespace distlock::detail::redis {
 
 class Connection {
  public:
-  // Connects, authenticates and selects the database, all within connect_timeout. Throws
-  // ServerError when the server cannot be reached or refuses AUTH or SELECT.
-  explicit Connection(const ConnectionSettings& settings);
+  // Connects to `address`, authenticates and selects the database, all within
+  // connect_timeout. Throws ServerError when the server cannot be reached or refuses AUTH or
+  // SELECT. `generation` is the master's (MasterLocator) when the address was read.
+  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -50,6 +52,8 @@ class Connection {
   [[nodiscard]] CommandTimeoutLimit limit_command_timeout(Millis timeout);
 
   bool broken() const { return broken_; }
+  const Address& address() const { return address_; }
+  std::uint64_t generation() const { return generation_; }
   const std::string& server() const { return settings_.server; }
 
  private:
@@ -63,6 +67,8 @@ class Connection {
   [[noreturn]] void fail(std::string_view doing, int error);
 
   const ConnectionSettings& settings_;
+  const Address address_;
+  const std::uint64_t generation_;
   std::unique_ptr<redisContext, ContextFree> context_;
   Millis timeout_{0};
   std::string_view timeout_name_;

@@ -21,24 +21,37 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
                           " connections (max_connections) stayed busy for " +
                           std::to_string(settings_.connect_timeout.count()) + " ms",
                       true);
+  const MasterLocator::Master master = locator_.current();
+  std::vector<std::unique_ptr<Connection>> stale;
+  // Connections to a master that has moved since go.
+  for (auto it = idle_.begin(); it != idle_.end();) {
+    if ((*it)->generation() == master.generation) {
+      ++it;
+      continue;
+    }
+    stale.push_back(std::move(*it));
+    it = idle_.erase(it);
+    --open_;
+  }
   if (reuse && !idle_.empty()) {
     // Most recently used first: the likeliest to be alive.
     std::unique_ptr<Connection> connection = std::move(idle_.back());
     idle_.pop_back();
+    lock.unlock();
     return Handle(*this, std::move(connection), true);
   }
-  std::unique_ptr<Connection> stale;
   if (open_ < settings_.max_connections) {
     ++open_;
   } else {
     // At the cap, so one is idle: its slot goes to the new connection.
-    stale = std::move(idle_.back());
+    stale.push_back(std::move(idle_.back()));
     idle_.pop_back();
   }
   lock.unlock();
-  stale.reset();
+  stale.clear();
   try {
-    return Handle(*this, std::make_unique<Connection>(settings_), false);
+    return Handle(*this, std::make_unique<Connection>(settings_, master.address, master.generation),
+                  false);
   } catch (...) {
     lock.lock();
     --open_;
@@ -52,7 +65,10 @@ void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {
   std::vector<std::unique_ptr<Connection>> dropped;
   {
     std::lock_guard lock(mutex_);
-    if (connection->broken()) {
+    if (connection->generation() != locator_.current().generation) {
+      --open_;
+      dropped.push_back(std::move(connection));
+    } else if (connection->broken()) {
       // One broken connection usually means the server restarted or the network dropped:
       // the idle ones are likely dead too, and each would fail its next caller once.
       dropped = std::move(idle_);

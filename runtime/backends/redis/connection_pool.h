@@ -1,5 +1,6 @@
 // Connections for commands, shared by every thread of one backend: at most
-// max_connections open at once; broken ones are dropped, never handed out again.
+// max_connections open at once, all to the master the locator names; broken ones, and
+// those to a master that has since moved, are dropped, never handed out again.
 #pragma once
 
 #include <condition_variable>
@@ -9,6 +10,7 @@
 
 #include "backends/redis/connection.h"
 #include "backends/redis/connection_settings.h"
+#include "backends/redis/master_locator.h"
 
 namespace distlock::detail::redis {
 
@@ -34,8 +36,9 @@ class ConnectionPool {
     bool reused_;
   };
 
-  // `settings` must outlive the pool.
-  explicit ConnectionPool(const ConnectionSettings& settings) : settings_(settings) {}
+  // `settings` and `locator` must outlive the pool.
+  ConnectionPool(const ConnectionSettings& settings, const MasterLocator& locator)
+      : settings_(settings), locator_(locator) {}
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
@@ -50,6 +53,7 @@ class ConnectionPool {
   void give_back(std::unique_ptr<Connection> connection);
 
   const ConnectionSettings& settings_;
+  const MasterLocator& locator_;
   std::mutex mutex_;
   std::condition_variable slot_freed_;
   std::vector<std::unique_ptr<Connection>> idle_;

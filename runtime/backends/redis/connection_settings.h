@@ -1,10 +1,11 @@
-// Where and how the Redis backend connects, as a redis:// or redis+unix:// URL and the
-// options say.
+// Where and how the Redis backend connects, as a redis://, redis+unix:// or
+// redis+sentinel:// URL and the options say.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <distlock/client.h>
 #include <distlock/duration.h>
@@ -13,21 +14,42 @@
 
 namespace distlock::detail::redis {
 
-struct ConnectionSettings {
-  std::string server;  // the URL without its password, as messages name it
-  std::string host;    // TCP; empty when connecting to a unix socket
+// One Redis server (or sentinel) to connect to.
+struct Address {
+  std::string host;  // TCP; empty when connecting to a unix socket
   std::uint16_t port = 6379;
   std::string socket_path;  // unix socket; empty for TCP
+
+  // "host:port" or the socket path, as messages show it.
+  std::string describe() const;
+  bool operator==(const Address&) const = default;
+};
+
+struct ConnectionSettings {
+  std::string server;  // the URL without its password, as messages name it
+  // The server, for redis:// and redis+unix://. For redis+sentinel:// the master is wherever
+  // the sentinels say (MasterLocator), and this is left empty.
+  Address address;
+  std::vector<Address> sentinels;  // redis+sentinel:// only
+  std::string master_name;         // redis+sentinel:// only
   std::optional<std::string> user;
   std::optional<std::string> password;
   unsigned db = 0;
   Millis connect_timeout{0};
   Millis command_timeout{0};
   unsigned max_connections = 1;
+  // Replicas that must acknowledge a grant or a renewal (WAIT) before it counts.
+  unsigned min_replicas = 0;
+  // How long WAIT may wait for them: half the command timeout, so that its reply is read
+  // before the socket gives up.
+  Millis replica_timeout() const { return command_timeout / 2; }
+  bool sentinel() const { return !sentinels.empty(); }
 };
 
-// redis://[user:password@]host[:port][/db] and redis+unix:///socket/path[?db=N]. Throws
-// ConfigError for what such a URL cannot mean (several hosts, a database that is no number).
+// redis://[user:password@]host[:port][/db], redis+unix:///socket/path[?db=N] and
+// redis+sentinel://host:port[,host:port...]/master-name[?db=N]; each may add min_replicas=N.
+// Throws ConfigError for what such a URL cannot mean (several hosts for redis://, a database
+// that is no number, a sentinel URL without a master name).
 ConnectionSettings connection_settings(const Url& url, const Options& options);
 
 }  // namespace distlock::detail::redis

@@ -71,7 +71,8 @@ class RedisBackend final : public Backend {
  private:
   enum class Retry {
     // Only when a reused connection broke without timing out: it had gone stale (a
-    // server restart), and a fresh one will likely work. A silent server is not asked twice.
+    // server restart), and a fresh one will likely work; or when the master has moved (the
+    // sentinels named another). A silent server is not asked twice.
     after_reset,
     // After any broken exchange: for release, whose hold would otherwise linger to its ttl.
     after_any_failure,
@@ -82,11 +83,16 @@ class RedisBackend final : public Backend {
   auto with_connection(Retry retry, Operation&& operation);
   Attempt try_acquire(const AcquireRequest& request);
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+  // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
+  // waiting at most `timeout`.
+  long long replicas_acknowledging(Connection& connection, Millis timeout) const;
+  std::string too_few_replicas(long long acknowledged, Millis timeout) const;
 
   const ConnectionSettings settings_;
   StatsCounters& stats_;
   const std::string host_ = host_name();
   const std::string pid_ = std::to_string(getpid());
+  MasterLocator locator_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
   ReleaseListener listener_;
@@ -100,9 +106,12 @@ ScriptRunner load_scripts(ConnectionPool& pool) {
 RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
     : settings_(std::move(settings)),
       stats_(stats),
-      pool_(settings_),
+      locator_(settings_),
+      pool_(settings_, locator_),
       scripts_(load_scripts(pool_)),
-      listener_(settings_, stats_) {}
+      listener_(settings_, locator_, stats_) {
+  locator_.set_on_moved([this] { listener_.master_moved(); });
+}
 
 template <class Operation>
 auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
@@ -114,7 +123,8 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
     } catch (const ServerError& error) {
       // An error reply leaves the connection sound, and asking again would repeat it.
       const bool again = connection->broken() && (retry == Retry::after_any_failure ||
-                                                  (connection.reused() && !error.timed_out()));
+                                                  (connection.reused() && !error.timed_out()) ||
+                                                  locator_.refresh(connection->generation()));
       if (!again) throw;
     }
   }
@@ -164,7 +174,18 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
       // The lease's validity counts from the send time of the request that won.
       const auto sent_at = SteadyClock::now();
       const Reply reply = scripts_.run(connection, Script::acquire, call);
-      return read_acquire_reply(*reply, sent_at);
+      Attempt attempt = read_acquire_reply(*reply, sent_at);
+      if (!attempt.grant || settings_.min_replicas == 0) return attempt;
+      const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
+      if (acknowledged >= settings_.min_replicas) return attempt;
+      // A failover now could promote a replica without this grant and give the lock to
+      // another client: the grant is withdrawn.
+      const std::string channel = release_channel(request.hold.name);
+      const ScriptCall withdraw{{hash}, {request.hold.acquisition_id, channel}};
+      (void)scripts_.run(connection, Script::release, withdraw);
+      throw ServerError(settings_.server,
+                        too_few_replicas(acknowledged, settings_.replica_timeout()) +
+                            "; the grant was withdrawn");
     });
   } catch (const ServerError& error) {
     throw error.for_lock(request.hold.name);
@@ -182,6 +203,22 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
       if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}};
   }
   throw ServerError(settings_.server, script_failure("acquire", reply));
+}
+
+long long RedisBackend::replicas_acknowledging(Connection& connection, Millis timeout) const {
+  const std::string replicas = std::to_string(settings_.min_replicas);
+  const std::string wait_ms = std::to_string(std::max<Millis::rep>(timeout.count(), 1));
+  const std::string_view wait[] = {"WAIT", replicas, wait_ms};
+  const Reply reply = connection.command(wait);
+  if (reply->type != REDIS_REPLY_INTEGER)
+    throw ServerError(settings_.server, "unexpected reply to WAIT: " + describe_reply(*reply));
+  return reply->integer;
+}
+
+std::string RedisBackend::too_few_replicas(long long acknowledged, Millis timeout) const {
+  return std::to_string(acknowledged) + " of the " + std::to_string(settings_.min_replicas) +
+         " replicas required (min_replicas) acknowledged the write within " +
+         std::to_string(timeout.count()) + " ms";
 }
 
 ReleaseOutcome RedisBackend::release(const HoldId& hold) {
@@ -221,8 +258,9 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
       calls.push_back({{hash}, {item.hold.acquisition_id, ttl}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
-      const auto limit = connection.limit_command_timeout(
-          std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait));
+      const Millis left =
+          std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait);
+      const auto limit = connection.limit_command_timeout(left);
       const auto replies = scripts_.run_all(connection, Script::renew, calls);
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
@@ -235,6 +273,17 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
           item.outcome = RenewItem::Outcome::failed;
           item.error = script_failure("renew", reply);
         }
+      }
+      if (settings_.min_replicas == 0) return;
+      // Half of what is left, so that WAIT's reply comes before the socket gives up.
+      const Millis timeout = std::min(settings_.replica_timeout(), left / 2);
+      const auto acknowledged = replicas_acknowledging(connection, timeout);
+      if (acknowledged >= settings_.min_replicas) return;
+      // Not renewed until a replica has it: retried while the lease is still valid.
+      for (auto& item : items) {
+        if (item.outcome != RenewItem::Outcome::renewed) continue;
+        item.outcome = RenewItem::Outcome::failed;
+        item.error = too_few_replicas(acknowledged, timeout);
       }
     });
   } catch (const ServerError& error) {

@@ -48,10 +48,13 @@ bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint unt
       lock, until, [&] { return channel.generation != seen || listener_.stopping_; });
 }
 
-ReleaseListener::ReleaseListener(const ConnectionSettings& settings, StatsCounters& stats)
+ReleaseListener::ReleaseListener(const ConnectionSettings& settings, const MasterLocator& locator,
+                                 StatsCounters& stats)
     : settings_(settings),
+      locator_(locator),
       stats_(stats),
       requests_(settings.server),
+      moved_(settings.server),
       stop_(settings.server),
       thread_([this] { run(); }) {}
 
@@ -112,14 +115,19 @@ void ReleaseListener::run() {
   bool failing = false;
   for (;;) {
     try {
-      const auto connection = SubscriberConnection::open(settings_, stop_.fd());
+      // Drained before reading the address: a move after this is signalled anew.
+      moved_.drain();
+      const auto connection =
+          SubscriberConnection::open(settings_, locator_.current().address, stop_.fd());
       if (!connection) return;
       if (failing)
         log(LogLevel::info, failure_message("", settings_.server, "release notifications resumed"));
       failing = false;
       retry_after = kFirstRetry;
-      serve(*connection);
-      return;
+      if (serve(*connection) == Served::stopped) return;
+      // The new subscriptions' confirmations wake the waiters, as after any outage.
+      forget_subscriptions();
+      continue;
     } catch (const ServerError& error) {
       if (!failing) report_outage(error.reason());
       failing = true;
@@ -133,7 +141,7 @@ void ReleaseListener::run() {
   }
 }
 
-void ReleaseListener::serve(SubscriberConnection& connection) {
+ReleaseListener::Served ReleaseListener::serve(SubscriberConnection& connection) {
   {
     std::lock_guard lock(mutex_);
     // A new connection subscribes to everything watched, whatever was pending before.
@@ -144,13 +152,16 @@ void ReleaseListener::serve(SubscriberConnection& connection) {
   send_requests(connection);
   for (;;) {
     const short socket_events = POLLIN | (connection.has_output() ? POLLOUT : 0);
-    pollfd fds[] = {
-        {connection.fd(), socket_events, 0}, {requests_.fd(), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
-    if (poll(fds, 3, -1) < 0) {
+    pollfd fds[] = {{connection.fd(), socket_events, 0},
+                    {requests_.fd(), POLLIN, 0},
+                    {stop_.fd(), POLLIN, 0},
+                    {moved_.fd(), POLLIN, 0}};
+    if (poll(fds, 4, -1) < 0) {
       if (errno == EINTR) continue;
       throw ServerError(settings_.server, "poll failed: " + reason_text(std::strerror(errno)));
     }
-    if (fds[2].revents != 0) return;
+    if (fds[2].revents != 0) return Served::stopped;
+    if (fds[3].revents != 0) return Served::master_moved;
     if (fds[1].revents != 0) {
       // Drained before reading dirty_: a request queued after this is signalled anew.
       requests_.drain();

@@ -33,6 +33,7 @@
 
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/event_fd.h"
+#include "backends/redis/master_locator.h"
 #include "core/stats.h"
 #include "util/steady_clock.h"
 
@@ -78,15 +79,18 @@ class ReleaseListener {
     Channels::value_type& channel_;
   };
 
-  // Starts the subscriber thread; it connects in the background. `settings` must outlive
-  // the listener.
-  ReleaseListener(const ConnectionSettings& settings, StatsCounters& stats);
+  // Starts the subscriber thread; it connects in the background, to the master `locator`
+  // names. `settings` and `locator` must outlive the listener.
+  ReleaseListener(const ConnectionSettings& settings, const MasterLocator& locator,
+                  StatsCounters& stats);
   ReleaseListener(const ReleaseListener&) = delete;
   ReleaseListener& operator=(const ReleaseListener&) = delete;
   // Stops and joins the thread without waiting for the server.
   ~ReleaseListener();
 
   Ticket watch(const std::string& channel);
+  // Resubscribes everything on the master the locator names now. Any thread.
+  void master_moved() { moved_.signal(); }
 
  private:
   void unwatch(Channels::value_type& channel);
@@ -94,8 +98,9 @@ class ReleaseListener {
   void erase_if_unused(Channels::iterator channel);
 
   void run();
-  // Serves one connection until stopped (returns) or the connection fails (throws).
-  void serve(SubscriberConnection& connection);
+  enum class Served { stopped, master_moved };
+  // Serves one connection until stopped, or the master moved, or it fails (throws).
+  Served serve(SubscriberConnection& connection);
   void send_requests(SubscriberConnection& connection);
   void handle(const redisReply& reply);
   void forget_subscriptions();
@@ -104,8 +109,10 @@ class ReleaseListener {
   bool pause(std::chrono::milliseconds duration);
 
   const ConnectionSettings& settings_;
+  const MasterLocator& locator_;
   StatsCounters& stats_;
   EventFd requests_;  // a channel in dirty_ needs (UN)SUBSCRIBE
+  EventFd moved_;
   EventFd stop_;
 
   std::mutex mutex_;

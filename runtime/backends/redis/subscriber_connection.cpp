@@ -30,12 +30,13 @@ SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings,
 }
 
 std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const ConnectionSettings& settings,
+                                                                 const Address& address,
                                                                  int stop_fd) {
   const auto deadline = SteadyClock::now() + settings.connect_timeout;
-  const bool tcp = settings.socket_path.empty();
+  const bool tcp = address.socket_path.empty();
   std::unique_ptr<SubscriberConnection> connection(new SubscriberConnection(
-      settings, tcp ? redisConnectNonBlock(settings.host.c_str(), settings.port)
-                    : redisConnectUnixNonBlock(settings.socket_path.c_str())));
+      settings, tcp ? redisConnectNonBlock(address.host.c_str(), address.port)
+                    : redisConnectUnixNonBlock(address.socket_path.c_str())));
   // False when stopped; throws once the connect budget is spent.
   const auto await = [&](short events) {
     switch (connection->wait(events, stop_fd, deadline)) {

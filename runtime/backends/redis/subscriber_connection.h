@@ -23,7 +23,7 @@ class SubscriberConnection {
   // Connects and authenticates within connect_timeout. Returns nullptr when `stop_fd`
   // becomes readable first. Throws ServerError.
   static std::unique_ptr<SubscriberConnection> open(const ConnectionSettings& settings,
-                                                    int stop_fd);
+                                                    const Address& address, int stop_fd);
   SubscriberConnection(const SubscriberConnection&) = delete;
   SubscriberConnection& operator=(const SubscriberConnection&) = delete;
 

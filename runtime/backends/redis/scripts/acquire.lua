@@ -16,15 +16,15 @@ end
 local holder = redis.call('HGET', hash, 'owner')
 
 if not holder then
-  local fence = redis.call('INCR', fence_key)
-  -- A new counter (first use, or a Redis without persistence that restarted and forgot
-  -- it) starts at the server's time in microseconds: fences handed out before, at most
-  -- one per acquisition since the counter began, stay below it.
-  if fence == 1 then
-    local time = redis.call('TIME')
-    fence = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    redis.call('SET', fence_key, decimal(fence))
-  end
+  -- The larger of the counter's next value and the server's time in microseconds. A counter
+  -- that is new, forgotten (a restart without persistence) or behind (a replica promoted
+  -- before the last increment reached it) still hands out a fence above every earlier one,
+  -- as long as the servers' clocks differ by less than the time between the two grants (a
+  -- failover takes seconds).
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  local fence = math.max(tonumber(redis.call('GET', fence_key) or '0') + 1, now)
+  redis.call('SET', fence_key, decimal(fence))
   redis.call('HSET', hash,
              'owner', owner, 'count', 1, 'fence', decimal(fence), 'id', id,
              'host', ARGV[4], 'pid', ARGV[5], 'acquired_at', ARGV[6],

@@ -1,0 +1,75 @@
+// Where the master is. For redis:// and redis+unix:// the URL's server, always. For
+// redis+sentinel:// what the sentinels say: asked once at the start, then followed through
+// their +switch-master messages on a thread of its own, and asked again whenever a connection
+// finds the master gone or demoted to a replica (refresh).
+//
+// Every change of master moves the generation on: connections remember the generation they
+// were made in, so the pool can drop those to an old master, and the release listener
+// resubscribes on the new one (on_moved).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/event_fd.h"
+
+namespace distlock::detail::redis {
+
+class SubscriberConnection;
+
+class MasterLocator {
+ public:
+  struct Master {
+    Address address;
+    std::uint64_t generation = 0;
+  };
+
+  // With sentinels, finds the master before returning: ServerError when no sentinel
+  // answers, none knows the master name, or the server they name is not a master. `settings`
+  // must outlive the locator.
+  explicit MasterLocator(const ConnectionSettings& settings);
+  MasterLocator(const MasterLocator&) = delete;
+  MasterLocator& operator=(const MasterLocator&) = delete;
+  // Stops the sentinel thread without waiting for any server.
+  ~MasterLocator();
+
+  Master current() const;
+
+  // A connection made in generation `seen` found the master gone or a replica. Asks the
+  // sentinels (unless another caller already moved past `seen`); true when the master is
+  // now another one, so that a retry has somewhere new to go. Without sentinels: false.
+  bool refresh(std::uint64_t seen);
+
+  // Called after the master changed, on the thread that learnt of it. Set before the
+  // first change can matter (the backend sets it in its constructor), never changed after.
+  void set_on_moved(std::function<void()> moved) { on_moved_ = std::move(moved); }
+
+ private:
+  // The master as the sentinels name it, checked with ROLE. Throws ServerError saying what
+  // each sentinel answered.
+  Address ask_sentinels() const;
+  void move_to(const Address& address, std::string_view how);
+
+  void watch_sentinels();
+  // Serves one sentinel's +switch-master subscription until stopped (false) or failed
+  // (throws).
+  bool follow(SubscriberConnection& connection);
+
+  const ConnectionSettings& settings_;
+  // Sentinels take no password and have no databases.
+  ConnectionSettings sentinel_settings_;
+
+  mutable std::mutex mutex_;
+  Master master_;
+  std::mutex refreshing_;  // one refresh at a time: the others see its outcome
+  std::function<void()> on_moved_;
+
+  EventFd stop_;
+  std::thread watcher_;
+};
+
+}  // namespace distlock::detail::redis

@@ -1,0 +1,226 @@
+// Redis with replicas: redis+sentinel:// following a failover (the master SIGKILLed, or
+// moved by SENTINEL FAILOVER), and ?min_replicas=N holding grants and renewals back until
+// replicas have them. Real servers: a master, replicas and three sentinels per test.
+#include <signal.h>
+
+#include <chrono>
+#include <future>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_sentinel_group.h"
+#include "redis_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A server stopped (SIGSTOP) for as long as this lives: its socket stays open, it answers
+// nothing.
+class Frozen {
+ public:
+  explicit Frozen(const RedisServer& server) : pid_(server.pid()) { ::kill(pid_, SIGSTOP); }
+  ~Frozen() { ::kill(pid_, SIGCONT); }
+  Frozen(const Frozen&) = delete;
+  Frozen& operator=(const Frozen&) = delete;
+
+ private:
+  int pid_;
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(RedisSentinel, ALeaseSurvivesTheMastersDeathWhenAReplicaAcknowledgedIt) {
+  SentinelGroup group;
+  auto holder = Client::connect(group.url() + "?min_replicas=1");
+  auto other = Client::connect(group.url());
+  // Longer than a failover takes, so that renewals can wait for it.
+  const auto lock_spec = spec("failover", 15s);
+  Lease lease = holder->acquire(lock_spec, key_of("a"));
+  const auto fence = lease.fence();
+
+  group.kill_master_and_wait_for_failover(60s);
+  const auto promoted_at = std::chrono::steady_clock::now();
+  const auto renewals = holder->stats().renewals;
+
+  // The promoted replica has the lock: nobody else gets it.
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
+  // A renewal after the failover succeeds: the new master has the hold, and the lease's
+  // validity now counts from a request sent to it.
+  while (holder->stats().renewals == renewals && lease.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(lease.valid());
+  EXPECT_GT(lease.valid_until(), promoted_at + lock_spec.ttl / 2);
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
+  // The release reaches the new master: the hold was there to remove (else LockLost).
+  EXPECT_NO_THROW(lease.release());
+  auto next = other->try_acquire(lock_spec, key_of("a"));
+  ASSERT_TRUE(next.has_value());
+  EXPECT_GT(next->fence(), fence);
+}
+
+TEST(RedisSentinel, AWaiterIsWokenByAReleaseOnTheNewMaster) {
+  SentinelGroup group;
+  auto holder = Client::connect(group.url());
+  auto waiter = Client::connect(group.url());
+  const auto lock_spec = spec("moved", 60s, wait(60s));
+  Lease held = holder->acquire(lock_spec, key_of("b"));
+
+  std::promise<std::uint64_t> acquired;
+  std::thread waiting([&] {
+    try {
+      Lease lease = waiter->acquire(lock_spec, key_of("b"));
+      acquired.set_value(lease.fence());
+    } catch (...) {
+      acquired.set_exception(std::current_exception());
+    }
+  });
+  // The waiter is subscribed before the master moves.
+  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+
+  // The old master stays up, as a replica: the holder's pooled connection answers READONLY.
+  group.fail_over_and_wait(60s);
+  held.release();
+
+  auto fence = acquired.get_future();
+  const auto granted = fence.get();
+  waiting.join();
+  EXPECT_GT(granted, 0u);
+  // Woken by the release (on the new master), not by the holder's 60 s ttl.
+  EXPECT_GE(waiter->stats().woken_by_release, 1u);
+  EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
+}
+
+TEST(RedisSentinel, ANameNoSentinelMonitorsIsRefusedSayingSo) {
+  SentinelGroup group(1);
+  const std::string url =
+      "redis+sentinel://127.0.0.1:" + std::to_string(group.sentinel_ports().front()) + "/nope";
+  try {
+    (void)Client::connect(url);
+    ADD_FAILURE() << "connected to an unknown master";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url);
+    EXPECT_TRUE(contains(error.what(), "monitors no master named 'nope'")) << error.what();
+  }
+}
+
+TEST(RedisSentinel, NoSentinelAnsweringIsBackendUnavailableNamingEach) {
+  const auto first = free_loopback_port();
+  const auto second = free_loopback_port();
+  const std::string url = "redis+sentinel://127.0.0.1:" + std::to_string(first) +
+                          ",127.0.0.1:" + std::to_string(second) + "/m";
+  try {
+    (void)Client::connect(url);
+    ADD_FAILURE() << "connected without sentinels";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url);
+    EXPECT_TRUE(contains(error.what(), "sentinel 127.0.0.1:" + std::to_string(first)))
+        << error.what();
+    EXPECT_TRUE(contains(error.what(), "sentinel 127.0.0.1:" + std::to_string(second)))
+        << error.what();
+  }
+}
+
+TEST(RedisSentinel, AUrlWithoutAMasterNameIsAConfigError) {
+  for (const std::string url :
+       {"redis+sentinel://127.0.0.1:26379", "redis+sentinel://h:1/", "redis+sentinel:///m"}) {
+    try {
+      (void)Client::connect(url);
+      ADD_FAILURE() << url << " was accepted";
+    } catch (const ConfigError& error) {
+      EXPECT_TRUE(contains(error.what(), "redis+sentinel://host:") ||
+                  contains(error.what(), "sentinel"))
+          << error.what();
+    }
+  }
+}
+
+// A master with one replica, not behind sentinels: min_replicas on redis://.
+class MinReplicas : public ::testing::Test {
+ protected:
+  MinReplicas() : replica_({"--replicaof", "127.0.0.1", std::to_string(master_.port())}) {
+    wait_until_in_sync();
+  }
+
+  // WAIT counts only replicas that have caught up.
+  void wait_until_in_sync() { ASSERT_TRUE(wait_for_replicas(master_, 1, 30s)); }
+
+  // The replica syncs at once, not after the default 5 s.
+  RedisServer master_{{"--repl-diskless-sync-delay", "0"}};
+  RedisServer replica_;
+};
+
+TEST_F(MinReplicas, AGrantTheReplicaAcknowledgedIsOnTheReplica) {
+  auto client = Client::connect(master_.url() + "?min_replicas=1");
+  Lease lease = client->acquire(spec("replicated", 10s), key_of("c"));
+  // WAIT returned 1: the replica has the hold already, no waiting needed here.
+  EXPECT_EQ(replica_.cli({"HGET", "distlock:{replicated:c}", "id"}), lease.id());
+}
+
+TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
+  auto client = Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms");
+  auto plain = Client::connect(master_.url());
+  const auto lock_spec = spec("unacknowledged", 10s);
+  {
+    Frozen frozen(replica_);
+    try {
+      (void)client->acquire(lock_spec, key_of("d"));
+      ADD_FAILURE() << "granted without the replica";
+    } catch (const BackendUnavailable& error) {
+      EXPECT_EQ(error.lock(), "unacknowledged:d");
+      EXPECT_EQ(error.server(), master_.url() + "?min_replicas=1&command_timeout=400ms");
+      EXPECT_TRUE(contains(error.what(), "0 of the 1 replicas required (min_replicas)"))
+          << error.what();
+      EXPECT_TRUE(contains(error.what(), "withdrawn")) << error.what();
+    }
+    // Withdrawn: the lock is free.
+    EXPECT_TRUE(plain->try_acquire(lock_spec, key_of("d")).has_value());
+  }
+  wait_until_in_sync();
+  EXPECT_NO_THROW((void)client->acquire(lock_spec, key_of("d")));
+}
+
+TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
+  auto client = Client::connect(master_.url() + "?min_replicas=2&command_timeout=400ms");
+  try {
+    (void)client->acquire(spec("two", 10s), key_of("e"));
+    ADD_FAILURE() << "granted with one replica of two";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_TRUE(contains(error.what(), "1 of the 2 replicas required")) << error.what();
+  }
+}
+
+TEST_F(MinReplicas, ALeaseWhoseRenewalsNoReplicaAcknowledgesIsLost) {
+  auto client = Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms");
+  Lease lease = client->acquire(spec("renewed", 1500ms), key_of("f"));
+  std::promise<std::string> lost;
+  lease.on_lost([&](const LockLost& error) { lost.set_value(error.what()); });
+  Frozen frozen(replica_);
+  const std::string what = lost.get_future().get();
+  EXPECT_FALSE(lease.valid());
+  EXPECT_GE(client->stats().renewal_failures, 1u);
+  // Said once, in the one shape every error has.
+  EXPECT_EQ(what.find("distlock: lock 'renewed:f' on " + client->server() + ": lost: "), 0u)
+      << what;
+  EXPECT_EQ(what.find("distlock:", 1), std::string::npos) << what;
+}
+
+TEST(MinReplicasUrl, ANonNumberIsAConfigError) {
+  try {
+    (void)Client::connect("redis://127.0.0.1:1?min_replicas=one");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_TRUE(contains(error.what(), "min_replicas")) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace distlock::testing

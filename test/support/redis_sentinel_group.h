@@ -1,0 +1,56 @@
+// A replicated Redis watched by Sentinel, for tests and benchmarks: one master, its
+// replicas and three sentinels (quorum 2), each a private process on a free loopback port,
+// all stopped when the group goes away. Failover is quick: a master is down after 1 s
+// without replies.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "redis_server.h"
+
+namespace distlock::testing {
+
+class SentinelGroup {
+ public:
+  static constexpr const char* kMasterName = "distlock-master";
+
+  // Starts the master, `replicas` replicas (in sync before this returns) and three
+  // sentinels that know of each other and of every replica. Throws std::runtime_error
+  // with what did not come up.
+  explicit SentinelGroup(int replicas = 2, std::vector<std::string> server_args = {});
+  ~SentinelGroup();
+  SentinelGroup(const SentinelGroup&) = delete;
+  SentinelGroup& operator=(const SentinelGroup&) = delete;
+
+  // "redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/distlock-master"
+  std::string url() const;
+  std::vector<std::uint16_t> sentinel_ports() const;
+
+  // The server the sentinels name as master now, and the others.
+  RedisServer& master();
+  std::vector<RedisServer*> replicas();
+
+  // SIGKILLs the master and waits until the sentinels have promoted a replica and it
+  // answers ROLE as master; returns it. The killed server stays dead.
+  RedisServer& kill_master_and_wait_for_failover(std::chrono::seconds limit);
+  // SENTINEL FAILOVER (the old master stays up and becomes a replica); waits as above.
+  RedisServer& fail_over_and_wait(std::chrono::seconds limit);
+
+  // The master's port as the first answering sentinel says.
+  std::uint16_t master_port_by_sentinels() const;
+
+ private:
+  RedisServer& wait_for_new_master(std::uint16_t old_port, std::chrono::seconds limit);
+  RedisServer* server_on(std::uint16_t port);
+  void wait_until_ready(std::chrono::seconds limit) const;
+
+  std::vector<std::unique_ptr<RedisServer>> servers_;  // master first at the start
+  std::vector<std::unique_ptr<RedisServer>> sentinels_;
+  std::uint16_t master_port_ = 0;
+};
+
+}  // namespace distlock::testing
