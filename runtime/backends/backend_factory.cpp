@@ -4,6 +4,7 @@
 
 #include "backends/memory/memory_backend.h"
 #include "backends/redis/redis_backend.h"
+#include "backends/redis/redlock_backend.h"
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_backend.h"
 #endif
@@ -32,6 +33,12 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                                                  "max_connections", "db", "min_replicas"}),
                                stats);
   }
+  if (url.scheme == "redis+redlock") {
+    return redis::make_redlock_backend(
+        url,
+        options_from_url(url, options, {"connect_timeout", "command_timeout", "max_connections"}),
+        stats);
+  }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
     return zookeeper::make_backend(
@@ -47,7 +54,8 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   throw ConfigError("", url.redacted(),
                     "bad URL: unknown scheme '" + url.scheme +
                         "'; use memory://, redis://host:port, redis+unix:///path, "
-                        "redis+sentinel://host:port[,host:port...]/master-name or "
+                        "redis+sentinel://host:port[,host:port...]/master-name, "
+                        "redis+redlock://host:port,host:port,host:port or "
                         "zookeeper://host:port");
 }
 

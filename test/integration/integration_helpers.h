@@ -121,6 +121,36 @@ class SuiteRedis {
   std::string error_;
 };
 
+// Three independent redis-servers for Redlock, started by the first test that needs them.
+class SuiteRedlockMasters {
+ public:
+  // "redis+redlock://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>"
+  std::string url() {
+    if (masters_.empty()) {
+      if (!error_.empty()) throw std::runtime_error(error_);
+      try {
+        for (int i = 0; i < 3; ++i) masters_.push_back(std::make_unique<RedisServer>());
+      } catch (const std::exception& e) {
+        masters_.clear();
+        error_ = e.what();
+        throw;
+      }
+    }
+    std::string url = "redis+redlock://";
+    for (std::size_t i = 0; i < masters_.size(); ++i)
+      url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(masters_[i]->port());
+    return url;
+  }
+  void stop() {
+    masters_.clear();
+    error_.clear();
+  }
+
+ private:
+  std::vector<std::unique_ptr<RedisServer>> masters_;
+  std::string error_;
+};
+
 // One sentinel group for a test suite, started by the first test that needs it.
 class SuiteSentinelGroup {
  public:

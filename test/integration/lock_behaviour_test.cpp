@@ -1,8 +1,8 @@
 // The lock behaviours every backend must show, run against memory://, against a private
-// redis-server, against a private replicated Redis behind three sentinels, and against a
-// private ZooKeeper (each started once for the suite, by the first test that needs it). ZooKeeper
-// clients ask for a 4 s session, so that the watchdog tests' 2 s ttl is shorter than the session
-// timeout.
+// redis-server, against a private replicated Redis behind three sentinels, against three
+// private masters for Redlock, and against a private ZooKeeper (each started once for the suite, by
+// the first test that needs it). ZooKeeper clients ask for a 4 s session, so that the watchdog
+// tests' 2 s ttl is shorter than the session timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -28,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Backend { memory, redis, redis_sentinel, zookeeper };
+enum class Backend { memory, redis, redis_sentinel, redis_redlock, zookeeper };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -38,6 +38,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis";
     case Backend::redis_sentinel:
       return "redis_sentinel";
+    case Backend::redis_redlock:
+      return "redis_redlock";
     case Backend::zookeeper:
       return "zookeeper";
   }
@@ -54,6 +56,9 @@ void PrintTo(Backend backend, std::ostream* out) {
       break;
     case Backend::redis_sentinel:
       *out << "redis+sentinel://";
+      break;
+    case Backend::redis_redlock:
+      *out << "redis+redlock://";
       break;
     case Backend::zookeeper:
       *out << "zookeeper://";
@@ -75,6 +80,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static void TearDownTestSuite() {
     redis_.stop();
     sentinel_group_.stop();
+    redlock_masters_.stop();
     zookeeper_.stop();
   }
 
@@ -90,6 +96,12 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
         url_ = sentinel_group_.get().url();
       } catch (const std::exception& e) {
         FAIL() << "cannot start the sentinel group: " << e.what();
+      }
+    } else if (GetParam() == Backend::redis_redlock) {
+      try {
+        url_ = redlock_masters_.url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the Redlock masters: " << e.what();
       }
     } else if (GetParam() == Backend::zookeeper) {
       try {
@@ -111,6 +123,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
 
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
+  static inline SuiteRedlockMasters redlock_masters_;
   static inline SuiteZooKeeper zookeeper_;
   std::string url_;
   static constexpr std::string_view type_ = "itest";
@@ -476,12 +489,12 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
 #ifdef DISTLOCK_TEST_ZOOKEEPER
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::zookeeper),
+                                           Backend::redis_redlock, Backend::zookeeper),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_redlock),
                          backend_name);
 #endif
 

@@ -125,7 +125,8 @@ class KillLeader final : public Fault {
  public:
   std::string name() const override { return "kill-leader"; }
   bool applies_to(const LockService& service) const override {
-    return service.backend() == "zookeeper-ensemble" || service.backend() == "redis-sentinel";
+    return service.backend() == "zookeeper-ensemble" || service.backend() == "redis-sentinel" ||
+           service.backend() == "redis-redlock";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {

@@ -204,6 +204,34 @@ class RedisSentinelService final : public LockService {
   testing::SentinelGroup group_;
 };
 
+// Three independent masters for Redlock. Its "leader" is the first master: killing it
+// leaves a majority.
+class RedisRedlockService final : public LockService {
+ public:
+  RedisRedlockService() {
+    url_ = "redis+redlock://";
+    for (int i = 0; i < 3; ++i) {
+      masters_.push_back(std::make_unique<testing::RedisServer>());
+      url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(masters_.back()->port());
+    }
+  }
+
+  std::string backend() const override { return "redis-redlock"; }
+  std::string url() const override { return url_; }
+
+  LeaderKill kill_leader() override {
+    LeaderKill kill;
+    kill.index = 0;
+    kill.killed_at = mono_ns();
+    masters_.front().reset();
+    return kill;
+  }
+
+ private:
+  std::vector<std::unique_ptr<testing::RedisServer>> masters_;
+  std::string url_;
+};
+
 }  // namespace
 
 std::string LockService::url_through(std::uint16_t) const {
@@ -225,12 +253,13 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "redis")
     return std::make_unique<RedisService>(settings.directory / "redis");
   if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>();
+  if (settings.backend == "redis-redlock") return std::make_unique<RedisRedlockService>();
   if (settings.backend == "zookeeper")
     return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +
-                              "' (memory, redis, redis-sentinel, zookeeper, "
+                              "' (memory, redis, redis-sentinel, redis-redlock, zookeeper, "
                               "zookeeper-ensemble)");
 }
 

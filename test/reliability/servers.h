@@ -4,6 +4,8 @@
 //   redis                a redis-server without persistence, restartable on the same port
 //   redis-sentinel       a master, two replicas and three sentinels; workers use
 //                        min_replicas=1; its leader is the master
+//   redis-redlock        three independent masters (redis+redlock://); its leader is the
+//                        first
 //   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
 //   zookeeper-ensemble   three ZooKeeper servers with one leader
 // A missing redis-server, java or ZooKeeper jar is an error, never a skip.

@@ -20,27 +20,10 @@ namespace {
 // A renewal sent when a lease is about to end still gets this long for its reply.
 constexpr Millis kShortestRenewalWait{10};
 
-// One try at the lock: granted, or the holder's remaining PTTL.
-struct Attempt {
-  std::optional<Grant> grant;
-  long long holder_pttl = 0;
-};
-
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown";
   return name;
-}
-
-// Until when a waiter can sleep before the holder's lock runs out by itself. PTTL -2: the
-// lock vanished just now, retry at once. -1: someone removed its expiry by hand, so wait
-// one ttl and look again. The extra millisecond keeps the retry from landing just before
-// the server expires the key.
-SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
-  const auto now = SteadyClock::now();
-  if (pttl == -2) return now;
-  if (pttl < 0) return now + ttl;
-  return now + Millis(pttl + 1);
 }
 
 std::optional<std::uint64_t> parse_fence(const redisReply& reply) {
@@ -59,53 +42,29 @@ std::string script_failure(std::string_view script, const redisReply& reply) {
          describe_reply(reply);
 }
 
-class RedisBackend final : public Backend {
- public:
-  RedisBackend(ConnectionSettings settings, StatsCounters& stats);
-
-  std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override;
-  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
-  const std::string& server() const override { return settings_.server; }
-
- private:
-  enum class Retry {
-    // Only when a reused connection broke without timing out: it had gone stale (a
-    // server restart), and a fresh one will likely work; or when the master has moved (the
-    // sentinels named another). A silent server is not asked twice.
-    after_reset,
-    // After any broken exchange: for release, whose hold would otherwise linger to its ttl.
-    after_any_failure,
-  };
-
-  // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
-  template <class Operation>
-  auto with_connection(Retry retry, Operation&& operation);
-  Attempt try_acquire(const AcquireRequest& request);
-  Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
-  // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
-  // waiting at most `timeout`.
-  long long replicas_acknowledging(Connection& connection, Millis timeout) const;
-  std::string too_few_replicas(long long acknowledged, Millis timeout) const;
-
-  const ConnectionSettings settings_;
-  StatsCounters& stats_;
-  const std::string host_ = host_name();
-  const std::string pid_ = std::to_string(getpid());
-  MasterLocator locator_;
-  ConnectionPool pool_;
-  const ScriptRunner scripts_;
-  ReleaseListener listener_;
-};
-
 ScriptRunner load_scripts(ConnectionPool& pool) {
   const auto connection = pool.borrow();
   return ScriptRunner(*connection);
 }
 
+}  // namespace
+
+// Until when a waiter can sleep before the holder's lock runs out by itself. PTTL -2: the
+// lock vanished just now, retry at once. -1: someone removed its expiry by hand, so wait
+// one ttl and look again. The extra millisecond keeps the retry from landing just before
+// the server expires the key.
+SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
+  const auto now = SteadyClock::now();
+  if (pttl == -2) return now;
+  if (pttl < 0) return now + ttl;
+  return now + Millis(pttl + 1);
+}
+
 RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
     : settings_(std::move(settings)),
       stats_(stats),
+      host_(host_name()),
+      pid_(std::to_string(getpid())),
       locator_(settings_),
       pool_(settings_, locator_),
       scripts_(load_scripts(pool_)),
@@ -138,7 +97,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
 
   ++stats_.contended;
-  auto ticket = listener_.watch(release_channel(request.hold.name));
+  auto ticket = watch_releases(request.hold.name);
   // Only a retry made after the server confirmed the subscription is sure to hear of every
   // later release. Should the subscriber be down, the holder's ttl bounds the wait.
   ticket.wait_subscribed(std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline));
@@ -221,6 +180,10 @@ std::string RedisBackend::too_few_replicas(long long acknowledged, Millis timeou
          std::to_string(timeout.count()) + " ms";
 }
 
+ReleaseListener::Ticket RedisBackend::watch_releases(std::string_view name) {
+  return listener_.watch(release_channel(name));
+}
+
 ReleaseOutcome RedisBackend::release(const HoldId& hold) {
   const std::string hash = lock_key(hold.name);
   const std::string channel = release_channel(hold.name);
@@ -292,8 +255,6 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
     fail_all(error.what());
   }
 }
-
-}  // namespace
 
 std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
                                       StatsCounters& stats) {

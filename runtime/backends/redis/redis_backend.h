@@ -1,16 +1,81 @@
-// The Redis backend: one server over TCP or a unix socket. Locks are hashes changed only by
-// Lua scripts (scripts/*.lua), waiters are woken by pub/sub, and renewals are pipelined.
+// The Redis backend: one server over TCP or a unix socket, or the master Sentinel names.
+// Locks are hashes changed only by Lua scripts (scripts/*.lua), waiters are woken by
+// pub/sub, and renewals are pipelined.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 
 #include <distlock/client.h>
 
 #include "backends/backend.h"
+#include "backends/redis/connection_pool.h"
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/master_locator.h"
+#include "backends/redis/release_listener.h"
+#include "backends/redis/script_runner.h"
 #include "core/stats.h"
 #include "util/url.h"
 
 namespace distlock::detail::redis {
+
+// One try at the lock: granted, or the holder's remaining PTTL.
+struct Attempt {
+  std::optional<Grant> grant;
+  long long holder_pttl = 0;
+};
+
+// Until when a waiter can sleep before the holder's lock runs out by itself, from the PTTL
+// an attempt saw.
+SteadyClock::time_point holder_gone(long long pttl, Millis ttl);
+
+class RedisBackend final : public Backend {
+ public:
+  RedisBackend(ConnectionSettings settings, StatsCounters& stats);
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(const HoldId& hold) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return settings_.server; }
+
+  // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
+  // asks each master once per round).
+  Attempt try_acquire(const AcquireRequest& request);
+  // Interest in the release notifications of one lock (release_listener.h).
+  ReleaseListener::Ticket watch_releases(std::string_view name);
+
+ private:
+  enum class Retry {
+    // Only when a reused connection broke without timing out: it had gone stale (a
+    // server restart), and a fresh one will likely work; or when the master has moved (the
+    // sentinels named another). A silent server is not asked twice.
+    after_reset,
+    // After any broken exchange: for release, whose hold would otherwise linger to its ttl.
+    after_any_failure,
+  };
+
+  // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
+  template <class Operation>
+  auto with_connection(Retry retry, Operation&& operation);
+  Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+  // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
+  // waiting at most `timeout`.
+  long long replicas_acknowledging(Connection& connection, Millis timeout) const;
+  std::string too_few_replicas(long long acknowledged, Millis timeout) const;
+
+  const ConnectionSettings settings_;
+  StatsCounters& stats_;
+  // For the lock hash's metadata (who holds it).
+  const std::string host_;
+  const std::string pid_;
+  MasterLocator locator_;
+  ConnectionPool pool_;
+  const ScriptRunner scripts_;
+  ReleaseListener listener_;
+};
 
 // Connects at once and loads the scripts. Reads the query key `db` for redis+unix://.
 // Throws ConfigError for a URL it cannot use, BackendUnavailable when the server cannot be

@@ -1,0 +1,180 @@
+// Redlock over three independent redis-servers (redis+redlock://): a majority grants, a
+// minority does not, the validity budget is spent by slow masters, and what a fence means
+// when each master counts on its own.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A server stopped (SIGSTOP) for as long as this lives.
+class Frozen {
+ public:
+  explicit Frozen(const RedisServer& server) : pid_(server.pid()) { ::kill(pid_, SIGSTOP); }
+  ~Frozen() { ::kill(pid_, SIGCONT); }
+  Frozen(const Frozen&) = delete;
+  Frozen& operator=(const Frozen&) = delete;
+
+ private:
+  int pid_;
+};
+
+class Redlock : public ::testing::Test {
+ protected:
+  Redlock() {
+    for (int i = 0; i < 3; ++i) masters_.push_back(std::make_unique<RedisServer>());
+  }
+
+  // Short timeouts: a stopped master costs each round this long.
+  std::string url() const {
+    std::string url = "redis+redlock://";
+    for (std::size_t i = 0; i < masters_.size(); ++i)
+      url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(ports_[i]);
+    return url + "?connect_timeout=300ms&command_timeout=300ms";
+  }
+  void SetUp() override {
+    for (const auto& master : masters_) ports_.push_back(master->port());
+  }
+  bool held_on(std::size_t master, const std::string& hash) const {
+    return masters_[master]->cli({"EXISTS", hash}) == "1";
+  }
+
+  std::vector<std::unique_ptr<RedisServer>> masters_;
+  std::vector<std::uint16_t> ports_;
+};
+
+TEST_F(Redlock, OneMasterDownOfThreeStillGrantsOnTheOtherTwo) {
+  auto client = Client::connect(url());
+  masters_[1].reset();
+  Lease lease = client->acquire(spec("quorum", 10s, wait(5s)), key_of("a"));
+  EXPECT_TRUE(lease.valid());
+  EXPECT_TRUE(held_on(0, "distlock:{quorum:a}"));
+  EXPECT_TRUE(held_on(2, "distlock:{quorum:a}"));
+  lease.release();
+  EXPECT_FALSE(held_on(0, "distlock:{quorum:a}"));
+  EXPECT_FALSE(held_on(2, "distlock:{quorum:a}"));
+}
+
+TEST_F(Redlock, TwoMastersDownIsBackendUnavailableNamingThem) {
+  auto client = Client::connect(url());
+  masters_[0].reset();
+  masters_[2].reset();
+  try {
+    (void)client->acquire(spec("minority", 10s, wait(5s)), key_of("b"));
+    ADD_FAILURE() << "granted by one master of three";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.lock(), "minority:b");
+    EXPECT_EQ(error.server(), client->server());
+    EXPECT_TRUE(contains(error.what(), "only 1 of 3 masters answered")) << error.what();
+    EXPECT_TRUE(contains(error.what(), "redis://127.0.0.1:" + std::to_string(ports_[0])))
+        << error.what();
+    EXPECT_TRUE(contains(error.what(), "redis://127.0.0.1:" + std::to_string(ports_[2])))
+        << error.what();
+  }
+  // The one master that answered kept nothing.
+  EXPECT_FALSE(held_on(1, "distlock:{minority:b}"));
+}
+
+TEST_F(Redlock, ConnectingWithoutAMajorityIsBackendUnavailable) {
+  masters_[0].reset();
+  masters_[1].reset();
+  try {
+    (void)Client::connect(url());
+    ADD_FAILURE() << "connected to one master of three";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_TRUE(contains(error.what(), "only 1 of 3 masters could be reached")) << error.what();
+  }
+}
+
+TEST(RedlockUrl, FewerThanThreeMastersIsAConfigError) {
+  for (const std::string url : {"redis+redlock://127.0.0.1:1", "redis+redlock://a:1,b:2"}) {
+    try {
+      (void)Client::connect(url);
+      ADD_FAILURE() << url << " was accepted";
+    } catch (const ConfigError& error) {
+      EXPECT_TRUE(contains(error.what(), "at least 3 independent masters")) << error.what();
+    }
+  }
+}
+
+// A round that takes longer than the ttl grants nothing, even with a majority: by the time
+// the last master answered, the first one's hold may have expired.
+TEST_F(Redlock, ASlowMasterSpendsTheValidityBudget) {
+  auto client = Client::connect(url());
+  Frozen slow(*masters_[1]);
+  // The stopped master costs the round its 300 ms command timeout: more than the ttl.
+  EXPECT_FALSE(client->try_acquire(spec("budget", 200ms), key_of("c")).has_value());
+  EXPECT_FALSE(held_on(0, "distlock:{budget:c}")) << "the round's holds were not given back";
+  EXPECT_FALSE(held_on(2, "distlock:{budget:c}")) << "the round's holds were not given back";
+  // With a ttl that outlasts the slow master, the other two suffice.
+  auto lease = client->try_acquire(spec("budget", 10s), key_of("c"));
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_GT(lease->valid_until(), std::chrono::steady_clock::now() + 5s);
+}
+
+// Any two majorities share a master, and fences are at least the master's clock in
+// microseconds: while the masters' clocks agree, a later holder's fence is larger.
+TEST_F(Redlock, LaterHoldersGetLargerFencesFromDifferentMajorities) {
+  auto client = Client::connect(url());
+  const auto lock_spec = spec("order", 10s, wait(5s));
+  std::uint64_t first = 0;
+  std::uint64_t second = 0;
+  {
+    Lease lease = client->acquire(lock_spec, key_of("d"));
+    first = lease.fence();
+  }
+  {
+    Frozen away(*masters_[0]);
+    Lease lease = client->acquire(lock_spec, key_of("d"));  // masters 1 and 2
+    second = lease.fence();
+  }
+  EXPECT_GT(second, first);
+  Frozen away(*masters_[2]);
+  Lease third = client->acquire(lock_spec, key_of("d"));  // masters 0 and 1
+  EXPECT_GT(third.fence(), second);
+}
+
+// The limit of that rule, shown: a master whose counter (or clock) ran a minute ahead hands
+// out a fence that a later majority without it does not reach. A resource that compares
+// fences would then refuse the later, rightful holder; docs/guide.md says so.
+TEST_F(Redlock, AMasterAheadOfTheOthersOrdersFencesBackwards) {
+  auto client = Client::connect(url());
+  const auto lock_spec = spec("skew", 10s, wait(5s));
+  std::istringstream time(masters_[0]->cli({"TIME"}));
+  long long seconds = 0;
+  long long micros = 0;
+  time >> seconds >> micros;
+  const long long ahead = (seconds + 60) * 1000000 + micros;
+  masters_[0]->cli({"SET", "distlock:{skew:e}:fence", std::to_string(ahead)});
+  std::uint64_t earlier = 0;
+  {
+    Lease lease = client->acquire(lock_spec, key_of("e"));
+    earlier = lease.fence();
+  }
+  EXPECT_GT(earlier, static_cast<std::uint64_t>(ahead));
+  Frozen away(*masters_[0]);
+  Lease later = client->acquire(lock_spec, key_of("e"));  // masters 1 and 2
+  EXPECT_LT(later.fence(), earlier);
+}
+
+}  // namespace
+}  // namespace distlock::testing
