@@ -28,16 +28,14 @@
 #include <string_view>
 #include <vector>
 
+#include "redis_reference.h"
 #include "redis_server.h"
-#include "subprocess.h"
 
 using namespace std::chrono_literals;
 
 namespace {
 
 constexpr double kGoal = 0.9;
-// A script comparable to the smallest useful lock call: one key, one read.
-constexpr const char* kReferenceScript = "return redis.call('EXISTS', KEYS[1])";
 
 struct Settings {
   int cycles = 20000;
@@ -46,12 +44,6 @@ struct Settings {
   int rounds = 5;
   bool require_goal = false;
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
 
 // Sum of cmdstat_*:calls=N, plus the per-command counts, from INFO commandstats.
 std::map<std::string, std::uint64_t> command_calls(const distlock::testing::RedisServer& server) {
@@ -68,53 +60,6 @@ std::map<std::string, std::uint64_t> command_calls(const distlock::testing::Redi
     }
   }
   return calls;
-}
-
-// Cycles per second of acquire+release on one client, one lock name.
-double run_cycles(distlock::Client& client, int cycles) {
-  constexpr auto bench_lock = distlock::spec("bench", 30s);
-  std::uint64_t last_fence = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < cycles; ++i) {
-    distlock::Lease lease = client.acquire(bench_lock, "cycle");
-    if (lease.fence() <= last_fence) throw std::runtime_error("the fence did not increase");
-    last_fence = lease.fence();
-    lease.release();
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return cycles / seconds;
-}
-
-// redis-benchmark -c 1 -n N -q EVALSHA <sha> 1 somekey: its requests per second.
-double run_redis_benchmark(const distlock::testing::RedisServer& server, const std::string& sha,
-                           int requests) {
-  const auto program = distlock::testing::find_program("redis-benchmark");
-  if (program.empty()) {
-    throw std::runtime_error("redis-benchmark not found (Debian: apt-get install redis-tools)");
-  }
-  distlock::testing::Subprocess::Options options;
-  options.merge_stderr = true;
-  distlock::testing::Subprocess process(
-      program,
-      {"-h", "127.0.0.1", "-p", std::to_string(server.port()), "-c", "1", "-n",
-       std::to_string(requests), "-q", "EVALSHA", sha, "1", "somekey"},
-      options);
-  const std::string output = process.read_all(300s);
-  const auto status = process.wait(30s);
-  if (!status.success()) {
-    throw std::runtime_error("redis-benchmark failed (" + status.describe() + "): " + output);
-  }
-  // With -q it prints progress lines ending in '\r', then "EVALSHA ...: 41322.31 requests
-  // per second, p50=0.023 msec": take the last figure.
-  static const std::regex pattern(R"(([0-9]+(?:\.[0-9]+)?) requests per second)");
-  double rate = 0;
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), pattern);
-       it != std::sregex_iterator(); ++it) {
-    rate = std::stod((*it)[1].str());
-  }
-  if (rate <= 0) throw std::runtime_error("cannot read redis-benchmark's output: " + output);
-  return rate;
 }
 
 int parse_count(const char* flag, const char* text) {
@@ -179,24 +124,23 @@ int main(int argc, char** argv) {
 
     auto client = distlock::Client::connect(server.url());
 
-    const std::string sha = server.cli({"SCRIPT", "LOAD", kReferenceScript});
-    if (sha.size() != 40) throw std::runtime_error("SCRIPT LOAD returned '" + sha + "'");
+    const std::string sha = distlock::bench::load_reference_script(server);
 
     // Warm up (connections, script loading), then alternate the two measurements, so that a
     // change in the machine's load hits both alike; each round gives one ratio.
-    run_cycles(*client, settings.warmup);
+    distlock::bench::cycles_per_second(*client, settings.warmup);
     server.cli({"CONFIG", "RESETSTAT"});
     std::map<std::string, std::uint64_t> calls;
     std::vector<double> cycle_rates;
     std::vector<double> evalsha_rates;
     std::vector<double> ratios;
     for (int round = 0; round < settings.rounds; ++round) {
-      const double cycles = run_cycles(*client, settings.cycles);
+      const double cycles = distlock::bench::cycles_per_second(*client, settings.cycles);
       if (round == 0) {
         calls = command_calls(server);
         server.cli({"CONFIG", "RESETSTAT"});
       }
-      const double evalsha = run_redis_benchmark(server, sha, settings.requests);
+      const double evalsha = distlock::bench::evalsha_per_second(server, sha, settings.requests);
       cycle_rates.push_back(cycles);
       evalsha_rates.push_back(evalsha);
       ratios.push_back(cycles / (evalsha / 2.0));
@@ -206,9 +150,9 @@ int main(int argc, char** argv) {
     }
     const double total_cycles = static_cast<double>(settings.cycles);
 
-    const double cycles_per_s = median(cycle_rates);
-    const double evalsha_per_s = median(evalsha_rates);
-    const double ratio = median(ratios);
+    const double cycles_per_s = distlock::bench::median(cycle_rates);
+    const double evalsha_per_s = distlock::bench::median(evalsha_rates);
+    const double ratio = distlock::bench::median(ratios);
 
     std::printf("\n");
     std::printf("  %-44s %12.0f   (%d cycles x %d rounds, median)\n",

@@ -18,6 +18,12 @@ bench="$(preset_dir release)/bench"
 
 log "redis_cycle_bench $*"
 "${bench}/redis_cycle_bench" "$@"
+quick_args=()
+for arg in "$@"; do
+  if [[ "$arg" == --quick ]]; then quick_args+=(--quick); fi
+done
+log "redis_topology_bench ${quick_args[*]}"
+"${bench}/redis_topology_bench" "${quick_args[@]}"
 log "key_bench"
 "${bench}/key_bench"
 log "woven_call_bench (memory://)"
@@ -28,9 +34,5 @@ log "weave_time.sh: examples/shop/inventory.cpp"
 bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "$(preset_dir release)/tool/distlock-weave" \
   "clang++-${DISTLOCK_LLVM_VERSION}" "${DISTLOCK_ROOT}/examples/shop/inventory.cpp" 11 \
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
-zookeeper_args=()
-for arg in "$@"; do
-  if [[ "$arg" == --quick ]]; then zookeeper_args+=(--quick); fi
-done
-log "zookeeper_bench ${zookeeper_args[*]}"
-"${bench}/zookeeper_bench" "${zookeeper_args[@]}"
+log "zookeeper_bench ${quick_args[*]}"
+"${bench}/zookeeper_bench" "${quick_args[@]}"

@@ -1,0 +1,29 @@
+// What the Redis benchmarks share: the server's own speed as the reference (redis-benchmark
+// with one connection running a one-line script), distlock's uncontended cycle, and medians.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "redis_server.h"
+
+namespace distlock::bench {
+
+// A script comparable to the smallest useful lock call: one key, one read.
+inline constexpr const char* kReferenceScript = "return redis.call('EXISTS', KEYS[1])";
+
+// Loads kReferenceScript on `server`; its SHA1 for evalsha_per_second.
+std::string load_reference_script(const testing::RedisServer& server);
+
+// redis-benchmark -c 1 -n <requests> -q EVALSHA <sha> 1 somekey: requests per second.
+double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests);
+
+// Uncontended acquire+release cycles per second on one client and one lock name; throws
+// when a fence does not increase.
+double cycles_per_second(Client& client, int cycles, const std::string& key = "cycle");
+
+double median(std::vector<double> values);
+
+}  // namespace distlock::bench

@@ -1,0 +1,160 @@
+// redis_topology_bench: what Sentinel, min_replicas and Redlock cost, and how soon a lock is
+// granted again after the master dies, all measured in one run on this machine.
+//
+// Starts a master with two replicas behind three sentinels, and three independent masters.
+// Uncontended acquire+release cycles on one client and one lock name, each figure as a ratio
+// of the server's own reference (redis-benchmark -c 1, EVALSHA of a one-line script):
+//
+//   redis://master                    cycles/s ÷ (EVALSHA/s ÷ 2)   two script calls a cycle
+//   redis://master?min_replicas=1     the same, and WAIT after each grant
+//   redis+sentinel://.../master        through the sentinels' master
+//   redis+sentinel://...?min_replicas=1
+//   redis+redlock://m1,m2,m3          cycles/s ÷ (EVALSHA/s ÷ 6)   six script calls a cycle
+//
+// Then the failover: the master is SIGKILLed while a client on the Sentinel URL tries for the
+// lock every 10 ms; printed are the sentinels' promotion time (kill until a replica answers
+// ROLE as master) and the time from the kill to the next grant (goal: within the promotion
+// time + 1 s).
+//
+//   redis_topology_bench [--cycles N] [--requests N] [--rounds N] [--quick]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "redis_reference.h"
+#include "redis_sentinel_group.h"
+#include "redis_server.h"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Settings {
+  int cycles = 5000;
+  int requests = 20000;
+  int rounds = 3;
+};
+
+Settings parse_args(int argc, char** argv) {
+  Settings settings;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const auto number = [&] {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "redis_topology_bench: %s needs a value\n", argv[i]);
+        std::exit(2);
+      }
+      return std::atoi(argv[++i]);
+    };
+    if (arg == "--cycles") {
+      settings.cycles = number();
+    } else if (arg == "--requests") {
+      settings.requests = number();
+    } else if (arg == "--rounds") {
+      settings.rounds = number();
+    } else if (arg == "--quick") {
+      settings = {500, 2000, 1};
+    } else {
+      std::fprintf(stderr,
+                   "usage: redis_topology_bench [--cycles N] [--requests N] [--rounds N] "
+                   "[--quick]\n");
+      std::exit(2);
+    }
+  }
+  if (settings.cycles < 1 || settings.requests < 1 || settings.rounds < 1) {
+    std::fprintf(stderr, "redis_topology_bench: counts must be positive\n");
+    std::exit(2);
+  }
+  return settings;
+}
+
+struct Topology {
+  std::string label;
+  std::string url;
+  double script_calls_per_cycle;
+};
+
+// The median over the rounds of cycles/s, each round beside the reference on `reference`.
+void measure(const Topology& topology, const distlock::testing::RedisServer& reference,
+             const Settings& settings) {
+  auto client = distlock::Client::connect(topology.url);
+  const std::string sha = distlock::bench::load_reference_script(reference);
+  distlock::bench::cycles_per_second(*client, std::min(settings.cycles, 500));
+  std::vector<double> rates;
+  std::vector<double> ratios;
+  for (int round = 0; round < settings.rounds; ++round) {
+    const double cycles = distlock::bench::cycles_per_second(*client, settings.cycles);
+    const double evalsha = distlock::bench::evalsha_per_second(reference, sha, settings.requests);
+    rates.push_back(cycles);
+    ratios.push_back(cycles / (evalsha / topology.script_calls_per_cycle));
+  }
+  const double rate = distlock::bench::median(rates);
+  std::printf("  %-34s %9.0f cycles/s  %6.0f us/cycle  ratio %.2f\n", topology.label.c_str(), rate,
+              1e6 / rate, distlock::bench::median(ratios));
+  std::fflush(stdout);
+}
+
+// From the master's SIGKILL to the next grant on the Sentinel URL.
+void measure_failover(distlock::testing::SentinelGroup& group) {
+  auto client = distlock::Client::connect(group.url() + "?connect_timeout=200ms");
+  const auto lock_spec = distlock::spec("failover", 5s, distlock::try_only);
+  const auto killed_at = Clock::now();
+  std::thread promotion([&] { group.kill_master_and_wait_for_failover(120s); });
+  for (;;) {
+    try {
+      if (client->try_acquire(lock_spec, "bench").has_value()) break;
+    } catch (const distlock::BackendUnavailable&) {
+      // The master is gone and not yet replaced: try again.
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  const auto granted_at = Clock::now();
+  promotion.join();
+  const auto promoted_at = Clock::now();
+  const auto ms = [&](Clock::time_point at) {
+    return std::chrono::duration<double, std::milli>(at - killed_at).count();
+  };
+  std::printf("  %-34s %9.0f ms\n", "kill -> replica promoted (about)", ms(promoted_at));
+  std::printf("  %-34s %9.0f ms\n", "kill -> next grant", ms(granted_at));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Settings settings = parse_args(argc, argv);
+  try {
+    distlock::testing::SentinelGroup group;
+    std::vector<std::unique_ptr<distlock::testing::RedisServer>> masters;
+    std::string redlock = "redis+redlock://";
+    for (int i = 0; i < 3; ++i) {
+      masters.push_back(std::make_unique<distlock::testing::RedisServer>());
+      redlock += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(masters.back()->port());
+    }
+    const auto& master = group.master();
+    std::printf(
+        "redis_topology_bench: master + 2 replicas + 3 sentinels, 3 Redlock masters; %d "
+        "cycles x %d rounds, median\n",
+        settings.cycles, settings.rounds);
+    measure({"redis:// (the master)", master.url(), 2}, master, settings);
+    measure({"redis://?min_replicas=1", master.url() + "?min_replicas=1", 2}, master, settings);
+    measure({"redis+sentinel://", group.url(), 2}, master, settings);
+    measure({"redis+sentinel://?min_replicas=1", group.url() + "?min_replicas=1", 2}, master,
+            settings);
+    measure({"redis+redlock:// (3 masters)", redlock, 6}, *masters.front(), settings);
+    measure_failover(group);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "redis_topology_bench: %s\n", e.what());
+    return 1;
+  }
+}
