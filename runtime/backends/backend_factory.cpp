@@ -3,6 +3,7 @@
 #include <distlock/error.h>
 
 #include "backends/memory/memory_backend.h"
+#include "backends/redis/cluster_backend.h"
 #include "backends/redis/redis_backend.h"
 #include "backends/redis/redlock_backend.h"
 #if DISTLOCK_WITH_ZOOKEEPER
@@ -33,6 +34,13 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                                                  "max_connections", "db", "min_replicas"}),
                                stats);
   }
+  if (url.scheme == "redis+cluster") {
+    return redis::make_cluster_backend(
+        url,
+        options_from_url(url, options,
+                         {"connect_timeout", "command_timeout", "max_connections", "min_replicas"}),
+        stats);
+  }
   if (url.scheme == "redis+redlock") {
     return redis::make_redlock_backend(
         url,
@@ -55,6 +63,7 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                     "bad URL: unknown scheme '" + url.scheme +
                         "'; use memory://, redis://host:port, redis+unix:///path, "
                         "redis+sentinel://host:port[,host:port...]/master-name, "
+                        "redis+cluster://host:port[,host:port...], "
                         "redis+redlock://host:port,host:port,host:port or "
                         "zookeeper://host:port");
 }

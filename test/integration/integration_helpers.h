@@ -18,6 +18,7 @@
 #include <system_error>
 #include <thread>
 
+#include "redis_cluster.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
 
@@ -94,32 +95,36 @@ class TempDirectory {
   std::filesystem::path path_;
 };
 
-// A redis-server shared by the tests of one suite: started by the first test that needs it,
-// stopped by the suite's TearDownTestSuite. A server that failed to start fails every test
-// that asks for it, with the same message.
-class SuiteRedis {
+// A server (or group of servers) shared by the tests of a suite, started by the first test
+// that needs it; a start that failed fails every later test alike.
+template <class Service>
+class SuiteService {
  public:
-  RedisServer& get() {
-    if (!server_) {
+  Service& get() {
+    if (!service_) {
       if (!error_.empty()) throw std::runtime_error(error_);
       try {
-        server_ = std::make_unique<RedisServer>();
+        service_ = std::make_unique<Service>();
       } catch (const std::exception& e) {
         error_ = e.what();
         throw;
       }
     }
-    return *server_;
+    return *service_;
   }
   void stop() {
-    server_.reset();
+    service_.reset();
     error_.clear();
   }
 
  private:
-  std::unique_ptr<RedisServer> server_;
+  std::unique_ptr<Service> service_;
   std::string error_;
 };
+
+using SuiteRedis = SuiteService<RedisServer>;
+using SuiteSentinelGroup = SuiteService<SentinelGroup>;
+using SuiteRedisCluster = SuiteService<RedisCluster>;
 
 // Three independent redis-servers for Redlock, started by the first test that needs them.
 class SuiteRedlockMasters {
@@ -148,31 +153,6 @@ class SuiteRedlockMasters {
 
  private:
   std::vector<std::unique_ptr<RedisServer>> masters_;
-  std::string error_;
-};
-
-// One sentinel group for a test suite, started by the first test that needs it.
-class SuiteSentinelGroup {
- public:
-  SentinelGroup& get() {
-    if (!group_) {
-      if (!error_.empty()) throw std::runtime_error(error_);
-      try {
-        group_ = std::make_unique<SentinelGroup>();
-      } catch (const std::exception& e) {
-        error_ = e.what();
-        throw;
-      }
-    }
-    return *group_;
-  }
-  void stop() {
-    group_.reset();
-    error_.clear();
-  }
-
- private:
-  std::unique_ptr<SentinelGroup> group_;
   std::string error_;
 };
 

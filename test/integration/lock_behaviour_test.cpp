@@ -1,8 +1,8 @@
 // The lock behaviours every backend must show, run against memory://, against a private
 // redis-server, against a private replicated Redis behind three sentinels, against three
-// private masters for Redlock, and against a private ZooKeeper (each started once for the suite, by
-// the first test that needs it). ZooKeeper clients ask for a 4 s session, so that the watchdog
-// tests' 2 s ttl is shorter than the session timeout.
+// private masters for Redlock, against a private Redis Cluster, and against a private ZooKeeper
+// (each started once for the suite, by the first test that needs it). ZooKeeper clients ask for a 4
+// s session, so that the watchdog tests' 2 s ttl is shorter than the session timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -28,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Backend { memory, redis, redis_sentinel, redis_redlock, zookeeper };
+enum class Backend { memory, redis, redis_sentinel, redis_redlock, redis_cluster, zookeeper };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -40,6 +40,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis_sentinel";
     case Backend::redis_redlock:
       return "redis_redlock";
+    case Backend::redis_cluster:
+      return "redis_cluster";
     case Backend::zookeeper:
       return "zookeeper";
   }
@@ -59,6 +61,9 @@ void PrintTo(Backend backend, std::ostream* out) {
       break;
     case Backend::redis_redlock:
       *out << "redis+redlock://";
+      break;
+    case Backend::redis_cluster:
+      *out << "redis+cluster://";
       break;
     case Backend::zookeeper:
       *out << "zookeeper://";
@@ -81,6 +86,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     redis_.stop();
     sentinel_group_.stop();
     redlock_masters_.stop();
+    cluster_.stop();
     zookeeper_.stop();
   }
 
@@ -103,6 +109,12 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
       } catch (const std::exception& e) {
         FAIL() << "cannot start the Redlock masters: " << e.what();
       }
+    } else if (GetParam() == Backend::redis_cluster) {
+      try {
+        url_ = cluster_.get().url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the Redis Cluster: " << e.what();
+      }
     } else if (GetParam() == Backend::zookeeper) {
       try {
         url_ = with_session_timeout(zookeeper_.get().url());
@@ -124,6 +136,7 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteRedlockMasters redlock_masters_;
+  static inline SuiteRedisCluster cluster_;
   static inline SuiteZooKeeper zookeeper_;
   std::string url_;
   static constexpr std::string_view type_ = "itest";
@@ -489,7 +502,8 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
 #ifdef DISTLOCK_TEST_ZOOKEEPER
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_redlock, Backend::zookeeper),
+                                           Backend::redis_redlock, Backend::redis_cluster,
+                                           Backend::zookeeper),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,

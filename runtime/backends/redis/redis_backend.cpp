@@ -117,7 +117,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   }
 }
 
-Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
+Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
   const std::string hash = lock_key(request.hold.name);
   const std::string fence = fence_key(request.hold.name);
   const std::string ttl = std::to_string(request.ttl.count());
@@ -132,6 +132,7 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
       const auto sent_at = SteadyClock::now();
+      if (asking == Asking::yes) send_asking(connection);
       const Reply reply = scripts_.run(connection, Script::acquire, call);
       Attempt attempt = read_acquire_reply(*reply, sent_at);
       if (!attempt.grant || settings_.min_replicas == 0) return attempt;
@@ -146,6 +147,10 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request) {
                         too_few_replicas(acknowledged, settings_.replica_timeout()) +
                             "; the grant was withdrawn");
     });
+  } catch (const Redirected&) {
+    throw;
+  } catch (const TryAgain&) {
+    throw;
   } catch (const ServerError& error) {
     throw error.for_lock(request.hold.name);
   }
@@ -161,6 +166,9 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
     if (reply.element[0]->integer == 1)
       if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}};
   }
+  if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
+  if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
+    throw TryAgain(settings_.server, script_failure("acquire", reply));
   throw ServerError(settings_.server, script_failure("acquire", reply));
 }
 
@@ -180,22 +188,38 @@ std::string RedisBackend::too_few_replicas(long long acknowledged, Millis timeou
          std::to_string(timeout.count()) + " ms";
 }
 
+void RedisBackend::send_asking(Connection& connection) const {
+  const std::string_view asking[] = {"ASKING"};
+  const Reply reply = connection.command(asking);
+  if (is_error(*reply))
+    throw ServerError(settings_.server, "ASKING refused: " + describe_reply(*reply));
+}
+
 ReleaseListener::Ticket RedisBackend::watch_releases(std::string_view name) {
   return listener_.watch(release_channel(name));
 }
 
-ReleaseOutcome RedisBackend::release(const HoldId& hold) {
+ReleaseOutcome RedisBackend::release(const HoldId& hold, Asking asking) {
   const std::string hash = lock_key(hold.name);
   const std::string channel = release_channel(hold.name);
   const ScriptCall call{{hash}, {hold.acquisition_id, channel}};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
+      if (asking == Asking::yes) send_asking(connection);
       const Reply reply = scripts_.run(connection, Script::release, call);
       if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
         return reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+      if (auto redirect = redirect_of(*reply))
+        throw Redirected(settings_.server, std::move(*redirect));
+      if (is_error(*reply) && reply_text(*reply).starts_with("TRYAGAIN"))
+        throw TryAgain(settings_.server, script_failure("release", *reply));
       throw ServerError(settings_.server, script_failure("release", *reply));
     });
+  } catch (const Redirected&) {
+    throw;
+  } catch (const TryAgain&) {
+    throw;
   } catch (const ServerError& error) {
     throw error.for_lock(hold.name);
   }

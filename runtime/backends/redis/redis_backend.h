@@ -32,18 +32,23 @@ struct Attempt {
 // an attempt saw.
 SteadyClock::time_point holder_gone(long long pttl, Millis ttl);
 
+// Whether a command is sent after ASKING: to the master that imports a migrating slot, for
+// keys it already has (a cluster node's ASK redirect).
+enum class Asking { no, yes };
+
 class RedisBackend final : public Backend {
  public:
   RedisBackend(ConnectionSettings settings, StatsCounters& stats);
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override;
+  ReleaseOutcome release(const HoldId& hold) override { return release(hold, Asking::no); }
+  ReleaseOutcome release(const HoldId& hold, Asking asking);
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 
   // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
   // asks each master once per round).
-  Attempt try_acquire(const AcquireRequest& request);
+  Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
   // Interest in the release notifications of one lock (release_listener.h).
   ReleaseListener::Ticket watch_releases(std::string_view name);
 
@@ -60,6 +65,8 @@ class RedisBackend final : public Backend {
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   template <class Operation>
   auto with_connection(Retry retry, Operation&& operation);
+  // ASKING: the next command may touch a slot this master is importing.
+  void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
   // waiting at most `timeout`.

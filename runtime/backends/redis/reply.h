@@ -1,7 +1,9 @@
 // Owning handles on hiredis replies, and what the backend needs to read from them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,5 +32,15 @@ inline std::string_view reply_text(const redisReply& reply) {
 
 // A reply as a message may show it: the server's error text, or its type and value.
 std::string describe_reply(const redisReply& reply);
+
+// A cluster node's answer that a key lives elsewhere: "MOVED <slot> <host>:<port>" (the
+// slot has moved) or "ASK <slot> <host>:<port>" (while the slot migrates, for this command).
+struct Redirect {
+  bool ask = false;
+  int slot = 0;
+  std::string host;
+  std::uint16_t port = 0;
+};
+std::optional<Redirect> redirect_of(const redisReply& reply);
 
 }  // namespace distlock::detail::redis

@@ -14,6 +14,12 @@ std::string reason_text(const char* text) {
 ServerError::ServerError(const std::string& server, std::string reason, bool timed_out)
     : BackendUnavailable("", server, std::move(reason)), timed_out_(timed_out) {}
 
+Redirected::Redirected(const std::string& server, Redirect redirect)
+    : ServerError(server, std::string(redirect.ask ? "ASK" : "MOVED") + " to " + redirect.host +
+                              ":" + std::to_string(redirect.port) + " (slot " +
+                              std::to_string(redirect.slot) + ")"),
+      redirect_(std::move(redirect)) {}
+
 BackendUnavailable ServerError::for_lock(std::string_view lock) const {
   return BackendUnavailable(std::string(lock), server(), reason());
 }

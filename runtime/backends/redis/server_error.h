@@ -7,6 +7,8 @@
 
 #include <distlock/error.h>
 
+#include "backends/redis/reply.h"
+
 namespace distlock::detail::redis {
 
 // hiredis's (or strerror's) capitalized error text as a reason reads: "connection refused".
@@ -23,6 +25,24 @@ class ServerError : public BackendUnavailable {
 
  private:
   bool timed_out_;
+};
+
+// A cluster node sent the command elsewhere (MOVED or ASK): for the cluster backend, which
+// asks the node named, never for the caller.
+class Redirected : public ServerError {
+ public:
+  Redirected(const std::string& server, Redirect redirect);
+  const Redirect& redirect() const noexcept { return redirect_; }
+
+ private:
+  Redirect redirect_;
+};
+
+// A cluster node cannot run a command on several keys of a migrating slot until they are
+// all on one side (TRYAGAIN): the cluster backend asks again shortly.
+class TryAgain : public ServerError {
+ public:
+  using ServerError::ServerError;
 };
 
 }  // namespace distlock::detail::redis

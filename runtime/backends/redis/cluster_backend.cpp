@@ -1,0 +1,282 @@
+#include "backends/redis/cluster_backend.h"
+
+#include <array>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "backends/redis/connection.h"
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/hash_slot.h"
+#include "backends/redis/redis_backend.h"
+#include "backends/redis/redis_keys.h"
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+// A command redirected this often in a row gives up: the slot is moving back and forth.
+constexpr int kMostRedirects = 5;
+// While a slot migrates, a busy lock on the importing master is asked for again after this.
+constexpr Millis kMigrationPause{20};
+
+class ClusterBackend final : public Backend {
+ public:
+  ClusterBackend(Url url, const Options& options, StatsCounters& stats);
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(const HoldId& hold) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return server_; }
+
+ private:
+  // Runs `operation(master, asking)` on the backend of the master of `name`'s slot,
+  // following MOVED (the map is read again) and ASK (once, on the master named, with
+  // Asking::yes) redirects.
+  template <class Operation>
+  auto on_master_of(std::string_view name, Operation&& operation);
+  RedisBackend& master_of(int slot);
+  RedisBackend& backend_for(const Address& address);
+  // CLUSTER SLOTS from the first known node that answers.
+  void read_slot_map();
+  void learn(const Redirect& redirect);
+
+  const Url url_;
+  const std::string server_;
+  const Options options_;
+  StatsCounters& stats_;
+  // For the CLUSTER SLOTS connections: the URL's credentials and timeouts.
+  const ConnectionSettings settings_;
+
+  std::shared_mutex slots_mutex_;
+  std::array<int, kHashSlots> slot_master_{};  // index into masters_, -1: none
+  std::vector<Address> masters_;
+
+  std::mutex backends_mutex_;
+  std::map<std::pair<std::string, std::uint16_t>, std::unique_ptr<RedisBackend>> backends_;
+};
+
+Url url_of_node(const Url& cluster, const Address& address) {
+  Url node = cluster;
+  node.scheme = "redis";
+  node.endpoints = {Endpoint{address.host, address.port}};
+  return node;
+}
+
+ClusterBackend::ClusterBackend(Url url, const Options& options, StatsCounters& stats)
+    : url_(std::move(url)),
+      server_(url_.redacted()),
+      options_(options),
+      stats_(stats),
+      settings_(connection_settings(
+          url_of_node(
+              url_, {url_.endpoints.front().host, url_.endpoints.front().port.value_or(6379), {}}),
+          options)) {
+  slot_master_.fill(-1);
+  read_slot_map();
+}
+
+void ClusterBackend::read_slot_map() {
+  std::vector<Address> candidates;
+  {
+    std::shared_lock lock(slots_mutex_);
+    candidates = masters_;
+  }
+  for (const auto& seed : url_.endpoints)
+    candidates.push_back({seed.host, seed.port.value_or(6379), {}});
+  std::string failures;
+  for (const auto& node : candidates) {
+    try {
+      Connection connection(settings_, node);
+      const std::string_view ask[] = {"CLUSTER", "SLOTS"};
+      const Reply reply = connection.command(ask);
+      if (is_error(*reply)) {
+        failures += (failures.empty() ? "" : "; ") + node.describe() + " is not a cluster node (" +
+                    describe_reply(*reply) + "); for one server write redis://";
+        continue;
+      }
+      if (reply->type != REDIS_REPLY_ARRAY) {
+        failures += (failures.empty() ? "" : "; ") + node.describe() + ": CLUSTER SLOTS gave " +
+                    describe_reply(*reply);
+        continue;
+      }
+      std::array<int, kHashSlots> slots;
+      slots.fill(-1);
+      std::vector<Address> masters;
+      for (std::size_t i = 0; i < reply->elements; ++i) {
+        const redisReply& range = *reply->element[i];
+        if (range.type != REDIS_REPLY_ARRAY || range.elements < 3) continue;
+        const redisReply& master = *range.element[2];
+        if (master.type != REDIS_REPLY_ARRAY || master.elements < 2) continue;
+        std::string host(reply_text(*master.element[0]));
+        // An empty host: the node asked does not know its own address; it is the one asked.
+        if (host.empty()) host = node.host;
+        const Address address{host, static_cast<std::uint16_t>(master.element[1]->integer), {}};
+        auto found = std::find(masters.begin(), masters.end(), address);
+        if (found == masters.end()) found = masters.insert(masters.end(), address);
+        const int index = static_cast<int>(found - masters.begin());
+        for (long long slot = range.element[0]->integer;
+             slot <= range.element[1]->integer && slot < kHashSlots; ++slot)
+          if (slot >= 0) slots[static_cast<std::size_t>(slot)] = index;
+      }
+      std::unique_lock lock(slots_mutex_);
+      slot_master_ = slots;
+      masters_ = std::move(masters);
+      return;
+    } catch (const ServerError& error) {
+      failures += (failures.empty() ? "" : "; ") + node.describe() + ": " + error.reason();
+    }
+  }
+  throw BackendUnavailable("", server_, "no cluster node gave its slot map (" + failures + ")");
+}
+
+void ClusterBackend::learn(const Redirect& redirect) {
+  // The whole map is read again: a slot seldom moves alone (a resharding, a failover).
+  try {
+    read_slot_map();
+  } catch (const BackendUnavailable&) {
+    // Keep at least what the redirect says.
+  }
+  if (redirect.ask) return;
+  std::unique_lock lock(slots_mutex_);
+  const Address address{redirect.host, redirect.port, {}};
+  auto found = std::find(masters_.begin(), masters_.end(), address);
+  if (found == masters_.end()) found = masters_.insert(masters_.end(), address);
+  slot_master_[static_cast<std::size_t>(redirect.slot)] =
+      static_cast<int>(found - masters_.begin());
+}
+
+RedisBackend& ClusterBackend::master_of(int slot) {
+  Address address;
+  {
+    std::shared_lock lock(slots_mutex_);
+    const int index = slot_master_[static_cast<std::size_t>(slot)];
+    if (index < 0)
+      throw BackendUnavailable("", server_,
+                               "no master serves slot " + std::to_string(slot) +
+                                   " (the cluster is not fully set up, or is failing over)");
+    address = masters_[static_cast<std::size_t>(index)];
+  }
+  return backend_for(address);
+}
+
+RedisBackend& ClusterBackend::backend_for(const Address& address) {
+  std::lock_guard lock(backends_mutex_);
+  auto& backend = backends_[{address.host, address.port}];
+  if (!backend)
+    backend = std::make_unique<RedisBackend>(
+        connection_settings(url_of_node(url_, address), options_), stats_);
+  return *backend;
+}
+
+template <class Operation>
+auto ClusterBackend::on_master_of(std::string_view name, Operation&& operation) {
+  const int slot = hash_slot(lock_key(name));
+  RedisBackend* master = nullptr;
+  Asking asking = Asking::no;
+  for (int redirects = 0;; ++redirects) {
+    try {
+      return operation(master != nullptr ? *master : master_of(slot), asking);
+    } catch (const TryAgain& busy) {
+      // Some of the lock's keys are on either side of a migration: shortly they are not.
+      if (redirects + 1 >= kMostRedirects)
+        throw BackendUnavailable(std::string(name), server_, busy.reason());
+      std::this_thread::sleep_for(kMigrationPause);
+    } catch (const Redirected& redirected) {
+      if (redirects + 1 >= kMostRedirects)
+        throw BackendUnavailable(std::string(name), server_,
+                                 "slot " + std::to_string(slot) + " was redirected " +
+                                     std::to_string(kMostRedirects) +
+                                     " times in a row (last: " + redirected.reason() + ")");
+      const Redirect& redirect = redirected.redirect();
+      if (redirect.ask) {
+        master = &backend_for({redirect.host, redirect.port, {}});
+        asking = Asking::yes;
+      } else {
+        learn(redirect);
+        master = nullptr;
+        asking = Asking::no;
+      }
+    }
+  }
+}
+
+std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
+  for (;;) {
+    std::optional<Grant> grant;
+    const bool settled = on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+      if (asking == Asking::no) {
+        grant = master.acquire(request);
+        return true;
+      }
+      // The lock's keys are on the importing master already: one try there.
+      try {
+        grant = master.try_acquire(request, Asking::yes).grant;
+      } catch (const TryAgain&) {
+        return false;  // some of its keys are still on the old master
+      }
+      return grant.has_value();
+    });
+    if (settled || SteadyClock::now() >= request.deadline) return grant;
+    // Busy during a migration: the slot's owner is settled again shortly.
+    std::this_thread::sleep_until(std::min(SteadyClock::now() + kMigrationPause, request.deadline));
+  }
+}
+
+ReleaseOutcome ClusterBackend::release(const HoldId& hold) {
+  return on_master_of(
+      hold.name, [&](RedisBackend& master, Asking asking) { return master.release(hold, asking); });
+}
+
+void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  // One batch per master, pipelined there; the items go back to their places afterwards.
+  std::map<RedisBackend*, std::vector<std::size_t>> by_master;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    try {
+      by_master[&master_of(hash_slot(lock_key(items[i].hold.name)))].push_back(i);
+    } catch (const BackendUnavailable& error) {
+      items[i].outcome = RenewItem::Outcome::failed;
+      items[i].error = error.reason();
+    }
+  }
+  bool any_failed = false;
+  for (auto& [master, indices] : by_master) {
+    std::vector<RenewItem> batch;
+    batch.reserve(indices.size());
+    for (const auto i : indices) batch.push_back(items[i]);
+    master->renew(batch, deadline);
+    for (std::size_t j = 0; j < indices.size(); ++j) {
+      items[indices[j]] = std::move(batch[j]);
+      any_failed = any_failed || items[indices[j]].outcome == RenewItem::Outcome::failed;
+    }
+  }
+  // A failed renewal may be a moved slot (a MOVED reply) or a master gone: the next try
+  // goes where the cluster says now.
+  if (any_failed) {
+    try {
+      read_slot_map();
+    } catch (const BackendUnavailable&) {
+      // The renewal queue tries again; so will this.
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cluster_backend(const Url& url, const Options& options,
+                                              StatsCounters& stats) {
+  if (url.endpoints.empty())
+    throw ConfigError(
+        "", url.redacted(),
+        "bad URL: no cluster node given; write redis+cluster://host:port[,host:port...]");
+  if (!url.path.empty() && url.path != "/" && url.path != "/0")
+    throw ConfigError("", url.redacted(),
+                      "bad URL: a Redis Cluster has only database 0; remove the path");
+  return std::make_unique<ClusterBackend>(url, options, stats);
+}
+
+}  // namespace distlock::detail::redis

@@ -1,0 +1,155 @@
+// Redis Cluster (redis+cluster://) against a private cluster of three masters with a
+// replica each: locks live on their slot's master, and a slot moved to another master is
+// followed, with a lock held on it and a waiter waiting for it.
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_cluster.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class RedisClusterTest : public ::testing::Test {
+ protected:
+  // A master other than the one serving `slot`.
+  RedisServer& another_master(int slot) {
+    RedisServer& current = cluster_.master_of(slot);
+    for (int candidate = 0; candidate < 16384; candidate += 1000) {
+      RedisServer& master = cluster_.master_of(candidate);
+      if (&master != &current) return master;
+    }
+    throw std::runtime_error("one master serves every slot");
+  }
+
+  RedisCluster cluster_;
+};
+
+TEST_F(RedisClusterTest, EachLockLivesOnTheMasterOfItsSlot) {
+  auto client = Client::connect(cluster_.url());
+  for (const std::string key : {"a", "b", "c", "d", "e", "f"}) {
+    Lease lease = client->acquire(spec("placed", 10s), key_of(key));
+    const std::string hash = "distlock:{placed:" + key + "}";
+    RedisServer& master = cluster_.master_of(cluster_.key_slot(hash));
+    EXPECT_EQ(master.cli({"HGET", hash, "id"}), lease.id()) << key;
+    EXPECT_EQ(cluster_.key_slot(hash + ":fence"), cluster_.key_slot(hash));
+  }
+}
+
+TEST_F(RedisClusterTest, AMovedSlotIsFollowedWithItsFence) {
+  auto client = Client::connect(cluster_.url());
+  const std::string hash = "distlock:{moving:a}";
+  const int slot = cluster_.key_slot(hash);
+  std::uint64_t before = 0;
+  {
+    Lease lease = client->acquire(spec("moving", 10s), key_of("a"));
+    before = lease.fence();
+  }
+  RedisServer& target = another_master(slot);
+  cluster_.move_slot(slot, target);
+  // The client's map still names the old master: its MOVED reply is followed.
+  Lease lease = client->acquire(spec("moving", 10s, wait(5s)), key_of("a"));
+  EXPECT_GT(lease.fence(), before);
+  EXPECT_EQ(target.cli({"HGET", hash, "id"}), lease.id());
+}
+
+// Between MIGRATE and the slot's handover the old master answers ASK for keys it no longer
+// has: a held lock is released on the importing master, after ASKING. A new acquisition then
+// finds one key there and none here (TRYAGAIN) and waits for the handover.
+TEST_F(RedisClusterTest, ALockReleasedWhileItsSlotMigratesIsFreeAfterwards) {
+  auto holder = Client::connect(cluster_.url());
+  auto taker = Client::connect(cluster_.url());
+  const std::string hash = "distlock:{migrating:a}";
+  const int slot = cluster_.key_slot(hash);
+  Lease held = holder->acquire(spec("migrating", 10s), key_of("a"));
+  const auto fence = held.fence();
+
+  std::promise<std::uint64_t> taken;
+  std::thread taking;
+  RedisServer& target = another_master(slot);
+  cluster_.move_slot(slot, target, [&] {
+    EXPECT_NO_THROW(held.release()) << "the release did not reach the importing master";
+    taking = std::thread([&] {
+      try {
+        taken.set_value(taker->acquire(spec("migrating", 10s, wait(30s)), key_of("a")).fence());
+      } catch (...) {
+        taken.set_exception(std::current_exception());
+      }
+    });
+  });
+  auto result = taken.get_future();
+  ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the taker hangs";
+  EXPECT_GT(result.get(), fence);
+  taking.join();
+}
+
+TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
+  auto holder = Client::connect(cluster_.url());
+  auto waiter = Client::connect(cluster_.url());
+  const std::string hash = "distlock:{held:a}";
+  const int slot = cluster_.key_slot(hash);
+  Lease held = holder->acquire(spec("held", 3s), key_of("a"));
+
+  std::promise<std::uint64_t> granted;
+  std::thread waiting([&] {
+    try {
+      granted.set_value(waiter->acquire(spec("held", 3s, wait(30s)), key_of("a")).fence());
+    } catch (...) {
+      granted.set_exception(std::current_exception());
+    }
+  });
+  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+
+  RedisServer& target = another_master(slot);
+  cluster_.move_slot(slot, target);
+  // A renewal after the move went to the new master: the holder still holds.
+  const auto renewals = holder->stats().renewals;
+  while (holder->stats().renewals == renewals && held.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(held.valid()) << "the holder lost its lock in the move";
+  EXPECT_EQ(target.cli({"HGET", hash, "id"}), held.id());
+
+  const auto fence = held.fence();
+  EXPECT_NO_THROW(held.release());
+  auto result = granted.get_future();
+  ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the waiter hangs";
+  EXPECT_GT(result.get(), fence);
+  waiting.join();
+}
+
+TEST(RedisClusterUrl, ASeedThatIsNoClusterNodeSaysSo) {
+  RedisServer plain;
+  const std::string url = "redis+cluster://127.0.0.1:" + std::to_string(plain.port());
+  try {
+    (void)Client::connect(url);
+    ADD_FAILURE() << "a plain server was taken for a cluster";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url);
+    EXPECT_TRUE(contains(error.what(), "is not a cluster node")) << error.what();
+    EXPECT_TRUE(contains(error.what(), "redis://")) << error.what();
+  }
+}
+
+TEST(RedisClusterUrl, ADatabaseIsAConfigError) {
+  try {
+    (void)Client::connect("redis+cluster://127.0.0.1:1/3");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& error) {
+    EXPECT_TRUE(contains(error.what(), "only database 0")) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace distlock::testing

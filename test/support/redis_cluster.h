@@ -1,0 +1,44 @@
+// A private Redis Cluster for tests and benchmarks: three masters and one replica each, every
+// server a private process on a free loopback port, made a cluster with
+// `redis-cli --cluster create`, all stopped when the object goes away.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "redis_server.h"
+
+namespace distlock::testing {
+
+class RedisCluster {
+ public:
+  // Returns once every node reports cluster_state:ok and all slots are served. Throws
+  // std::runtime_error with what did not come up.
+  explicit RedisCluster(int masters = 3, int replicas_per_master = 1);
+  ~RedisCluster();
+  RedisCluster(const RedisCluster&) = delete;
+  RedisCluster& operator=(const RedisCluster&) = delete;
+
+  // "redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,..." naming every master.
+  std::string url() const;
+  const std::vector<std::unique_ptr<RedisServer>>& servers() const { return servers_; }
+  // The master that serves `slot` now (CLUSTER SLOTS).
+  RedisServer& master_of(int slot) const;
+  // CLUSTER KEYSLOT, asked of the cluster.
+  int key_slot(const std::string& key) const;
+  // Moves `slot` to master `to` as redis-cli --cluster reshard does: IMPORTING on `to`,
+  // MIGRATING on its master, MIGRATE of every key in it, then SETSLOT NODE on every master.
+  // `between` runs after the first keys moved and before the slot is handed over (while
+  // the old master answers ASK for them).
+  void move_slot(int slot, RedisServer& to, const std::function<void()>& between = {});
+
+ private:
+  std::vector<std::unique_ptr<RedisServer>> servers_;
+  int masters_;
+};
+
+}  // namespace distlock::testing
