@@ -23,7 +23,6 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-// Cycles per second of acquire+release on one client, one lock name.
 double cycles_per_second(Client& client, int cycles, const std::string& key) {
   constexpr auto bench_lock = distlock::spec("bench", 30s);
   std::uint64_t last_fence = 0;
@@ -39,9 +38,8 @@ double cycles_per_second(Client& client, int cycles, const std::string& key) {
   return cycles / seconds;
 }
 
-// redis-benchmark -c 1 -n N -q EVALSHA <sha> 1 somekey: its requests per second.
-double evalsha_per_second(const testing::RedisServer& server, const std::string& sha,
-                          int requests) {
+double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,
+                          const std::string& key) {
   const auto program = distlock::testing::find_program("redis-benchmark");
   if (program.empty()) {
     throw std::runtime_error("redis-benchmark not found (Debian: apt-get install redis-tools)");
@@ -51,7 +49,7 @@ double evalsha_per_second(const testing::RedisServer& server, const std::string&
   distlock::testing::Subprocess process(
       program,
       {"-h", "127.0.0.1", "-p", std::to_string(server.port()), "-c", "1", "-n",
-       std::to_string(requests), "-q", "EVALSHA", sha, "1", "somekey"},
+       std::to_string(requests), "-q", "EVALSHA", sha, "1", key},
       options);
   const std::string output = process.read_all(300s);
   const auto status = process.wait(30s);

@@ -1,7 +1,8 @@
 // redis_topology_bench: what Sentinel, min_replicas and Redlock cost, and how soon a lock is
 // granted again after the master dies, all measured in one run on this machine.
 //
-// Starts a master with two replicas behind three sentinels, and three independent masters.
+// Starts a master with two replicas behind three sentinels, three independent masters, and a
+// Redis Cluster of three masters with a replica each.
 // Uncontended acquire+release cycles on one client and one lock name, each figure as a ratio
 // of the server's own reference (redis-benchmark -c 1, EVALSHA of a one-line script):
 //
@@ -10,6 +11,7 @@
 //   redis+sentinel://.../master        through the sentinels' master
 //   redis+sentinel://...?min_replicas=1
 //   redis+redlock://m1,m2,m3          cycles/s ÷ (EVALSHA/s ÷ 6)   six script calls a cycle
+//   redis+cluster://...               against the EVALSHA rate of the lock's master
 //
 // Then the failover: the master is SIGKILLed while a client on the Sentinel URL tries for the
 // lock every 10 ms; printed are the sentinels' promotion time (kill until a replica answers
@@ -29,6 +31,7 @@
 
 #include <distlock/distlock.h>
 
+#include "redis_cluster.h"
 #include "redis_reference.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
@@ -82,6 +85,8 @@ struct Topology {
   std::string label;
   std::string url;
   double script_calls_per_cycle;
+  // The reference's key: on a cluster node, one of its own slots.
+  std::string reference_key = "somekey";
 };
 
 // The median over the rounds of cycles/s, each round beside the reference on `reference`.
@@ -94,7 +99,8 @@ void measure(const Topology& topology, const distlock::testing::RedisServer& ref
   std::vector<double> ratios;
   for (int round = 0; round < settings.rounds; ++round) {
     const double cycles = distlock::bench::cycles_per_second(*client, settings.cycles);
-    const double evalsha = distlock::bench::evalsha_per_second(reference, sha, settings.requests);
+    const double evalsha = distlock::bench::evalsha_per_second(reference, sha, settings.requests,
+                                                               topology.reference_key);
     rates.push_back(cycles);
     ratios.push_back(cycles / (evalsha / topology.script_calls_per_cycle));
   }
@@ -151,6 +157,10 @@ int main(int argc, char** argv) {
     measure({"redis+sentinel://?min_replicas=1", group.url() + "?min_replicas=1", 2}, master,
             settings);
     measure({"redis+redlock:// (3 masters)", redlock, 6}, *masters.front(), settings);
+    distlock::testing::RedisCluster cluster;
+    // The lock of cycles_per_second is bench:cycle; its master is the reference.
+    measure({"redis+cluster:// (3 masters)", cluster.url(), 2, "{bench:cycle}"},
+            cluster.master_of(cluster.key_slot("distlock:{bench:cycle}")), settings);
     measure_failover(group);
     return 0;
   } catch (const std::exception& e) {
