@@ -129,6 +129,36 @@ TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
   waiting.join();
 }
 
+// The master of a held lock's slot dies once its replica has the grant; the replica takes
+// over. The holder keeps the lock, and others reach the new master. (min_replicas=1 would
+// make the grant wait for the replica too, but then every renewal on the promoted master,
+// which has no replica left, would fail.)
+TEST_F(RedisClusterTest, AMastersDeathIsFollowedToThePromotedReplica) {
+  auto holder = Client::connect(cluster_.url());
+  auto other = Client::connect(cluster_.url());
+  const std::string hash = "distlock:{promoted:a}";
+  const int slot = cluster_.key_slot(hash);
+  // Longer than the cluster takes to promote (node timeout 2 s).
+  const auto lock_spec = spec("promoted", 15s);
+  Lease held = holder->acquire(lock_spec, key_of("a"));
+  const auto fence = held.fence();
+  ASSERT_TRUE(wait_for_replicas(cluster_.master_of(slot), 1, 30s));
+
+  RedisServer& promoted = cluster_.kill_master_of(slot, 60s);
+  const auto promoted_at = std::chrono::steady_clock::now();
+  EXPECT_EQ(promoted.cli({"HGET", hash, "id"}), held.id());
+  EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
+
+  const auto renewals = holder->stats().renewals;
+  while (holder->stats().renewals == renewals && held.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(held.valid());
+  EXPECT_GT(held.valid_until(), promoted_at + lock_spec.ttl / 2);
+  EXPECT_NO_THROW(held.release());
+  auto next = other->try_acquire(lock_spec, key_of("a"));
+  ASSERT_TRUE(next.has_value());
+  EXPECT_GT(next->fence(), fence);
+}
+
 TEST(RedisClusterUrl, ASeedThatIsNoClusterNodeSaysSo) {
   RedisServer plain;
   const std::string url = "redis+cluster://127.0.0.1:" + std::to_string(plain.port());

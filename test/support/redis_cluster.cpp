@@ -1,5 +1,7 @@
 #include "redis_cluster.h"
 
+#include <signal.h>
+
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -22,7 +24,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-RedisCluster::RedisCluster(int masters, int replicas_per_master) : masters_(masters) {
+RedisCluster::RedisCluster(int masters, int replicas_per_master) {
   const int count = masters * (1 + replicas_per_master);
   for (int i = 0; i < count; ++i)
     servers_.push_back(std::make_unique<RedisServer>(std::vector<std::string>{
@@ -38,6 +40,10 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master) : masters_(mast
                 {"--cluster-replicas", std::to_string(replicas_per_master), "--cluster-yes"});
   servers_.front()->cli(create);
 
+  url_ = "redis+cluster://";
+  for (int i = 0; i < masters; ++i)
+    url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(servers_[i]->port());
+
   const auto deadline = Clock::now() + kReadyLimit;
   for (const auto& server : servers_) {
     while (server->cli({"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos) {
@@ -51,21 +57,24 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master) : masters_(mast
 
 RedisCluster::~RedisCluster() = default;
 
-std::string RedisCluster::url() const {
-  std::string url = "redis+cluster://";
-  for (int i = 0; i < masters_; ++i)
-    url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(servers_[i]->port());
-  return url;
-}
+std::string RedisCluster::url() const { return url_; }
 
-RedisServer& RedisCluster::master_of(int slot) const {
+RedisServer* RedisCluster::master_seen_for(int slot) const {
+  const RedisServer* asked = nullptr;
+  for (const auto& server : servers_)
+    if (server) {
+      asked = server.get();
+      break;
+    }
+  if (asked == nullptr) return nullptr;
   // CLUSTER NODES: "<id> <ip:port@bus-port> <flags> <master> <ping> <pong> <epoch> <link>
   // <slot ranges...>", one line per node; a range is "a-b" or "a" ("[...]" while migrating).
-  for (const auto& line : lines_of(servers_.front()->cli({"CLUSTER", "NODES"}))) {
+  for (const auto& line : lines_of(asked->cli({"CLUSTER", "NODES"}))) {
     std::istringstream fields(line);
     std::string id, address, flags, master, ping, pong, epoch, link;
     fields >> id >> address >> flags >> master >> ping >> pong >> epoch >> link;
-    if (flags.find("master") == std::string::npos) continue;
+    if (flags.find("master") == std::string::npos || flags.find("fail") != std::string::npos)
+      continue;
     for (std::string range; fields >> range;) {
       if (range.front() == '[') continue;
       const auto dash = range.find('-');
@@ -75,10 +84,37 @@ RedisServer& RedisCluster::master_of(int slot) const {
       const std::string port =
           address.substr(address.find(':') + 1, address.find('@') - address.find(':') - 1);
       for (const auto& server : servers_)
-        if (std::to_string(server->port()) == port) return *server;
+        if (server && std::to_string(server->port()) == port) return server.get();
     }
   }
-  throw std::runtime_error("redis cluster: no master found for slot " + std::to_string(slot));
+  return nullptr;
+}
+
+RedisServer& RedisCluster::master_of(int slot) const {
+  RedisServer* master = master_seen_for(slot);
+  if (master == nullptr)
+    throw std::runtime_error("redis cluster: no master found for slot " + std::to_string(slot));
+  return *master;
+}
+
+RedisServer& RedisCluster::kill_master_of(int slot, std::chrono::seconds limit) {
+  RedisServer* old = &master_of(slot);
+  ::kill(old->pid(), SIGKILL);
+  for (auto& server : servers_)
+    if (server.get() == old) server.reset();
+  const auto deadline = Clock::now() + limit;
+  for (;;) {
+    RedisServer* promoted = master_seen_for(slot);
+    bool ok = promoted != nullptr;
+    for (const auto& server : servers_)
+      if (ok && server &&
+          server->cli({"CLUSTER", "INFO"}).find("cluster_state:ok") == std::string::npos)
+        ok = false;
+    if (ok) return *promoted;
+    if (Clock::now() >= deadline)
+      throw std::runtime_error("redis cluster: no replica took over slot " + std::to_string(slot));
+    std::this_thread::sleep_for(kPollInterval);
+  }
 }
 
 void RedisCluster::move_slot(int slot, RedisServer& to, const std::function<void()>& between) {
@@ -96,15 +132,15 @@ void RedisCluster::move_slot(int slot, RedisServer& to, const std::function<void
       from.cli({"MIGRATE", "127.0.0.1", std::to_string(to.port()), key, "0", "5000"});
   }
   if (between) between();
-  for (int i = 0; i < masters_; ++i) {
-    RedisServer& master = *servers_[static_cast<std::size_t>(i)];
-    if (master.cli({"ROLE"}).rfind("master", 0) == 0)
-      master.cli({"CLUSTER", "SETSLOT", number, "NODE", to_id});
-  }
+  for (const auto& server : servers_)
+    if (server && server->cli({"ROLE"}).rfind("master", 0) == 0)
+      server->cli({"CLUSTER", "SETSLOT", number, "NODE", to_id});
 }
 
 int RedisCluster::key_slot(const std::string& key) const {
-  return std::stoi(servers_.front()->cli({"CLUSTER", "KEYSLOT", key}));
+  for (const auto& server : servers_)
+    if (server) return std::stoi(server->cli({"CLUSTER", "KEYSLOT", key}));
+  throw std::runtime_error("redis cluster: every node is gone");
 }
 
 }  // namespace distlock::testing

@@ -25,9 +25,10 @@ class RedisCluster {
 
   // "redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,..." naming every master.
   std::string url() const;
-  const std::vector<std::unique_ptr<RedisServer>>& servers() const { return servers_; }
   // The master that serves `slot` now (CLUSTER SLOTS).
   RedisServer& master_of(int slot) const;
+  // The same, as the first surviving node sees it; nullptr when none does yet.
+  RedisServer* master_seen_for(int slot) const;
   // CLUSTER KEYSLOT, asked of the cluster.
   int key_slot(const std::string& key) const;
   // Moves `slot` to master `to` as redis-cli --cluster reshard does: IMPORTING on `to`,
@@ -35,10 +36,13 @@ class RedisCluster {
   // `between` runs after the first keys moved and before the slot is handed over (while
   // the old master answers ASK for them).
   void move_slot(int slot, RedisServer& to, const std::function<void()>& between = {});
+  // SIGKILLs the master of `slot` and waits until its replica serves the slot as master and
+  // the surviving nodes report cluster_state:ok; returns the new master.
+  RedisServer& kill_master_of(int slot, std::chrono::seconds limit);
 
  private:
-  std::vector<std::unique_ptr<RedisServer>> servers_;
-  int masters_;
+  std::vector<std::unique_ptr<RedisServer>> servers_;  // a killed one is null
+  std::string url_;
 };
 
 }  // namespace distlock::testing

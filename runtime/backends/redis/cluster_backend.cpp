@@ -44,6 +44,8 @@ class ClusterBackend final : public Backend {
   // CLUSTER SLOTS from the first known node that answers.
   void read_slot_map();
   void learn(const Redirect& redirect);
+  // Reads the map again; true when `slot` has another master now.
+  bool slot_moved_on(int slot);
 
   const Url url_;
   const std::string server_;
@@ -201,8 +203,28 @@ auto ClusterBackend::on_master_of(std::string_view name, Operation&& operation) 
         master = nullptr;
         asking = Asking::no;
       }
+    } catch (const BackendUnavailable&) {
+      // A master that does not answer may have been replaced by its replica: when the map
+      // read now names another master for the slot, the command goes there.
+      if (redirects + 1 >= kMostRedirects || master != nullptr || !slot_moved_on(slot)) throw;
     }
   }
+}
+
+bool ClusterBackend::slot_moved_on(int slot) {
+  const auto master_address = [&]() -> std::optional<Address> {
+    std::shared_lock lock(slots_mutex_);
+    const int index = slot_master_[static_cast<std::size_t>(slot)];
+    if (index < 0) return std::nullopt;
+    return masters_[static_cast<std::size_t>(index)];
+  };
+  const auto before = master_address();
+  try {
+    read_slot_map();
+  } catch (const BackendUnavailable&) {
+    return false;
+  }
+  return master_address() != before;
 }
 
 std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
