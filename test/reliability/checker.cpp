@@ -28,7 +28,7 @@ using namespace distlock::reliability;
 
 void usage(std::ostream& out) {
   out << "usage: distlock_checker --backend memory|redis|redis-sentinel|redis-redlock|\n"
-         "                                  zookeeper|zookeeper-ensemble\n"
+         "                                  redis-cluster|zookeeper|zookeeper-ensemble\n"
          "                        --fault "
          "none|kill-holder|stop-holder|restart-server|kill-leader|\n"
          "                                partition|clock-jump\n"

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "redis_cluster.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
 #include "subprocess.h"
@@ -232,6 +233,26 @@ class RedisRedlockService final : public LockService {
   std::string url_;
 };
 
+// A Redis Cluster of three masters with a replica each. Its leader is the master of the
+// checker's lock: killing it hands the slot to its replica (cluster node timeout 2 s).
+class RedisClusterService final : public LockService {
+ public:
+  std::string backend() const override { return "redis-cluster"; }
+  std::string url() const override { return cluster_.url(); }
+
+  LeaderKill kill_leader() override {
+    LeaderKill kill;
+    kill.index = 0;
+    kill.killed_at = mono_ns();
+    cluster_.kill_master_of(cluster_.key_slot("distlock:{checker:shared}"),
+                            std::chrono::seconds(60));
+    return kill;
+  }
+
+ private:
+  testing::RedisCluster cluster_;
+};
+
 }  // namespace
 
 std::string LockService::url_through(std::uint16_t) const {
@@ -254,13 +275,14 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
     return std::make_unique<RedisService>(settings.directory / "redis");
   if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>();
   if (settings.backend == "redis-redlock") return std::make_unique<RedisRedlockService>();
+  if (settings.backend == "redis-cluster") return std::make_unique<RedisClusterService>();
   if (settings.backend == "zookeeper")
     return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +
-                              "' (memory, redis, redis-sentinel, redis-redlock, zookeeper, "
-                              "zookeeper-ensemble)");
+                              "' (memory, redis, redis-sentinel, redis-redlock, redis-cluster, "
+                              "zookeeper, zookeeper-ensemble)");
 }
 
 }  // namespace distlock::reliability

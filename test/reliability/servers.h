@@ -6,6 +6,8 @@
 //                        min_replicas=1; its leader is the master
 //   redis-redlock        three independent masters (redis+redlock://); its leader is the
 //                        first
+//   redis-cluster        three masters with a replica each (redis+cluster://); its leader is
+//                        the master of the checker's lock
 //   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
 //   zookeeper-ensemble   three ZooKeeper servers with one leader
 // A missing redis-server, java or ZooKeeper jar is an error, never a skip.
