@@ -49,6 +49,35 @@ TEST_F(RedisClusterTest, EachLockLivesOnTheMasterOfItsSlot) {
   }
 }
 
+// A waiter listens on the lock's shard (SSUBSCRIBE on its slot's master), not on a channel
+// every node would carry; the release wakes it.
+TEST_F(RedisClusterTest, WaitersListenOnTheLocksShard) {
+  auto holder = Client::connect(cluster_.url());
+  auto waiter = Client::connect(cluster_.url());
+  const std::string channel = "distlock:{shard:a}:released";
+  RedisServer& master = cluster_.master_of(cluster_.key_slot(channel));
+  Lease held = holder->acquire(spec("shard", 30s), key_of("a"));
+  std::promise<void> granted;
+  std::thread waiting([&] {
+    try {
+      (void)waiter->acquire(spec("shard", 30s, wait(30s)), key_of("a"));
+      granted.set_value();
+    } catch (...) {
+      granted.set_exception(std::current_exception());
+    }
+  });
+  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(master.cli({"PUBSUB", "SHARDNUMSUB", channel}), channel + "\n1");
+  EXPECT_EQ(master.cli({"PUBSUB", "NUMSUB", channel}), channel + "\n0");
+  held.release();
+  auto done = granted.get_future();
+  ASSERT_EQ(done.wait_for(30s), std::future_status::ready);
+  EXPECT_NO_THROW(done.get());
+  waiting.join();
+  EXPECT_GE(waiter->stats().woken_by_release, 1u);
+  EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
+}
+
 TEST_F(RedisClusterTest, AMovedSlotIsFollowedWithItsFence) {
   auto client = Client::connect(cluster_.url());
   const std::string hash = "distlock:{moving:a}";

@@ -169,9 +169,11 @@ RedisBackend& ClusterBackend::master_of(int slot) {
 RedisBackend& ClusterBackend::backend_for(const Address& address) {
   std::lock_guard lock(backends_mutex_);
   auto& backend = backends_[{address.host, address.port}];
-  if (!backend)
-    backend = std::make_unique<RedisBackend>(
-        connection_settings(url_of_node(url_, address), options_), stats_);
+  if (!backend) {
+    ConnectionSettings settings = connection_settings(url_of_node(url_, address), options_);
+    settings.sharded_pubsub = true;
+    backend = std::make_unique<RedisBackend>(std::move(settings), stats_);
+  }
   return *backend;
 }
 

@@ -3,7 +3,8 @@
 // backend per master (redis_backend.h). The slot map comes from CLUSTER SLOTS; a MOVED reply
 // updates it and the command is sent again to the master named; an ASK reply (the slot is
 // migrating and the keys are on the importing master) sends that one command there after
-// ASKING. Release notifications use plain pub/sub, which the cluster carries to every node.
+// ASKING. Release notifications use sharded pub/sub (SPUBLISH, SSUBSCRIBE): they go to the
+// lock's slot, not to every node.
 #pragma once
 
 #include <memory>

@@ -40,6 +40,9 @@ struct ConnectionSettings {
   unsigned max_connections = 1;
   // Replicas that must acknowledge a grant or a renewal (WAIT) before it counts.
   unsigned min_replicas = 0;
+  // A Redis Cluster node: release notifications go by sharded pub/sub (SPUBLISH,
+  // SSUBSCRIBE), to the lock's slot only, rather than to every node.
+  bool sharded_pubsub = false;
   // How long WAIT may wait for them: half the command timeout, so that its reply is read
   // before the socket gives up.
   Millis replica_timeout() const { return command_timeout / 2; }

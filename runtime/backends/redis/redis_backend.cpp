@@ -141,7 +141,7 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       // A failover now could promote a replica without this grant and give the lock to
       // another client: the grant is withdrawn.
       const std::string channel = release_channel(request.hold.name);
-      const ScriptCall withdraw{{hash}, {request.hold.acquisition_id, channel}};
+      const ScriptCall withdraw{{hash}, {request.hold.acquisition_id, channel, publish_command()}};
       (void)scripts_.run(connection, Script::release, withdraw);
       throw ServerError(settings_.server,
                         too_few_replicas(acknowledged, settings_.replica_timeout()) +
@@ -202,7 +202,7 @@ ReleaseListener::Ticket RedisBackend::watch_releases(std::string_view name) {
 ReleaseOutcome RedisBackend::release(const HoldId& hold, Asking asking) {
   const std::string hash = lock_key(hold.name);
   const std::string channel = release_channel(hold.name);
-  const ScriptCall call{{hash}, {hold.acquisition_id, channel}};
+  const ScriptCall call{{hash}, {hold.acquisition_id, channel, publish_command()}};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {

@@ -65,6 +65,9 @@ class RedisBackend final : public Backend {
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   template <class Operation>
   auto with_connection(Retry retry, Operation&& operation);
+  std::string_view publish_command() const {
+    return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
+  }
   // ASKING: the next command may touch a slot this master is importing.
   void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;

@@ -174,18 +174,19 @@ ReleaseListener::Served ReleaseListener::serve(SubscriberConnection& connection)
 }
 
 void ReleaseListener::send_requests(SubscriberConnection& connection) {
+  const bool sharded = settings_.sharded_pubsub;
   std::lock_guard lock(mutex_);
   for (const auto& name : dirty_) {
     const auto found = channels_.find(name);
     if (found == channels_.end()) continue;
     Channel& channel = found->second;
     if (channel.watchers > 0 && !channel.requested) {
-      const std::string_view command[] = {"SUBSCRIBE", name};
+      const std::string_view command[] = {sharded ? "SSUBSCRIBE" : "SUBSCRIBE", name};
       connection.send(command);
       channel.requested = true;
       ++channel.confirmations_due;
     } else if (channel.watchers == 0 && channel.requested) {
-      const std::string_view command[] = {"UNSUBSCRIBE", name};
+      const std::string_view command[] = {sharded ? "SUNSUBSCRIBE" : "UNSUBSCRIBE", name};
       connection.send(command);
       channel.requested = false;
       channel.subscribed = false;
@@ -198,7 +199,13 @@ void ReleaseListener::send_requests(SubscriberConnection& connection) {
 void ReleaseListener::handle(const redisReply& reply) {
   if (is_error(reply))
     throw ServerError(settings_.server, "the subscriber got an error: " + describe_reply(reply));
-  const std::string_view kind = push_kind(reply);
+  // Sharded pub/sub (a cluster) names its pushes with an "s" in front.
+  std::string_view kind = push_kind(reply);
+  if (settings_.sharded_pubsub && kind.starts_with('s')) kind.remove_prefix(1);
+  if (kind == "unsubscribe" && settings_.sharded_pubsub) {
+    forget_moved_channel(std::string(reply_text(*reply.element[1])));
+    return;
+  }
   if (kind != "message" && kind != "subscribe") return;
   const std::string channel_name(reply_text(*reply.element[1]));
 
@@ -223,6 +230,21 @@ void ReleaseListener::handle(const redisReply& reply) {
     // Waiters that retried before this confirmation could have missed a release.
     ++channel.generation;
     channel.released.notify_all();
+  }
+  erase_if_unused(found);
+}
+
+void ReleaseListener::forget_moved_channel(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  const auto found = channels_.find(name);
+  if (found == channels_.end()) return;
+  Channel& channel = found->second;
+  // Our own SUNSUBSCRIBE, confirmed; or the node telling us the slot has left it, which
+  // leaves the subscription gone: the waiters' next try finds the lock's new master (MOVED)
+  // and watches it there, and meanwhile their wait is bounded by the holder's ttl.
+  if (channel.requested && channel.confirmations_due == 0) {
+    channel.requested = false;
+    channel.subscribed = false;
   }
   erase_if_unused(found);
 }

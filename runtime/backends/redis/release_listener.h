@@ -104,6 +104,8 @@ class ReleaseListener {
   void send_requests(SubscriberConnection& connection);
   void handle(const redisReply& reply);
   void forget_subscriptions();
+  // Sharded pub/sub: a SUNSUBSCRIBE push, ours or because the channel's slot moved away.
+  void forget_moved_channel(const std::string& name);
   void report_outage(std::string_view reason) const;
   // Sleeps, unless stopped first (false).
   bool pause(std::chrono::milliseconds duration);
