@@ -27,8 +27,9 @@ namespace {
 using namespace distlock::reliability;
 
 void usage(std::ostream& out) {
-  out << "usage: distlock_checker --backend memory|redis|redis-sentinel|redis-redlock|\n"
-         "                                  redis-cluster|zookeeper|zookeeper-ensemble\n"
+  out << "usage: distlock_checker --backend memory|redis|redis-sentinel|\n"
+         "                                  redis-sentinel-async|redis-redlock|redis-cluster|\n"
+         "                                  zookeeper|zookeeper-ensemble\n"
          "                        --fault "
          "none|kill-holder|stop-holder|restart-server|kill-leader|\n"
          "                                partition|clock-jump\n"

@@ -126,7 +126,8 @@ class KillLeader final : public Fault {
   std::string name() const override { return "kill-leader"; }
   bool applies_to(const LockService& service) const override {
     return service.backend() == "zookeeper-ensemble" || service.backend() == "redis-sentinel" ||
-           service.backend() == "redis-redlock" || service.backend() == "redis-cluster";
+           service.backend() == "redis-sentinel-async" || service.backend() == "redis-redlock" ||
+           service.backend() == "redis-cluster";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {

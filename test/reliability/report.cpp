@@ -115,9 +115,12 @@ bool victim_fault(const std::string& fault) {
 }
 
 // Holders may overlap only where the service itself forgot the lock: a Redis without
-// persistence that restarted.
+// persistence that restarted, or a replica promoted without the last grants (replication
+// not waited for). Overlaps are reported there, and fencing must still refuse every stale
+// write.
 bool overlaps_allowed(const RunFacts& facts) {
-  return facts.backend == "redis" && facts.fault == "restart-server";
+  return (facts.backend == "redis" && facts.fault == "restart-server") ||
+         (facts.backend == "redis-sentinel-async" && facts.fault == "kill-leader");
 }
 
 }  // namespace

@@ -185,12 +185,20 @@ class ZooKeeperEnsembleService final : public LockService {
   std::vector<int> killed_;
 };
 
-// A master with two replicas behind three sentinels. The workers ask for min_replicas=1: a
-// grant counts only once a replica has it, so it survives the master's death.
+// A master with two replicas behind three sentinels. As redis-sentinel the workers ask for
+// min_replicas=1: a grant counts only once a replica has it, so it survives the master's
+// death. As redis-sentinel-async they do not (min_replicas=0): a grant the promoted replica
+// never saw can be given again, and the run shows it.
 class RedisSentinelService final : public LockService {
  public:
-  std::string backend() const override { return "redis-sentinel"; }
-  std::string url() const override { return group_.url() + "?min_replicas=1"; }
+  explicit RedisSentinelService(unsigned min_replicas) : min_replicas_(min_replicas) {}
+
+  std::string backend() const override {
+    return min_replicas_ > 0 ? "redis-sentinel" : "redis-sentinel-async";
+  }
+  std::string url() const override {
+    return group_.url() + "?min_replicas=" + std::to_string(min_replicas_);
+  }
 
   // The master is the leader here; the kill returns once a replica is promoted.
   LeaderKill kill_leader() override {
@@ -202,6 +210,7 @@ class RedisSentinelService final : public LockService {
   }
 
  private:
+  unsigned min_replicas_;
   testing::SentinelGroup group_;
 };
 
@@ -273,7 +282,8 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "memory") return std::make_unique<MemoryService>();
   if (settings.backend == "redis")
     return std::make_unique<RedisService>(settings.directory / "redis");
-  if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>();
+  if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>(1);
+  if (settings.backend == "redis-sentinel-async") return std::make_unique<RedisSentinelService>(0);
   if (settings.backend == "redis-redlock") return std::make_unique<RedisRedlockService>();
   if (settings.backend == "redis-cluster") return std::make_unique<RedisClusterService>();
   if (settings.backend == "zookeeper")
@@ -281,8 +291,8 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +
-                              "' (memory, redis, redis-sentinel, redis-redlock, redis-cluster, "
-                              "zookeeper, zookeeper-ensemble)");
+                              "' (memory, redis, redis-sentinel, redis-sentinel-async, "
+                              "redis-redlock, redis-cluster, zookeeper, zookeeper-ensemble)");
 }
 
 }  // namespace distlock::reliability

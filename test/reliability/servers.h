@@ -4,6 +4,7 @@
 //   redis                a redis-server without persistence, restartable on the same port
 //   redis-sentinel       a master, two replicas and three sentinels; workers use
 //                        min_replicas=1; its leader is the master
+//   redis-sentinel-async the same with min_replicas=0: a failover may grant twice
 //   redis-redlock        three independent masters (redis+redlock://); its leader is the
 //                        first
 //   redis-cluster        three masters with a replica each (redis+cluster://); its leader is
