@@ -151,35 +151,37 @@ class KillLeader final : public Fault {
 class Partition final : public Fault {
  public:
   std::string name() const override { return "partition"; }
-  bool applies_to(const LockService& service) const override {
-    return service.backend() == "redis" || service.backend() == "zookeeper";
-  }
+  bool applies_to(const LockService& service) const override { return !service.ports().empty(); }
   VictimRole victim_role() const override { return VictimRole::partition; }
   void prepare(const FaultSetup& setup) override {
-    proxy_ = std::make_unique<testing::TcpProxy>(setup.service.port());
+    for (const auto port : setup.service.ports())
+      proxies_.push_back(std::make_unique<testing::TcpProxy>(port));
   }
   std::string worker_url(int id, const LockService& service) const override {
-    return id == 0 ? service.url_through(proxy_->port()) : service.url();
+    if (id != 0) return service.url();
+    std::vector<std::uint16_t> ports;
+    for (const auto& proxy : proxies_) ports.push_back(proxy->port());
+    return service.url_through(ports);
   }
   FaultRecord apply(FaultContext& context) override {
     FaultRecord record(name());
     record.victim = context.victim_id;
     record.victim_fence = await_victim(context, "holding");
-    proxy_->freeze();
+    for (const auto& proxy : proxies_) proxy->freeze();
     record.start_ns = mono_ns();
     // The stall is the fault: nothing passes, nothing is closed.
     std::this_thread::sleep_for(context.hold_off);
-    proxy_->thaw();
+    for (const auto& proxy : proxies_) proxy->thaw();
     record.end_ns = mono_ns();
     record.applied = true;
-    record.detail = "worker 0's connections stalled for " +
-                    format_ns(record.end_ns - record.start_ns) + " holding fence " +
-                    std::to_string(record.victim_fence);
+    record.detail = "worker 0's connections (to " + std::to_string(proxies_.size()) +
+                    " server(s)) stalled for " + format_ns(record.end_ns - record.start_ns) +
+                    " holding fence " + std::to_string(record.victim_fence);
     return record;
   }
 
  private:
-  std::unique_ptr<testing::TcpProxy> proxy_;
+  std::vector<std::unique_ptr<testing::TcpProxy>> proxies_;
 };
 
 // Writes `text` to `path` atomically (libfaketime rereads the file on every call).

@@ -7,8 +7,9 @@
 //   kill-leader     SIGKILL the leader of a ZooKeeper ensemble, the master of a Redis
 //                   behind Sentinel or of a Redis Cluster's lock slot (returning once a
 //                   replica is promoted), or one of three Redlock masters
-//   partition       stall worker 0's connections (an in-process TCP proxy stops forwarding
-//                   without closing anything) while it holds the lock, then let them flow
+//   partition       stall worker 0's connections to every server (in-process TCP proxies,
+//                   one per server, stop forwarding without closing anything) while it
+//                   holds the lock, then let them flow
 //   clock-jump      move the wall clock of workers 0 (+2 h) and 1 (-2 h) through
 //                   libfaketime (monotonic time untouched)
 #pragma once

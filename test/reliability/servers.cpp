@@ -51,10 +51,10 @@ class RedisService final : public LockService {
 
   std::string backend() const override { return "redis"; }
   std::string url() const override { return "redis://127.0.0.1:" + std::to_string(port_); }
-  std::string url_through(std::uint16_t port) const override {
-    return "redis://127.0.0.1:" + std::to_string(port);
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    return "redis://127.0.0.1:" + std::to_string(proxy_ports.at(0));
   }
-  std::uint16_t port() const override { return port_; }
+  std::vector<std::uint16_t> ports() const override { return {port_}; }
 
   Restart restart() override {
     Restart restart;
@@ -131,10 +131,11 @@ class ZooKeeperService final : public LockService {
 
   std::string backend() const override { return "zookeeper"; }
   std::string url() const override { return server_.url() + zookeeper_query(session_timeout_); }
-  std::string url_through(std::uint16_t port) const override {
-    return "zookeeper://127.0.0.1:" + std::to_string(port) + zookeeper_query(session_timeout_);
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    return "zookeeper://127.0.0.1:" + std::to_string(proxy_ports.at(0)) +
+           zookeeper_query(session_timeout_);
   }
-  std::uint16_t port() const override { return server_.port(); }
+  std::vector<std::uint16_t> ports() const override { return {server_.port()}; }
   Millis expiry_bound(Millis ttl) const override {
     return std::max(ttl, session_timeout_) + 2 * zookeeper_config().tick;
   }
@@ -219,15 +220,21 @@ class RedisSentinelService final : public LockService {
 class RedisRedlockService final : public LockService {
  public:
   RedisRedlockService() {
-    url_ = "redis+redlock://";
     for (int i = 0; i < 3; ++i) {
       masters_.push_back(std::make_unique<testing::RedisServer>());
-      url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(masters_.back()->port());
+      ports_.push_back(masters_.back()->port());
     }
   }
 
   std::string backend() const override { return "redis-redlock"; }
-  std::string url() const override { return url_; }
+  std::string url() const override { return url_through(ports()); }
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    std::string url = "redis+redlock://";
+    for (std::size_t i = 0; i < proxy_ports.size(); ++i)
+      url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(proxy_ports[i]);
+    return url;
+  }
+  std::vector<std::uint16_t> ports() const override { return ports_; }
 
   LeaderKill kill_leader() override {
     LeaderKill kill;
@@ -239,7 +246,7 @@ class RedisRedlockService final : public LockService {
 
  private:
   std::vector<std::unique_ptr<testing::RedisServer>> masters_;
-  std::string url_;
+  std::vector<std::uint16_t> ports_;
 };
 
 // A Redis Cluster of three masters with a replica each. Its leader is the master of the
@@ -264,12 +271,10 @@ class RedisClusterService final : public LockService {
 
 }  // namespace
 
-std::string LockService::url_through(std::uint16_t) const {
+std::string LockService::url_through(const std::vector<std::uint16_t>&) const {
   throw std::runtime_error(not_supported(backend(), "be reached through a proxy"));
 }
-std::uint16_t LockService::port() const {
-  throw std::runtime_error(not_supported(backend(), "name one server port"));
-}
+std::vector<std::uint16_t> LockService::ports() const { return {}; }
 LockService::Restart LockService::restart() {
   throw std::runtime_error(not_supported(backend(), "restart its server"));
 }

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "events.h"
 
@@ -31,10 +32,12 @@ class LockService {
   virtual std::string backend() const = 0;
   // The URL the workers use.
   virtual std::string url() const = 0;
-  // The URL of a worker that reaches the (single) server through a proxy on `port`.
-  virtual std::string url_through(std::uint16_t port) const;
-  // The server's port, for a proxy in front of it (single-server services).
-  virtual std::uint16_t port() const;
+  // The URL of a worker that reaches the servers through proxies, one per port of ports(),
+  // in that order.
+  virtual std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const;
+  // The servers' ports, for proxies in front of them. Services whose clients learn
+  // addresses from the servers (Sentinel, Cluster) have none.
+  virtual std::vector<std::uint16_t> ports() const;
   // Memory: the workers must be threads of one process.
   virtual bool in_process() const { return false; }
   // How long the service may take to notice a dead client and free its lock: the lease ttl
