@@ -1,6 +1,7 @@
 // Small helpers shared by the integration suites.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -93,6 +94,19 @@ class TempDirectory {
 
  private:
   std::filesystem::path path_;
+};
+
+// A redis-server stopped (SIGSTOP) for as long as this lives: its sockets stay open, it
+// answers nothing.
+class Frozen {
+ public:
+  explicit Frozen(const RedisServer& server) : pid_(server.pid()) { ::kill(pid_, SIGSTOP); }
+  ~Frozen() { ::kill(pid_, SIGCONT); }
+  Frozen(const Frozen&) = delete;
+  Frozen& operator=(const Frozen&) = delete;
+
+ private:
+  int pid_;
 };
 
 // A server (or group of servers) shared by the tests of a suite, started by the first test

@@ -1,8 +1,6 @@
 // Redlock over three independent redis-servers (redis+redlock://): a majority grants, a
 // minority does not, the validity budget is spent by slow masters, and what a fence means
 // when each master counts on its own.
-#include <signal.h>
-
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -25,18 +23,6 @@ using namespace std::chrono_literals;
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-// A server stopped (SIGSTOP) for as long as this lives.
-class Frozen {
- public:
-  explicit Frozen(const RedisServer& server) : pid_(server.pid()) { ::kill(pid_, SIGSTOP); }
-  ~Frozen() { ::kill(pid_, SIGCONT); }
-  Frozen(const Frozen&) = delete;
-  Frozen& operator=(const Frozen&) = delete;
-
- private:
-  int pid_;
-};
 
 class Redlock : public ::testing::Test {
  protected:

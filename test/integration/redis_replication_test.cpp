@@ -1,8 +1,6 @@
 // Redis with replicas: redis+sentinel:// following a failover (the master SIGKILLed, or
 // moved by SENTINEL FAILOVER), and ?min_replicas=N holding grants and renewals back until
 // replicas have them. Real servers: a master, replicas and three sentinels per test.
-#include <signal.h>
-
 #include <chrono>
 #include <future>
 #include <optional>
@@ -21,19 +19,6 @@ namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A server stopped (SIGSTOP) for as long as this lives: its socket stays open, it answers
-// nothing.
-class Frozen {
- public:
-  explicit Frozen(const RedisServer& server) : pid_(server.pid()) { ::kill(pid_, SIGSTOP); }
-  ~Frozen() { ::kill(pid_, SIGCONT); }
-  Frozen(const Frozen&) = delete;
-  Frozen& operator=(const Frozen&) = delete;
-
- private:
-  int pid_;
-};
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

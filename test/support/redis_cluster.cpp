@@ -15,13 +15,6 @@ constexpr auto kReadyLimit = std::chrono::seconds(30);
 // The cluster's state is polled: nodes tell a client of changes only through their logs.
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 }  // namespace
 
 RedisCluster::RedisCluster(int masters, int replicas_per_master) {

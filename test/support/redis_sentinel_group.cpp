@@ -17,13 +17,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 constexpr auto kStartLimit = std::chrono::seconds(30);
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 // The value after `field` in a redis-cli rendering of a flat field/value array.
 std::string field_of(const std::string& reply, std::string_view field) {
   const auto lines = lines_of(reply);

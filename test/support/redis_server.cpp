@@ -227,6 +227,13 @@ std::string RedisServer::cli(const std::vector<std::string>& args) const {
   return trim(std::move(output));
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 bool wait_for_replicas(const RedisServer& master, int replicas, std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
   master.cli({"INCR", "distlock-test:replication-marker"});

@@ -64,6 +64,9 @@ class RedisServer {
 // until it has. False when `limit` passed first.
 bool wait_for_replicas(const RedisServer& master, int replicas, std::chrono::milliseconds limit);
 
+// redis-cli's output, one entry per line.
+std::vector<std::string> lines_of(const std::string& text);
+
 // A loopback port nobody listens on right now.
 std::uint16_t free_loopback_port();
 

@@ -13,6 +13,7 @@
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
+#include "backends/redis/waiting.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -93,28 +94,11 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
 }
 
 std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
-  Attempt attempt = try_acquire(request);
+  const Attempt attempt = try_acquire(request);
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
-
-  ++stats_.contended;
-  auto ticket = watch_releases(request.hold.name);
-  // Only a retry made after the server confirmed the subscription is sure to hear of every
-  // later release. Should the subscriber be down, the holder's ttl bounds the wait.
-  ticket.wait_subscribed(std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline));
-  for (;;) {
-    const auto seen = ticket.generation();
-    attempt = try_acquire(request);
-    if (attempt.grant) return attempt.grant;
-    if (SteadyClock::now() >= request.deadline) return std::nullopt;
-    const auto until = std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline);
-    // Counted only here: subscribed, and the lock seen held since, so the next release is
-    // sure to arrive as a notification.
-    WaitingScope waiting(stats_);
-    if (ticket.wait_for_release(seen, until))
-      ++stats_.woken_by_release;
-    else
-      ++stats_.woken_by_timeout;
-  }
+  return wait_for_grant(
+      request, stats_, attempt, [&] { return watch_releases(request.hold.name); },
+      [&] { return try_acquire(request); });
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {

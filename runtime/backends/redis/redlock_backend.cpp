@@ -9,6 +9,7 @@
 
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/redis_backend.h"
+#include "backends/redis/waiting.h"
 #include "core/validity.h"
 
 namespace distlock::detail::redis {
@@ -63,13 +64,6 @@ RedisBackend& Master::backend() {
   return *backend_;
 }
 
-// One round over every master: granted, or when the lock will be free by itself at the
-// latest (the longest PTTL a busy master reported).
-struct Round {
-  std::optional<Grant> grant;
-  long long longest_pttl = -2;
-};
-
 class RedlockBackend final : public Backend {
  public:
   RedlockBackend(std::string server, std::vector<std::unique_ptr<Master>> masters,
@@ -83,9 +77,10 @@ class RedlockBackend final : public Backend {
 
  private:
   std::size_t majority() const { return masters_.size() / 2 + 1; }
-  // A grant when a majority gave one in time; else every hold taken in the round is
-  // released again.
-  Round try_once(const AcquireRequest& request);
+  // One round over every master: a grant when a majority gave one in time (else every hold
+  // taken in the round is released again), or the longest PTTL a busy master reported: by
+  // then the lock is free by itself.
+  Attempt try_once(const AcquireRequest& request);
   void release_everywhere(const HoldId& hold);
   // Whose release notifications a waiter listens to: the first master connected (a
   // release reaches every master, and the holder's ttl bounds the wait if it does not).
@@ -103,33 +98,19 @@ RedisBackend& RedlockBackend::herald() {
 }
 
 std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
-  Round round = try_once(request);
+  const Attempt round = try_once(request);
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
-
-  ++stats_.contended;
-  // As on one server (redis_backend.cpp): subscribed before the retry that may miss a
-  // release, each wait bounded by the holders' ttl.
-  auto ticket = herald().watch_releases(request.hold.name);
-  ticket.wait_subscribed(std::min(holder_gone(round.longest_pttl, request.ttl), request.deadline));
-  for (;;) {
-    const auto seen = ticket.generation();
-    round = try_once(request);
-    if (round.grant) return round.grant;
-    if (SteadyClock::now() >= request.deadline) return std::nullopt;
-    const auto until = std::min(holder_gone(round.longest_pttl, request.ttl), request.deadline);
-    WaitingScope waiting(stats_);
-    if (ticket.wait_for_release(seen, until))
-      ++stats_.woken_by_release;
-    else
-      ++stats_.woken_by_timeout;
-  }
+  return wait_for_grant(
+      request, stats_, round, [&] { return herald().watch_releases(request.hold.name); },
+      [&] { return try_once(request); });
 }
 
-Round RedlockBackend::try_once(const AcquireRequest& request) {
+Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   const auto sent_at = SteadyClock::now();
   std::size_t granted = 0;
   std::size_t answered = 0;
-  Round round;
+  Attempt round;
+  round.holder_pttl = -2;  // no master busy
   std::uint64_t fence = 0;
   std::vector<std::string> failures;
   for (const auto& master : masters_) {
@@ -139,7 +120,7 @@ Round RedlockBackend::try_once(const AcquireRequest& request) {
         ++granted;
         fence = std::max(fence, attempt.grant->fence);
       } else {
-        round.longest_pttl = std::max(round.longest_pttl, attempt.holder_pttl);
+        round.holder_pttl = std::max(round.holder_pttl, attempt.holder_pttl);
       }
       ++answered;
     } catch (const BackendUnavailable& error) {
