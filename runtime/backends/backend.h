@@ -29,7 +29,11 @@ struct HoldId {
 struct AcquireRequest {
   HoldId hold;
   Mode mode = Mode::exclusive;  // read or write only where supports_read_write()
-  Millis ttl;
+  Millis ttl{0};
+  // The owner holds a live lease on this lock: the acquisition reenters. Without one, holds
+  // a server keeps for this owner are orphans (acquisitions whose reply was lost, so the
+  // owner never had them) and are taken over rather than reentered.
+  bool reentry = false;
   // Give up at this point (SteadyClock::time_point::max(): never; now or earlier: try once).
   SteadyClock::time_point deadline;
 };

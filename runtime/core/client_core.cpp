@@ -61,7 +61,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                          0, ttl};
   const auto start = SteadyClock::now();
   const auto grant = backend_->acquire(
-      {identity.hold(), spec.mode, identity.ttl, deadline_for(spec, if_busy, start)});
+      {identity.hold(), spec.mode, identity.ttl, HeldLeases::holds(identity.name, identity.owner),
+       deadline_for(spec, if_busy, start)});
   if (!grant) {
     ++stats_.timeouts;
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;

@@ -29,4 +29,12 @@ const Lease* HeldLeases::innermost() {
   return held_leases.empty() ? nullptr : held_leases.back().get();
 }
 
+bool HeldLeases::holds(std::string_view name, std::string_view owner) {
+  return std::any_of(held_leases.begin(), held_leases.end(), [&](const auto& view) {
+    const LeaseState& state = *view->state_;
+    return !state.released() && !state.lost() && state.identity().name == name &&
+           state.identity().owner == owner;
+  });
+}
+
 }  // namespace distlock::detail

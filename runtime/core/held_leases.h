@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include <distlock/lease.h>
 
@@ -17,6 +18,8 @@ class HeldLeases {
   // threads drop released leases lazily.
   static void pop(const LeaseState& lease);
   static const Lease* innermost();
+  // Whether this thread holds a lease on lock `name` as `owner`, not released nor lost.
+  static bool holds(std::string_view name, std::string_view owner);
 };
 
 }  // namespace distlock::detail

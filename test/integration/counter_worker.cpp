@@ -6,6 +6,10 @@
 //       Exit code 0: all went well; 2: a fence was not larger than the previous writer's;
 //       1: an error (on stderr).
 //
+//   counter_worker --through-failover <url> <counter-file> <iterations> <threads>
+//       The same across a failover of the server: an acquire or a release the server cannot
+//       answer (BackendUnavailable) is tried again after 50 ms, for up to 30 s.
+//
 //   counter_worker --hold <url> <type> <key> <ttl-ms>
 //       Takes the lock, prints "acquired <fence>" and then holds it (the watchdog renewing
 //       it) until killed.
@@ -31,6 +35,8 @@ using namespace std::chrono_literals;
 
 int usage() {
   std::cerr << "usage: counter_worker <url> <counter-file> <iterations> <threads>\n"
+               "       counter_worker --through-failover <url> <counter-file> <iterations> "
+               "<threads>\n"
                "       counter_worker --hold <url> <type> <key> <ttl-ms>\n";
   return 64;
 }
@@ -43,9 +49,25 @@ int hold(const std::string& url, const std::string& type, const std::string& key
   for (;;) ::pause();
 }
 
-int count(const std::string& url, const std::string& path, int iterations, int threads) {
+// Runs `operation` until the server answers; BackendUnavailable for 30 s is given up on.
+template <class Operation>
+auto through_failover(Operation&& operation) {
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  for (;;) {
+    try {
+      return operation();
+    } catch (const distlock::BackendUnavailable&) {
+      if (std::chrono::steady_clock::now() >= give_up) throw;
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+}
+
+int count(const std::string& url, const std::string& path, int iterations, int threads,
+          bool failover) {
   auto client = distlock::Client::connect(url);
-  const auto spec = distlock::spec("counter", 30s, distlock::wait(60s));
+  // Across a failover, leases must outlast it (a few seconds) to keep being renewed.
+  const auto spec = distlock::spec("counter", failover ? 10s : 30s, distlock::wait(60s));
   std::atomic<int> increments{0};
   std::atomic<bool> fence_violation{false};
   std::atomic<bool> failed{false};
@@ -54,14 +76,19 @@ int count(const std::string& url, const std::string& path, int iterations, int t
     workers.emplace_back([&] {
       try {
         for (int i = 0; i < iterations; ++i) {
-          distlock::Lease lease = client->acquire(spec, "shared");
+          distlock::Lease lease =
+              failover ? through_failover([&] { return client->acquire(spec, "shared"); })
+                       : client->acquire(spec, "shared");
           if (!distlock::testing::increment_counter_file(path, lease.fence(), 1000us)) {
             fence_violation = true;
             std::cerr << "counter_worker: fence " << lease.fence()
                       << " not larger than the previous writer's\n";
           }
           lease.ensure_held();
-          lease.release();
+          if (failover)
+            through_failover([&] { lease.release(); });
+          else
+            lease.release();
           ++increments;
         }
       } catch (const std::exception& e) {
@@ -83,7 +110,9 @@ int main(int argc, char** argv) {
     if (argc == 6 && std::string(argv[1]) == "--hold") {
       return hold(argv[2], argv[3], argv[4], std::stol(argv[5]));
     }
-    if (argc == 5) return count(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]));
+    if (argc == 5) return count(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]), false);
+    if (argc == 6 && std::string(argv[1]) == "--through-failover")
+      return count(argv[2], argv[3], std::stoi(argv[4]), std::stoi(argv[5]), true);
     return usage();
   } catch (const std::exception& e) {
     std::cerr << "counter_worker: " << e.what() << "\n";

@@ -97,6 +97,33 @@ TEST_F(RedisBehaviour, NonOwnerCannotTakeOrFreeAHeldLock) {
   EXPECT_NE(redis().cli({"HGET", hash, "owner"}), owner) << "another client is another owner";
 }
 
+// What an acquisition whose reply was lost leaves behind (the script ran, the connection
+// broke, the caller saw BackendUnavailable): a hold under the thread's owner that no lease
+// stands for. The thread's next acquisition takes it over with a new fence, rather than
+// reentering it and handing out the orphan's fence a second time.
+TEST_F(RedisBehaviour, AnOrphanedHoldOfTheSameThreadIsTakenOverNotReentered) {
+  auto client = connect();
+  std::string owner;
+  std::uint64_t fence = 0;
+  {
+    Lease lease = client->acquire(spec("orphan", 10s), "1");
+    owner = redis().cli({"HGET", "distlock:{orphan:1}", "owner"});
+    fence = lease.fence();
+  }
+  redis().cli({"HSET", "distlock:{orphan:1}", "owner", owner, "count", "1", "fence",
+               std::to_string(fence), "id", "lost-reply", "h:lost-reply", "1"});
+  redis().cli({"PEXPIRE", "distlock:{orphan:1}", "30000"});
+
+  Lease lease = client->acquire(spec("orphan", 10s, wait(1s)), "1");
+  EXPECT_GT(lease.fence(), fence);
+  EXPECT_EQ(redis().cli({"HGET", "distlock:{orphan:1}", "count"}), "1");
+  EXPECT_EQ(redis().cli({"HEXISTS", "distlock:{orphan:1}", "h:lost-reply"}), "0");
+  // A lease the thread does hold is reentered: same fence, two holds.
+  Lease inner = client->acquire(spec("orphan", 10s), "1");
+  EXPECT_EQ(inner.fence(), lease.fence());
+  EXPECT_EQ(redis().cli({"HGET", "distlock:{orphan:1}", "count"}), "2");
+}
+
 // What a replica promoted before the last increment reached it looks like: the counter is
 // behind the last fence handed out. The next fence is above it anyway.
 TEST_F(RedisBehaviour, AFenceCounterBehindTheLastFenceStillGivesAHigherFence) {

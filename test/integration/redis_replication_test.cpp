@@ -3,17 +3,21 @@
 // replicas have them. Real servers: a master, replicas and three sentinels per test.
 #include <chrono>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <distlock/distlock.h>
 
+#include "counter_file.h"
 #include "integration_helpers.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
+#include "subprocess.h"
 
 namespace distlock::testing {
 namespace {
@@ -50,6 +54,43 @@ TEST(RedisSentinel, ALeaseSurvivesTheMastersDeathWhenAReplicaAcknowledgedIt) {
   auto next = other->try_acquire(lock_spec, key_of("a"));
   ASSERT_TRUE(next.has_value());
   EXPECT_GT(next->fence(), fence);
+}
+
+// 4 processes x 2 threads increment a counter under the lock while the master is SIGKILLed
+// and its replica promoted: with min_replicas=1 no increment is lost and every holder's fence
+// is larger than the one before (the workers check it; exit code 2 if not). One replica, so
+// the one promoted is the one that acknowledged every grant: with two, Sentinel may promote
+// the other (it goes by offsets it last heard of), and a grant can be given twice (seen in
+// this test before; docs/guide.md says so). A new replica comes after the failover, since
+// grants need one.
+TEST(RedisSentinel, ACounterStaysExactAcrossTheMastersDeath) {
+  SentinelGroup group(1);
+  TempDirectory directory;
+  const std::string counter = (directory.path() / "counter").string();
+  write_counter_file(counter, {0, 0});
+  constexpr int kProcesses = 4;
+  constexpr int kThreads = 2;
+  constexpr int kIterations = 40;
+  std::vector<std::unique_ptr<Subprocess>> workers;
+  for (int p = 0; p < kProcesses; ++p)
+    workers.push_back(std::make_unique<Subprocess>(
+        DISTLOCK_COUNTER_WORKER,
+        std::vector<std::string>{"--through-failover", group.url() + "?min_replicas=1", counter,
+                                 std::to_string(kIterations), std::to_string(kThreads)}));
+  // The failover comes in the middle of the run.
+  while (read_counter_file(counter).count < kProcesses * kThreads * kIterations / 4)
+    std::this_thread::sleep_for(20ms);
+  group.kill_master_and_wait_for_failover(60s);
+  group.add_replica();
+  for (auto& worker : workers) {
+    const std::string output = worker->read_all(180s);
+    const ExitStatus status = worker->wait(10s);
+    EXPECT_TRUE(status.success()) << "worker " << worker->pid() << ": " << status.describe()
+                                  << " (2: fence out of order), output: " << output;
+    EXPECT_EQ(output, "done " + std::to_string(kThreads * kIterations) + "\n");
+  }
+  EXPECT_EQ(read_counter_file(counter).count,
+            static_cast<std::uint64_t>(kProcesses * kThreads * kIterations));
 }
 
 TEST(RedisSentinel, AWaiterIsWokenByAReleaseOnTheNewMaster) {
@@ -170,11 +211,13 @@ TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
     EXPECT_TRUE(plain->try_acquire(lock_spec, key_of("d")).has_value());
   }
   wait_until_in_sync();
-  EXPECT_NO_THROW((void)client->acquire(lock_spec, key_of("d")));
+  // A timeout a loaded machine does not miss: WAIT gets half of it.
+  auto patient = Client::connect(master_.url() + "?min_replicas=1&command_timeout=2s");
+  EXPECT_NO_THROW((void)patient->acquire(lock_spec, key_of("d")));
 }
 
 TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
-  auto client = Client::connect(master_.url() + "?min_replicas=2&command_timeout=400ms");
+  auto client = Client::connect(master_.url() + "?min_replicas=2&command_timeout=2s");
   try {
     (void)client->acquire(spec("two", 10s), key_of("e"));
     ADD_FAILURE() << "granted with one replica of two";
@@ -184,7 +227,7 @@ TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
 }
 
 TEST_F(MinReplicas, ALeaseWhoseRenewalsNoReplicaAcknowledgesIsLost) {
-  auto client = Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms");
+  auto client = Client::connect(master_.url() + "?min_replicas=1&command_timeout=2s");
   Lease lease = client->acquire(spec("renewed", 1500ms), key_of("f"));
   std::promise<std::string> lost;
   lease.on_lost([&](const LockLost& error) { lost.set_value(error.what()); });

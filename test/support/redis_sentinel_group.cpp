@@ -55,6 +55,7 @@ SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args)
   // Replicas sync at once rather than after the default 5 s, which waits for more replicas
   // to share one transfer; any server may be master after a failover.
   server_args.insert(server_args.end(), {"--repl-diskless-sync-delay", "0"});
+  server_args_ = server_args;
   servers_.push_back(std::make_unique<RedisServer>(server_args));
   master_port_ = servers_.front()->port();
   for (int i = 0; i < replicas; ++i) {
@@ -122,6 +123,18 @@ std::vector<RedisServer*> SentinelGroup::replicas() {
   for (const auto& server : servers_)
     if (server && server->port() != master_port_) replicas.push_back(server.get());
   return replicas;
+}
+
+RedisServer& SentinelGroup::add_replica() {
+  RedisServer& master = this->master();
+  auto args = server_args_;
+  args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
+  const std::string password = password_in(server_args_);
+  if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
+  auto& replica = servers_.emplace_back(std::make_unique<RedisServer>(args));
+  if (!wait_for_replicas(master, static_cast<int>(replicas().size()), kStartLimit))
+    throw std::runtime_error("sentinel group: the new replica did not sync with the master");
+  return *replica;
 }
 
 std::uint16_t SentinelGroup::master_port_by_sentinels() const {

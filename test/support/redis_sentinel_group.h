@@ -40,6 +40,10 @@ class SentinelGroup {
   // SENTINEL FAILOVER (the old master stays up and becomes a replica); waits as above.
   RedisServer& fail_over_and_wait(std::chrono::seconds limit);
 
+  // Starts one more replica of the current master and waits until it is in sync (the
+  // sentinels learn of it within their 10 s INFO period; clients' WAIT counts it at once).
+  RedisServer& add_replica();
+
   // The master's port as the first answering sentinel says.
   std::uint16_t master_port_by_sentinels() const;
 
@@ -51,6 +55,7 @@ class SentinelGroup {
   std::vector<std::unique_ptr<RedisServer>> servers_;  // master first at the start
   std::vector<std::unique_ptr<RedisServer>> sentinels_;
   std::uint16_t master_port_ = 0;
+  std::vector<std::string> server_args_;
 };
 
 }  // namespace distlock::testing

@@ -1,10 +1,12 @@
 -- Takes the lock for an owner, or lets the owner take it once more (reentrancy).
 -- KEYS: lock hash, fence counter
--- ARGV: owner, ttl_ms, acquisition_id, host, pid, acquired_at (client wall clock, ms)
+-- ARGV: owner, ttl_ms, acquisition_id, host, pid, acquired_at (client wall clock, ms),
+--       reentry ('1': the owner holds a live lease on the lock; '0': it holds none)
 -- Returns {1, fence} (the fence as a decimal string) when the owner holds the lock now,
 -- else {0, PTTL of the lock}.
 local hash, fence_key = KEYS[1], KEYS[2]
 local owner, ttl, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local reentry = ARGV[7] == '1'
 local hold = 'h:' .. id
 
 -- Lua numbers are doubles: '%.0f' writes integers up to 2^53 exactly, where tostring
@@ -14,6 +16,27 @@ local function decimal(number)
 end
 
 local holder = redis.call('HGET', hash, 'owner')
+
+if holder == owner then
+  -- An acquisition seen before is a retry whose reply was lost: it holds once, not twice.
+  if redis.call('HEXISTS', hash, hold) == 1 then
+    return {1, redis.call('HGET', hash, 'fence')}
+  end
+  if reentry then
+    redis.call('HSET', hash, hold, 1)
+    redis.call('HINCRBY', hash, 'count', 1)
+    -- Reentering never shortens what an outer acquisition was granted.
+    if redis.call('PTTL', hash) < ttl then
+      redis.call('PEXPIRE', hash, ttl)
+    end
+    return {1, redis.call('HGET', hash, 'fence')}
+  end
+  -- The owner holds no lease, so these holds went to acquisitions whose replies were lost
+  -- (a connection that broke after the script ran): nobody acts under them. Reentering
+  -- would hand out their fence again; a fresh grant takes them over instead.
+  redis.call('DEL', hash)
+  holder = false
+end
 
 if not holder then
   -- The larger of the counter's next value and the server's time in microseconds. A counter
@@ -31,18 +54,6 @@ if not holder then
              hold, 1)
   redis.call('PEXPIRE', hash, ttl)
   return {1, decimal(fence)}
-end
-
-if holder == owner then
-  -- An acquisition seen before is a retry whose reply was lost: it holds once, not twice.
-  if redis.call('HSETNX', hash, hold, 1) == 1 then
-    redis.call('HINCRBY', hash, 'count', 1)
-  end
-  -- Reentering never shortens what an outer acquisition was granted.
-  if redis.call('PTTL', hash) < ttl then
-    redis.call('PEXPIRE', hash, ttl)
-  end
-  return {1, redis.call('HGET', hash, 'fence')}
 end
 
 return {0, redis.call('PTTL', hash)}
