@@ -60,9 +60,9 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   LeaseIdentity identity{std::move(name), make_acquisition_id(spec.type), owner_token(instance_id_),
                          0, ttl};
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire(
-      {identity.hold(), spec.mode, identity.ttl, HeldLeases::holds(identity.name, identity.owner),
-       deadline_for(spec, if_busy, start)});
+  const auto grant = backend_->acquire({identity.hold(), spec.mode, identity.ttl,
+                                        HeldLeases::holds(identity.name, identity.owner),
+                                        deadline_for(spec, if_busy, start)});
   if (!grant) {
     ++stats_.timeouts;
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;

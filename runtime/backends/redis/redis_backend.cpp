@@ -109,10 +109,9 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count());
-  const ScriptCall call{
-      {hash, fence},
-      {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_, acquired_at,
-       request.reentry ? "1" : "0"}};
+  const ScriptCall call{{hash, fence},
+                        {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_,
+                         acquired_at, request.reentry ? "1" : "0"}};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
