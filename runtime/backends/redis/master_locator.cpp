@@ -72,6 +72,11 @@ MasterLocator::~MasterLocator() {
   watcher_.join();
 }
 
+void MasterLocator::set_on_moved(std::function<void()> moved) {
+  std::lock_guard lock(on_moved_mutex_);
+  on_moved_ = std::move(moved);
+}
+
 MasterLocator::Master MasterLocator::current() const {
   std::lock_guard lock(mutex_);
   return master_;
@@ -141,6 +146,7 @@ void MasterLocator::move_to(const Address& address, std::string_view how) {
   log(LogLevel::warning, failure_message("", settings_.server,
                                          "the master moved from " + previous.describe() + " to " +
                                              address.describe() + " (" + std::string(how) + ")"));
+  std::lock_guard lock(on_moved_mutex_);
   if (on_moved_) on_moved_();
 }
 

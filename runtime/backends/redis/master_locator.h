@@ -44,9 +44,10 @@ class MasterLocator {
   // now another one, so that a retry has somewhere new to go. Without sentinels: false.
   bool refresh(std::uint64_t seen);
 
-  // Called after the master changed, on the thread that learnt of it. Set before the
-  // first change can matter (the backend sets it in its constructor), never changed after.
-  void set_on_moved(std::function<void()> moved) { on_moved_ = std::move(moved); }
+  // `moved` is called after the master changed, on the thread that learnt of it (the
+  // sentinel thread, or a caller of refresh), and never again once this returns: the
+  // owner of what `moved` touches clears it with an empty function before that goes.
+  void set_on_moved(std::function<void()> moved);
 
  private:
   // The master as the sentinels name it, checked with ROLE. Throws ServerError saying what
@@ -65,7 +66,8 @@ class MasterLocator {
 
   mutable std::mutex mutex_;
   Master master_;
-  std::mutex refreshing_;  // one refresh at a time: the others see its outcome
+  std::mutex refreshing_;      // one refresh at a time: the others see its outcome
+  std::mutex on_moved_mutex_;  // held while on_moved_ runs, so clearing it waits for that
   std::function<void()> on_moved_;
 
   EventFd stop_;

@@ -73,6 +73,8 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
   locator_.set_on_moved([this] { listener_.master_moved(); });
 }
 
+RedisBackend::~RedisBackend() { locator_.set_on_moved({}); }
+
 template <class Operation>
 auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
   {

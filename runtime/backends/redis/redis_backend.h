@@ -39,6 +39,8 @@ enum class Asking { no, yes };
 class RedisBackend final : public Backend {
  public:
   RedisBackend(ConnectionSettings settings, StatsCounters& stats);
+  // The locator outlives the release listener it tells of moves: it is told to stop first.
+  ~RedisBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   ReleaseOutcome release(const HoldId& hold) override { return release(hold, Asking::no); }
