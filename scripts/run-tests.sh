@@ -3,7 +3,9 @@
 # integration (real servers), the tool's lit and unit tests, package, example and fuzz
 # tests; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
-# ThreadSanitizer (preset tsan, build-tsan/). Installs missing Debian packages first (as root
+# ThreadSanitizer (preset tsan, build-tsan/); the shared lock-behaviour suite runs there on
+# the single-server backends only, its Sentinel/Cluster/Redlock variants in the main build
+# (each topology's own tests run under both sanitizers). Installs missing Debian packages first (as root
 # or through sudo).
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
