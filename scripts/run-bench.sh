@@ -13,7 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure release
-build release redis_cycle_bench key_bench woven_call_bench distlock-weave zookeeper_bench
+build release redis_cycle_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
 bench="$(preset_dir release)/bench"
 
 log "redis_cycle_bench $*"
