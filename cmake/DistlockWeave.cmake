@@ -1,8 +1,11 @@
 # distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>])
 #
 # Weaves the lock guards of [[distlock::lock(...)]] functions into <target>: each C++ source
-# (or each of SOURCES) is replaced in the target by its woven copy, made by distlock-weave
-# with the target's include directories, compile definitions and C++ standard. Headers under
+# (or each of SOURCES) is replaced in the target by its woven copy, made by distlock-weave.
+# The weaver parses a source with the flags the build compiles its copy with (the target
+# exports its compile commands; the weaver reads the copy's entry): the same C++ standard,
+# whether set by CXX_STANDARD, raised by compile features or given in options, the same
+# include directories and macros. Headers under
 # SOURCE_ROOT (default: the calling project's source directory) that a source reads are
 # copied, woven, beside it, and the woven sources include those copies, so functions defined
 # in headers are locked too. A source is woven again when it or a header it reads changes.
@@ -30,15 +33,24 @@ function(distlock_weave target)
   endif()
   set(woven_root ${target_binary_dir}/distlock-woven/${target})
 
-  set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
-  set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
-  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
-  # $<SEMICOLON> survives this list; COMMAND_EXPAND_LISTS splits it into arguments.
-  set(compile_flags
-    "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
-    "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>"
-    # The runtime's headers need C++20; a target that sets no standard gets that.
-    "-std=c++$<IF:$<BOOL:${standard}>,${standard},20>")
+  if(NOT CMAKE_GENERATOR MATCHES "^(Ninja|Unix Makefiles)$")
+    message(FATAL_ERROR "distlock_weave(${target}): the weaver reads the build's compile "
+                        "commands, which CMake writes for the Ninja and Makefile generators "
+                        "only; generate with -G Ninja or -G \"Unix Makefiles\"")
+  endif()
+  set_property(TARGET ${target} PROPERTY EXPORT_COMPILE_COMMANDS ON)
+  # compile_commands.json is rewritten at every generation; this file only when what makes
+  # the target's flags changes, so only such a change weaves again.
+  set(flags_stamp ${woven_root}.flags)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+  file(GENERATE OUTPUT ${flags_stamp} CONTENT
+"standard $<TARGET_PROPERTY:${target},CXX_STANDARD> $<TARGET_PROPERTY:${target},CXX_EXTENSIONS>
+features $<TARGET_PROPERTY:${target},COMPILE_FEATURES>
+includes $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>
+definitions $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>
+options $<TARGET_PROPERTY:${target},COMPILE_OPTIONS>
+flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
+")
 
   get_target_property(all_sources ${target} SOURCES)
   set(to_weave ${all_sources})
@@ -67,11 +79,10 @@ function(distlock_weave target)
       OUTPUT ${woven}
       COMMAND distlock::weave ${absolute} -o ${woven} --depfile ${woven}.d
               --source-root ${source_root} --woven-root ${woven_root}
-              -- ${compile_flags}
-      DEPENDS ${absolute} distlock::weave
+              -p ${CMAKE_BINARY_DIR} --flags-of ${woven}
+      DEPENDS ${absolute} distlock::weave ${flags_stamp}
       DEPFILE ${woven}.d
       COMMENT "Weaving ${relative}"
-      COMMAND_EXPAND_LISTS
       VERBATIM)
     list(APPEND woven_sources ${woven})
   endforeach()

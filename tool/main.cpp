@@ -2,13 +2,14 @@
 //
 // distlock-weave SRC -o OUT [--depfile D] [--source-root S --woven-root W]
 //                -- <compile flags>
-// distlock-weave SRC -o OUT [...] -p <build dir>
+// distlock-weave SRC -o OUT [...] -p <build dir> [--flags-of FILE]
 //
 // Writes OUT: SRC with a lock guard woven into every function marked
 // [[distlock::lock(...)]], every line at its number.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BuildFlags.h"
 #include "ForceLinker.h"
 #include "Paths.h"
 #include "WeaveAction.h"
@@ -43,6 +44,12 @@ static llvm::cl::opt<std::string> WovenRoot(
                    "search it before the originals"),
     llvm::cl::value_desc("dir"), llvm::cl::cat(WeaveCategory));
 
+static llvm::cl::opt<std::string> FlagsOf(
+    "flags-of",
+    llvm::cl::desc("Parse SRC with the language and preprocessor flags that "
+                   "the compilation database (-p) holds for <file>"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(WeaveCategory));
+
 static llvm::cl::extrahelp MoreHelp(
     "\nThe woven source keeps every line of SRC at its number: compile it in "
     "place of SRC.\nSee docs/annotations.md for the attributes and their "
@@ -60,7 +67,19 @@ int main(int argc, const char **argv) {
     llvm::errs() << "distlock-weave: give exactly one source file\n";
     return 2;
   }
-  ClangTool Tool(Parsed->getCompilations(), Parsed->getSourcePathList());
+  std::unique_ptr<CompilationDatabase> AsBuilt;
+  if (!FlagsOf.empty()) {
+    auto Flags = distlock::weave::flagsOf(
+        Parsed->getCompilations(), distlock::weave::absolutePath(FlagsOf));
+    if (!Flags) {
+      llvm::errs() << "distlock-weave: " << llvm::toString(Flags.takeError())
+                   << "\n";
+      return 2;
+    }
+    AsBuilt = std::move(*Flags);
+  }
+  ClangTool Tool(AsBuilt ? *AsBuilt : Parsed->getCompilations(),
+                 Parsed->getSourcePathList());
   // The weaver reads only what the compiler would: no object file, and the
   // depfile is its own (dependency flags would make clang write one).
   Tool.appendArgumentsAdjuster(getClangStripDependencyFileAdjuster());

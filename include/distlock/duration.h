@@ -3,11 +3,12 @@
 #pragma once
 
 #include <chrono>
-#include <concepts>
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 
 #include <distlock/error.h>
+#include <distlock/standard.h>
 
 namespace distlock {
 
@@ -69,13 +70,15 @@ class DurationArg {
   constexpr DurationArg(std::chrono::duration<Rep, Period> d)
       : value_(std::chrono::ceil<Millis>(d)) {}
 
-  template <std::integral Integer>
-    requires(!std::same_as<Integer, bool> && !std::same_as<Integer, char>)
+  template <class Integer,
+            std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool> &&
+                                 !std::is_same_v<Integer, char>,
+                             int> = 0>
   constexpr DurationArg(Integer milliseconds)  // NOLINT(google-explicit-constructor)
       : value_(static_cast<Millis::rep>(milliseconds)) {}
 
   template <std::size_t N>
-  consteval DurationArg(const char (&text)[N])  // NOLINT(google-explicit-constructor)
+  DISTLOCK_CONSTEVAL DurationArg(const char (&text)[N])  // NOLINT(google-explicit-constructor)
       : value_(detail::parse_duration(std::string_view(text, N - 1))) {}
 
   constexpr DurationArg(std::string_view text)  // NOLINT(google-explicit-constructor)

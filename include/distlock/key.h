@@ -6,10 +6,10 @@
 // namespace, where argument-dependent lookup finds it.
 #pragma once
 
-#include <concepts>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace distlock {
 
@@ -19,10 +19,13 @@ namespace key_detail {
 // argument-dependent lookup alone.
 void to_key() = delete;
 
+template <class T, class = void>
+inline constexpr bool kHasAdlToKey = false;
 template <class T>
-concept HasAdlToKey = requires(const T& value) {
-  { to_key(value) } -> std::convertible_to<std::string_view>;
-};
+inline constexpr bool kHasAdlToKey<
+    T, std::enable_if_t<
+           std::is_convertible_v<decltype(to_key(std::declval<const T&>())), std::string_view>>> =
+    true;
 
 template <class>
 inline constexpr bool kNoKey = false;
@@ -30,7 +33,7 @@ inline constexpr bool kNoKey = false;
 struct ToKeyFn {
   template <class T>
   std::string operator()(const T& value) const {
-    if constexpr (HasAdlToKey<T>) {
+    if constexpr (kHasAdlToKey<T>) {
       return std::string(std::string_view(to_key(value)));
     } else if constexpr (std::is_same_v<T, bool>) {
       return value ? "true" : "false";
@@ -66,8 +69,7 @@ class Key {
  public:
   Key() = default;
 
-  template <class Part>
-    requires(!std::same_as<std::remove_cvref_t<Part>, Key>)
+  template <class Part, std::enable_if_t<!std::is_same_v<std::decay_t<Part>, Key>, int> = 0>
   Key(const Part& part) {  // NOLINT(google-explicit-constructor)
     append(to_key(part));
   }

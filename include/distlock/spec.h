@@ -13,6 +13,7 @@
 
 #include <distlock/duration.h>
 #include <distlock/error.h>
+#include <distlock/standard.h>
 
 namespace distlock {
 
@@ -69,7 +70,7 @@ struct LockSpec {
 class TypeName {
  public:
   template <std::size_t N>
-  consteval TypeName(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
+  DISTLOCK_CONSTEVAL TypeName(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
       : value_(literal, N - 1) {
     static_assert(N > 1, "distlock::spec: the lock type must not be empty");
   }

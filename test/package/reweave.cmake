@@ -1,5 +1,5 @@
-# Editing an annotated source, or a header it includes, weaves it again on the next build;
-# nothing else does. Checked on a copy of test/package/reweave built against distlock's
+# Editing an annotated source, or a header it includes, or the target's flags weaves it again
+# on the next build; nothing else does (CMake running again included). Checked on a copy of test/package/reweave built against distlock's
 # build tree.
 #
 #   cmake -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch> -DPROJECT_DIR=<reweave source>
@@ -58,3 +58,7 @@ file(APPEND ${source}/ledger.cpp "// edited\n")
 build("an annotated source changed" ledger.cpp)
 file(APPEND ${source}/unrelated.h "// edited\n")
 build("a header nobody includes changed")
+file(TOUCH ${source}/CMakeLists.txt)
+build("CMake ran again, no flag changed")
+file(APPEND ${source}/CMakeLists.txt "target_compile_definitions(reweave PRIVATE REWEAVE_EDIT=1)\n")
+build("a compile definition changed" main.cpp ledger.cpp)

@@ -4,7 +4,8 @@
 #   cmake -DMODE=install|build-tree -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch dir>
 #         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>[ => <regex>]|..."
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
-#         [-DCXX_COMPILER=<path>] [-DBUILD_TYPE=<type>] [-DCONFIG=<config>] -P run_consumer.cmake
+#         [-DCXX_COMPILER=<path>] [-DCXX_STANDARD=17|20] [-DBUILD_TYPE=<type>]
+#         [-DCONFIG=<config>] -P run_consumer.cmake
 #
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
 #             CMAKE_PREFIX_PATH=WORK_DIR/prefix.
@@ -41,6 +42,9 @@ if(CXX_COMPILER)
 endif()
 if(BUILD_TYPE)
   list(APPEND config_args -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+endif()
+if(CXX_STANDARD)
+  list(APPEND config_args -DCMAKE_CXX_STANDARD=${CXX_STANDARD} -DCMAKE_CXX_STANDARD_REQUIRED=ON)
 endif()
 
 if(MODE STREQUAL "install")

@@ -16,16 +16,22 @@ config.environment["PATH"] = os.pathsep.join(
 # Woven programs that run take their locks in-process.
 config.environment["DISTLOCK_URL"] = "memory://"
 
-common = "-std=c++20 -Wall -Wno-unused-parameter -I" + config.distlock_include_dir
+common = "-Wall -Wno-unused-parameter -I" + config.distlock_include_dir
+# Woven code compiles as C++17 and as C++20 (the users' standards): each compile runs twice.
+each_standard = "sh " + os.path.join(config.test_source_root, "each_standard.sh") + " "
 link = " ".join([config.distlock_runtime_library, config.hiredis_libraries, "-pthread"])
 
 config.substitutions.append(("%weave", config.distlock_weave))
-# Compile flags for sources that include the runtime's headers themselves.
-config.substitutions.append(("%flags", "-std=c++20 -I" + config.distlock_include_dir))
-# The woven source compiled by both compilers the project supports.
-config.substitutions.append(("%clangxx-syntax", config.clangxx + " -fsyntax-only " + common))
-config.substitutions.append(("%gxx-syntax", config.gxx + " -fsyntax-only " + common))
-config.substitutions.append(("%clangxx-run", config.clangxx + " " + common))
-config.substitutions.append(("%gxx-link", config.gxx + " " + common))
+# Weaving flags for sources that include the runtime's headers themselves: the weaver parses
+# as the user's build compiles, here the oldest standard supported (other tests weave at 20).
+config.substitutions.append(("%flags", "-std=c++17 -I" + config.distlock_include_dir))
+# The woven source compiled by both compilers the project supports, at C++17 and at C++20;
+# the -at forms compile once, at the -std=... the test gives (for diagnostics that differ).
+config.substitutions.append(("%clangxx-syntax-at", config.clangxx + " -fsyntax-only " + common))
+config.substitutions.append(("%gxx-syntax-at", config.gxx + " -fsyntax-only " + common))
+config.substitutions.append(("%clangxx-syntax", each_standard + config.clangxx + " -fsyntax-only " + common))
+config.substitutions.append(("%gxx-syntax", each_standard + config.gxx + " -fsyntax-only " + common))
+config.substitutions.append(("%clangxx-run", each_standard + config.clangxx + " " + common))
+config.substitutions.append(("%gxx-link", each_standard + config.gxx + " " + common))
 config.substitutions.append(("%runtime", link))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

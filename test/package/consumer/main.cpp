@@ -54,6 +54,6 @@ int main() {
     return 1;
   }
   if (failures != 0) return 1;
-  std::printf("consumer: OK\n");
+  std::printf("consumer: OK, C++ %ld\n", static_cast<long>(__cplusplus));
   return 0;
 }

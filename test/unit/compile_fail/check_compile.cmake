@@ -3,8 +3,9 @@
 #                              (several such lines: all must match)
 #   // EXPECT-SUCCESS          compilation must succeed
 #
-# cmake -DCOMPILER=<c++> -DINCLUDE_DIR=<dir> -DSOURCE=<file.cpp> -P check_compile.cmake
-foreach(var COMPILER INCLUDE_DIR SOURCE)
+# cmake -DCOMPILER=<c++> -DSTANDARD=17|20 -DINCLUDE_DIR=<dir> -DSOURCE=<file.cpp>
+#       -P check_compile.cmake
+foreach(var COMPILER STANDARD INCLUDE_DIR SOURCE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_compile.cmake: -D${var}= is required")
   endif()
@@ -20,7 +21,7 @@ if(NOT expect_errors AND NOT expect_success)
 endif()
 
 execute_process(
-  COMMAND "${COMPILER}" -std=c++20 -fsyntax-only -fdiagnostics-color=never
+  COMMAND "${COMPILER}" -std=c++${STANDARD} -fsyntax-only -fdiagnostics-color=never
           "-I${INCLUDE_DIR}" "${SOURCE}"
   RESULT_VARIABLE result
   OUTPUT_VARIABLE output

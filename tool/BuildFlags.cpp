@@ -1,0 +1,69 @@
+//===- BuildFlags.cpp - Parsing a source as the build compiles it ---------===//
+
+#include "BuildFlags.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace distlock {
+namespace weave {
+
+namespace {
+
+/// Options that take a value, joined ("-Idir") or as the next argument.
+constexpr llvm::StringLiteral WithValue[] = {
+    "-I", "-isystem", "-iquote",  "-idirafter",
+    "-D", "-U",       "-include", "-imacros"};
+
+/// Options kept as written, matched by prefix.
+constexpr llvm::StringLiteral Standalone[] = {
+    "-std=",        "--std=",          "-stdlib=",      "-nostdinc",
+    "-fexceptions", "-fno-exceptions", "-frtti",        "-fno-rtti",
+    "-fchar8_t",    "-fno-char8_t",    "-fsigned-char", "-funsigned-char",
+    "-pthread"};
+
+} // namespace
+
+std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine) {
+  std::vector<std::string> Kept;
+  for (size_t I = 1; I < CommandLine.size(); ++I) {
+    llvm::StringRef Arg = CommandLine[I];
+    if (llvm::any_of(Standalone, [&](llvm::StringRef Prefix) {
+          return Arg.startswith(Prefix);
+        })) {
+      Kept.push_back(Arg.str());
+      continue;
+    }
+    for (llvm::StringRef Option : WithValue) {
+      if (!Arg.startswith(Option))
+        continue;
+      if (Arg != Option) {
+        Kept.push_back(Arg.str());
+      } else if (I + 1 < CommandLine.size()) {
+        Kept.push_back(Arg.str());
+        Kept.push_back(CommandLine[++I]);
+      }
+      break;
+    }
+  }
+  return Kept;
+}
+
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+flagsOf(const clang::tooling::CompilationDatabase &Build,
+        llvm::StringRef File) {
+  std::vector<clang::tooling::CompileCommand> Commands =
+      Build.getCompileCommands(File);
+  if (Commands.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the compilation database has no command for '" + File +
+            "' (--flags-of); is it a source of a target that "
+            "EXPORT_COMPILE_COMMANDS?");
+  const clang::tooling::CompileCommand &Command = Commands.front();
+  return std::make_unique<clang::tooling::FixedCompilationDatabase>(
+      Command.Directory, parseFlags(Command.CommandLine));
+}
+
+} // namespace weave
+} // namespace distlock
