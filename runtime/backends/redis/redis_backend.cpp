@@ -75,10 +75,20 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
 
 RedisBackend::~RedisBackend() { locator_.set_on_moved({}); }
 
+ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
+  const std::uint64_t generation = locator_.current().generation;
+  try {
+    return reuse ? pool_.borrow() : pool_.borrow_new();
+  } catch (const ServerError&) {
+    if (!locator_.refresh(generation)) throw;
+  }
+  return pool_.borrow_new();
+}
+
 template <class Operation>
 auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
   {
-    const auto connection = pool_.borrow();
+    const auto connection = borrow(true);
     try {
       ++stats_.round_trips;
       return operation(*connection);
@@ -90,7 +100,7 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
       if (!again) throw;
     }
   }
-  const auto connection = pool_.borrow_new();
+  const auto connection = borrow(false);
   ++stats_.round_trips;
   return operation(*connection);
 }

@@ -67,6 +67,10 @@ class RedisBackend final : public Backend {
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   template <class Operation>
   auto with_connection(Retry retry, Operation&& operation);
+  // A pooled connection (`reuse`) or a new one to the master. A master that refuses the
+  // connection may have failed over before the sentinels' +switch-master reached us: the
+  // sentinels are asked, and a master they name instead is tried once.
+  ConnectionPool::Handle borrow(bool reuse);
   std::string_view publish_command() const {
     return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
   }
