@@ -4,14 +4,19 @@
 #include <functional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <distlock/error.h>
 #include <distlock/lease.h>
 
 namespace distlock {
 
-// The innermost lease this thread acquired and still holds, or nullptr.
+// The innermost lease this thread acquired and still holds, or nullptr. Inside a per_key call,
+// its first lease (of the lowest lock name).
 const Lease* current();
+// Every lease of the innermost locked call this thread is in, first first: one, or per_key
+// one per distinct key, each with its own name and fence. Empty outside a locked call.
+std::vector<const Lease*> current_leases();
 
 namespace detail {
 [[noreturn]] void throw_lost_during_step(const Lease& lease);

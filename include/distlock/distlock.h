@@ -1,12 +1,14 @@
 // distlock: distributed locks for C++. Include this one header.
 #pragma once
 
+#include <distlock/annotation.h>
 #include <distlock/client.h>
 #include <distlock/current.h>
 #include <distlock/duration.h>
 #include <distlock/error.h>
 #include <distlock/key.h>
 #include <distlock/lease.h>
+#include <distlock/locked_call.h>
 #include <distlock/log.h>
 #include <distlock/scoped_lock.h>
 #include <distlock/spec.h>

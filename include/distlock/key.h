@@ -75,6 +75,8 @@ class Key {
   }
 
   void append(std::string_view raw_part);
+  // Appends every part of `other`, already escaped.
+  void append_parts(const Key& other);
   bool has_parts() const { return has_parts_; }
   const std::string& encoded() const { return encoded_; }
 

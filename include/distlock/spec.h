@@ -57,12 +57,30 @@ class LockType {
   std::size_t size_ = 0;
 };
 
+// What a locked function does when its lock stays taken past the wait (woven code).
+enum class OnBusy {
+  raise,     // throw LockTimeout (the default)
+  skip,      // return a value-initialized result without running the body
+  fallback,  // call the fallback function with the same arguments and return its result
+};
+
+// What a locked function does when its lease was lost while the body ran (woven code).
+enum class OnLost {
+  report,  // current()->valid() turns false and the loss is logged; the result is returned
+  fail,    // the call throws LockLost after the body returns
+};
+
 struct LockSpec {
   LockType type;
   Millis ttl{0};
   Millis wait = kWaitForever;  // zero: try once, never wait
   bool renew = true;           // extend the lease while it is held (the watchdog)
   Mode mode = Mode::exclusive;
+  // Released earlier than this after the grant, the lock stays taken on the server until then.
+  Millis hold_at_least{0};
+  bool per_key = false;  // woven: one lock per key parameter, taken in lock-name order
+  OnBusy on_busy = OnBusy::raise;
+  OnLost on_lost = OnLost::report;
 };
 
 // The lock type as spec() takes it. A string literal is checked at compile time. The spec
@@ -93,6 +111,23 @@ struct Renew {
 };
 struct Read {};
 struct Write {};
+struct HoldAtLeast {
+  Millis value;
+};
+struct PerKey {};
+struct Skip {};
+template <class Function>
+struct Fallback {
+  Function function;
+};
+template <class Policy>
+struct OnBusy {
+  Policy policy;
+};
+struct Fail {};
+struct OnLost {
+  ::distlock::OnLost policy;
+};
 }  // namespace option
 
 // Wait at most `limit` for the lock, then throw LockTimeout (try_acquire: return nullopt).
@@ -105,6 +140,29 @@ constexpr option::Renew renew(bool enabled) { return {enabled}; }
 inline constexpr option::Read read{};
 // The exclusive side of a read-write lock (zookeeper:// only).
 inline constexpr option::Write write{};
+// Keep the lock taken until `duration` after the grant even when released earlier (the
+// server's expiry is set; the caller does not wait). redis:// kinds and memory:// only.
+constexpr option::HoldAtLeast hold_at_least(DurationArg duration) { return {duration.value()}; }
+// Woven code: each [[distlock::key]] parameter names its own lock, all taken in lock-name
+// order (equal keys once), all or none within the wait, released in reverse order.
+inline constexpr option::PerKey per_key{};
+
+// Woven code: on_busy(skip) returns a value-initialized result without running the body;
+// on_busy(fallback(&f)) returns f(same arguments) (for a member: a member function pointer).
+inline constexpr option::Skip skip{};
+template <class Function>
+constexpr option::Fallback<Function> fallback(Function function) {
+  return {function};
+}
+constexpr option::OnBusy<option::Skip> on_busy(option::Skip skip) { return {skip}; }
+template <class Function>
+constexpr option::OnBusy<option::Fallback<Function>> on_busy(option::Fallback<Function> f) {
+  return {f};
+}
+// Woven code: on_lost(fail) makes the call throw LockLost when the body returns after its
+// lease was lost, instead of handing back a result computed without the lock.
+inline constexpr option::Fail fail{};
+constexpr option::OnLost on_lost(option::Fail) { return {OnLost::fail}; }
 
 namespace detail {
 // Reached in constant evaluation, a call to one of these is the compile-time error, and its
@@ -125,6 +183,9 @@ namespace detail {
 [[noreturn]] inline void error_wait_must_not_be_negative(std::string_view type) {
   spec_error(type, "wait must not be negative");
 }
+[[noreturn]] inline void error_hold_at_least_must_not_be_negative(std::string_view type) {
+  spec_error(type, "hold_at_least must not be negative");
+}
 
 constexpr void apply(LockSpec& spec, option::Wait wait) {
   if (wait.value < Millis::zero()) error_wait_must_not_be_negative(spec.type);
@@ -134,6 +195,18 @@ constexpr void apply(LockSpec& spec, option::TryOnly) { spec.wait = Millis::zero
 constexpr void apply(LockSpec& spec, option::Renew renew) { spec.renew = renew.enabled; }
 constexpr void apply(LockSpec& spec, option::Read) { spec.mode = Mode::read; }
 constexpr void apply(LockSpec& spec, option::Write) { spec.mode = Mode::write; }
+constexpr void apply(LockSpec& spec, option::HoldAtLeast hold) {
+  if (hold.value < Millis::zero()) error_hold_at_least_must_not_be_negative(spec.type);
+  spec.hold_at_least = hold.value;
+}
+constexpr void apply(LockSpec& spec, option::PerKey) { spec.per_key = true; }
+constexpr void apply(LockSpec& spec, option::OnBusy<option::Skip>) { spec.on_busy = OnBusy::skip; }
+// The function itself is the woven guard's to call (woven.h); the spec records the policy.
+template <class Function>
+constexpr void apply(LockSpec& spec, option::OnBusy<option::Fallback<Function>>) {
+  spec.on_busy = OnBusy::fallback;
+}
+constexpr void apply(LockSpec& spec, option::OnLost on_lost) { spec.on_lost = on_lost.policy; }
 }  // namespace detail
 
 template <class... Options>

@@ -20,4 +20,6 @@ namespace detail {
 
 const Lease* current() { return detail::HeldLeases::innermost(); }
 
+std::vector<const Lease*> current_leases() { return detail::HeldLeases::innermost_group(); }
+
 }  // namespace distlock

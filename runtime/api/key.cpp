@@ -42,6 +42,13 @@ void Key::append(std::string_view raw_part) {
   has_parts_ = true;
 }
 
+void Key::append_parts(const Key& other) {
+  if (!other.has_parts_) return;
+  if (has_parts_) encoded_ += ':';
+  encoded_ += other.encoded_;
+  has_parts_ = true;
+}
+
 std::string lock_name(std::string_view type, const Key& key) {
   std::string name = escape_name_part(type);
   if (key.has_parts()) {

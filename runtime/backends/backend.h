@@ -44,6 +44,13 @@ struct Grant {
   SteadyClock::time_point sent_at;
 };
 
+struct ReleaseRequest {
+  HoldId hold;
+  // When this is the lock's last hold, keep the lock taken, by nobody, for this long instead of
+  // freeing it (hold_at_least). Zero: free it now. Only where supports_keeping().
+  Millis keep_for{0};
+};
+
 enum class ReleaseOutcome {
   released,  // this acquisition's hold is gone (the lock is free if it was the last hold)
   not_held,  // the server did not have this hold: expired, taken over, or deleted
@@ -65,7 +72,7 @@ class Backend {
   virtual std::optional<Grant> acquire(const AcquireRequest& request) = 0;
 
   // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
-  virtual ReleaseOutcome release(const HoldId& hold) = 0;
+  virtual ReleaseOutcome release(const ReleaseRequest& request) = 0;
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch
   // (pipelined where the protocol allows). Sets each item's outcome; never throws. Gives up
@@ -78,6 +85,8 @@ class Backend {
 
   // Whether Mode::read and Mode::write are understood.
   virtual bool supports_read_write() const { return false; }
+  // Whether a release can keep the lock taken for a while (ReleaseRequest::keep_for).
+  virtual bool supports_keeping() const { return false; }
 
   // The longest lease the backend can vouch for without hearing from the server (a
   // ZooKeeper session timeout, say): leases get at most this ttl. None: the spec's ttl.

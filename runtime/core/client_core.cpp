@@ -1,5 +1,8 @@
 #include "core/client_core.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <distlock/error.h>
 
 #include "backends/backend_factory.h"
@@ -45,6 +48,10 @@ void ClientCore::validate(const LockSpec& spec) const {
     throw ConfigError(type, server(),
                       "read-write locks (distlock::read, distlock::write) need a zookeeper:// "
                       "server");
+  if (spec.hold_at_least > Millis::zero() && !backend_->supports_keeping())
+    throw ConfigError(type, server(),
+                      "hold_at_least needs a server that can keep a released lock until a time "
+                      "(redis://, its Sentinel, Cluster and Redlock kinds, or memory://)");
 }
 
 std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, IfBusy if_busy) {
@@ -69,8 +76,12 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     throw LockTimeout(identity.name, server(), describe_wait(spec));
   }
   identity.fence = grant->fence;
-  auto state =
-      std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at, next_serial_++);
+  // Counted from the reply, which comes after the grant: the lock is kept at least as long.
+  const auto keep_until = spec.hold_at_least > Millis::zero()
+                              ? SteadyClock::now() + spec.hold_at_least
+                              : SteadyClock::time_point{};
+  auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
+                                            next_serial_++, keep_until);
   // From here the lease owns the hold: if anything below throws, its destructor releases.
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;
@@ -81,7 +92,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
 
 ReleaseOutcome ClientCore::release(LeaseState& lease) {
   renewals_.remove(lease);
-  return backend_->release(lease.identity().hold());
+  const auto keep_for = std::chrono::ceil<Millis>(lease.keep_until() - SteadyClock::now());
+  return backend_->release({lease.identity().hold(), std::max(keep_for, Millis::zero())});
 }
 
 }  // namespace distlock::detail

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include <distlock/lease.h>
 
@@ -17,7 +18,12 @@ class HeldLeases {
   // Called when a lease is released; only the acquiring thread's list is touched, other
   // threads drop released leases lazily.
   static void pop(const LeaseState& lease);
+  // The first lease of the innermost group: a lease alone, or the leases of one per_key call.
   static const Lease* innermost();
+  // Makes the last `count` leases pushed one group, whose first is what innermost() returns.
+  static void group_last(std::size_t count);
+  // Every lease of the innermost group, first first.
+  static std::vector<const Lease*> innermost_group();
   // Whether this thread holds a lease on lock `name` as `owner`, not released nor lost.
   static bool holds(std::string_view name, std::string_view owner);
 };

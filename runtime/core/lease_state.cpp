@@ -24,11 +24,12 @@ void run_lost_callback(const Lease::LostCallback& callback, const LockLost& erro
 }  // namespace
 
 LeaseState::LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity,
-                       TimePoint sent_at, std::uint64_t serial)
+                       TimePoint sent_at, std::uint64_t serial, TimePoint keep_until)
     : server_(std::move(server)),
       identity_(std::move(identity)),
       serial_(serial),
       acquiring_thread_(std::this_thread::get_id()),
+      keep_until_(keep_until),
       valid_until_(detail::valid_until(sent_at, identity_.ttl).time_since_epoch().count()) {}
 
 LeaseState::TimePoint LeaseState::valid_until() const {

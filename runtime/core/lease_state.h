@@ -34,13 +34,15 @@ class LeaseState {
 
   // `server` is the client's, as errors name it: shared so that a lease needs neither a copy
   // nor the client to name it.
+  // `keep_until`: a release before then keeps the lock taken until then (hold_at_least).
   LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity, TimePoint sent_at,
-             std::uint64_t serial);
+             std::uint64_t serial, TimePoint keep_until = {});
 
   const LeaseIdentity& identity() const { return identity_; }
   std::uint64_t serial() const { return serial_; }
   std::thread::id acquiring_thread() const { return acquiring_thread_; }
   const std::string& server() const { return *server_; }
+  TimePoint keep_until() const { return keep_until_; }
 
   bool valid(TimePoint now) const;
   TimePoint valid_until() const;
@@ -66,6 +68,7 @@ class LeaseState {
   const LeaseIdentity identity_;
   const std::uint64_t serial_;
   const std::thread::id acquiring_thread_;
+  const TimePoint keep_until_;
   std::atomic<TimePoint::rep> valid_until_;
   std::atomic<bool> released_{false};
   std::atomic<bool> lost_{false};

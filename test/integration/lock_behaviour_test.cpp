@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -500,6 +501,134 @@ TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
 }
 
 #ifdef DISTLOCK_TEST_ZOOKEEPER
+// hold_at_least: released at once, the lock stays taken (by nobody) until the time has passed
+// since the grant, then is free; the release does not wait for it.
+TEST_P(LockBehaviour, HoldAtLeastKeepsAnEarlyReleasedLockTakenUntilItsTime) {
+  auto client = connect();
+  const auto held_spec = spec(type_, 30s, hold_at_least(1500ms));
+  if (GetParam() == Backend::zookeeper) {
+    EXPECT_THROW(client->acquire(held_spec, key_), ConfigError)
+        << "ZooKeeper cannot keep a released lock until a time";
+    return;
+  }
+  const auto granted_after = std::chrono::steady_clock::now();
+  Lease lease = client->acquire(held_spec, key_);
+  lease.release();
+  const auto released_at = std::chrono::steady_clock::now();
+  EXPECT_LT(released_at - granted_after, 1500ms) << "the release waited for the time";
+
+  auto other = connect();
+  const auto probe = spec(type_, 5s, try_only);
+  EXPECT_FALSE(other->try_acquire(probe, key_).has_value()) << "freed before its time";
+  const auto waiting = spec(type_, 5s, wait(20s));
+  Lease next = other->acquire(waiting, key_);
+  EXPECT_GE(std::chrono::steady_clock::now() - granted_after, 1500ms)
+      << "granted to another before hold_at_least had passed since the first grant";
+  EXPECT_GT(next.fence(), 0u);
+}
+
+// A release after hold_at_least has passed frees the lock at once, as without it.
+TEST_P(LockBehaviour, HoldAtLeastIsNothingOnceItsTimeHasPassed) {
+  auto client = connect();
+  const auto held_spec = spec(type_, 30s, hold_at_least(50ms));
+  if (GetParam() == Backend::zookeeper) {
+    EXPECT_THROW(client->acquire(held_spec, key_), ConfigError);
+    return;
+  }
+  Lease lease = client->acquire(held_spec, key_);
+  const auto until = std::chrono::steady_clock::now() + 50ms;
+  while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  lease.release();
+  EXPECT_TRUE(connect()->try_acquire(spec(type_, 5s, try_only), key_).has_value());
+}
+
+// per_key: one lock per key, taken in lock-name order whatever the argument order, equal keys
+// once; current() is the first, current_leases() all, each with its own fence.
+TEST_P(LockBehaviour, PerKeyTakesOneLockPerKeyInNameOrder) {
+  auto client = connect();
+  const auto per_key_spec = spec(type_, 30s, per_key, wait(20s));
+  const std::string low = key_ + "-a";
+  const std::string high = key_ + "-b";
+  LockedCall call(per_key_spec, keys(high, low, high), *client);
+  ASSERT_FALSE(call.busy());
+  const auto leases = call.leases();
+  ASSERT_EQ(leases.size(), 2u) << "equal keys take one lock";
+  EXPECT_EQ(leases[0]->name(), std::string(type_) + ":" + low);
+  EXPECT_EQ(leases[1]->name(), std::string(type_) + ":" + high);
+  EXPECT_NE(leases[0]->fence(), 0u);
+  EXPECT_NE(leases[1]->fence(), 0u);
+  ASSERT_NE(current(), nullptr);
+  EXPECT_EQ(current()->name(), leases[0]->name()) << "current() is the first lock";
+  const auto seen = current_leases();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1]->name(), leases[1]->name());
+  EXPECT_EQ(seen[1]->fence(), leases[1]->fence());
+  EXPECT_FALSE(free_for_another_thread(*client, spec(type_, 5s), low));
+  EXPECT_FALSE(free_for_another_thread(*client, spec(type_, 5s), high));
+}
+
+// All or none: when one key stays taken past the wait, the call takes none (the keys it had
+// are given back) and throws LockTimeout; with on_busy(skip) it is busy instead.
+TEST_P(LockBehaviour, PerKeyTakesAllOrNone) {
+  auto holder = connect();
+  const std::string low = key_ + "-a";
+  const std::string high = key_ + "-b";
+  Lease held = holder->acquire(spec(type_, 30s), high);
+  auto client = connect();
+  EXPECT_THROW(LockedCall(spec(type_, 30s, per_key, wait(200ms)), keys(low, high), *client),
+               LockTimeout);
+  EXPECT_TRUE(free_for_another_thread(*client, spec(type_, 5s), low))
+      << "the first key was kept after the second timed out";
+  LockedCall skipped(spec(type_, 30s, per_key, try_only, on_busy(skip)), keys(low, high), *client);
+  EXPECT_TRUE(skipped.busy());
+  EXPECT_TRUE(free_for_another_thread(*client, spec(type_, 5s), low));
+}
+
+// on_busy(skip): a taken lock makes the call busy instead of throwing, holding nothing.
+TEST_P(LockBehaviour, OnBusySkipMakesTheCallBusyInsteadOfThrowing) {
+  auto holder = connect();
+  Lease held = holder->acquire(spec(type_, 30s), key_);
+  auto client = connect();
+  EXPECT_THROW(LockedCall(spec(type_, 30s, try_only), keys(key_), *client), LockTimeout);
+  LockedCall call(spec(type_, 30s, wait(100ms), on_busy(skip)), keys(key_), *client);
+  EXPECT_TRUE(call.busy());
+  EXPECT_TRUE(call.leases().empty());
+  held.release();
+  LockedCall free_now(spec(type_, 30s, try_only, on_busy(skip)), keys(key_), *client);
+  EXPECT_FALSE(free_now.busy());
+}
+
+// on_lost(fail): a call whose lease ran out while it ran throws LockLost on return; without
+// it the call returns (and the loss is logged); while an exception is unwinding, nothing is
+// thrown over it.
+TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
+  auto client = connect();
+  const auto wait_until_lost = [](const LockedCall& call) {
+    return eventually([&] { return !call.lease().valid(); });
+  };
+  EXPECT_THROW(
+      {
+        LockedCall call(spec(type_, 300ms, renew(false), on_lost(fail)), keys(key_), *client);
+        ASSERT_TRUE(wait_until_lost(call));
+      },
+      LockLost);
+  EXPECT_NO_THROW({
+    LockedCall call(spec(type_, 300ms, renew(false)), keys(key_), *client);
+    ASSERT_TRUE(wait_until_lost(call));
+  });
+  EXPECT_THROW(
+      {
+        LockedCall call(spec(type_, 300ms, renew(false), on_lost(fail)), keys(key_), *client);
+        ASSERT_TRUE(wait_until_lost(call));
+        throw std::runtime_error("the body failed");
+      },
+      std::runtime_error);
+  EXPECT_NO_THROW({
+    LockedCall call(spec(type_, 30s, on_lost(fail)), keys(key_), *client);
+    EXPECT_TRUE(call.lease().valid());
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_redlock, Backend::redis_cluster,

@@ -30,7 +30,7 @@ using namespace std::chrono_literals;
 class RecordingBackend final : public Backend {
  public:
   std::optional<Grant> acquire(const AcquireRequest&) override { return std::nullopt; }
-  ReleaseOutcome release(const HoldId&) override { return ReleaseOutcome::released; }
+  ReleaseOutcome release(const ReleaseRequest&) override { return ReleaseOutcome::released; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
     std::unique_lock lock(mutex_);
     for (auto& item : items) {

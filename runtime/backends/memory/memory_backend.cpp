@@ -17,7 +17,7 @@ namespace {
 class LockTable {
  public:
   std::optional<Grant> acquire(const AcquireRequest& request, StatsCounters& stats);
-  ReleaseOutcome release(const HoldId& hold);
+  ReleaseOutcome release(const ReleaseRequest& request);
   void renew(std::span<RenewItem> items);
 
  private:
@@ -101,13 +101,19 @@ std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCoun
   }
 }
 
-ReleaseOutcome LockTable::release(const HoldId& released) {
+ReleaseOutcome LockTable::release(const ReleaseRequest& request) {
+  const HoldId& released = request.hold;
   const std::string key(released.name);
   std::lock_guard lock(mutex_);
-  Hold* hold = held_by(key, released.owner, released.acquisition_id, SteadyClock::now());
+  const auto now = SteadyClock::now();
+  Hold* hold = held_by(key, released.owner, released.acquisition_id, now);
   if (hold == nullptr) return ReleaseOutcome::not_held;
   hold->acquisitions.erase(std::string(released.acquisition_id));
-  if (hold->acquisitions.empty()) {
+  if (hold->acquisitions.empty() && request.keep_for > Millis::zero()) {
+    // Taken by nobody until then: no owner matches an empty one.
+    hold->owner.clear();
+    hold->expires_at = now + request.keep_for;
+  } else if (hold->acquisitions.empty()) {
     holds_.erase(key);
     if (const auto waiting = waiters_.find(key); waiting != waiters_.end())
       waiting->second.released.notify_all();
@@ -147,7 +153,10 @@ class MemoryBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override {
     return table_->acquire(request, stats_);
   }
-  ReleaseOutcome release(const HoldId& hold) override { return table_->release(hold); }
+  ReleaseOutcome release(const ReleaseRequest& request) override {
+    return table_->release(request);
+  }
+  bool supports_keeping() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override { table_->renew(items); }
   const std::string& server() const override { return server_; }
 

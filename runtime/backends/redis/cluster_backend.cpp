@@ -29,7 +29,8 @@ class ClusterBackend final : public Backend {
   ClusterBackend(Url url, const Options& options, StatsCounters& stats);
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  bool supports_keeping() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return server_; }
 
@@ -251,9 +252,10 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
   }
 }
 
-ReleaseOutcome ClusterBackend::release(const HoldId& hold) {
-  return on_master_of(
-      hold.name, [&](RedisBackend& master, Asking asking) { return master.release(hold, asking); });
+ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
+  return on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+    return master.release(request, asking);
+  });
 }
 
 void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {

@@ -195,10 +195,12 @@ ReleaseListener::Ticket RedisBackend::watch_releases(std::string_view name) {
   return listener_.watch(release_channel(name));
 }
 
-ReleaseOutcome RedisBackend::release(const HoldId& hold, Asking asking) {
+ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking asking) {
+  const HoldId& hold = request.hold;
   const std::string hash = lock_key(hold.name);
   const std::string channel = release_channel(hold.name);
-  const ScriptCall call{{hash}, {hold.acquisition_id, channel, publish_command()}};
+  const std::string keep_ms = std::to_string(request.keep_for.count());
+  const ScriptCall call{{hash}, {hold.acquisition_id, channel, publish_command(), keep_ms}};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {

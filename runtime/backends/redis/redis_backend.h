@@ -43,8 +43,11 @@ class RedisBackend final : public Backend {
   ~RedisBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override { return release(hold, Asking::no); }
-  ReleaseOutcome release(const HoldId& hold, Asking asking);
+  ReleaseOutcome release(const ReleaseRequest& request) override {
+    return release(request, Asking::no);
+  }
+  ReleaseOutcome release(const ReleaseRequest& request, Asking asking);
+  bool supports_keeping() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 

@@ -71,7 +71,8 @@ class RedlockBackend final : public Backend {
       : server_(std::move(server)), masters_(std::move(masters)), stats_(stats) {}
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  bool supports_keeping() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return server_; }
 
@@ -146,20 +147,21 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
 void RedlockBackend::release_everywhere(const HoldId& hold) {
   for (const auto& master : masters_) {
     try {
-      (void)master->backend().release(hold);
+      (void)master->backend().release({hold});
     } catch (const BackendUnavailable&) {
       // That master's hold, if any, ends with its ttl.
     }
   }
 }
 
-ReleaseOutcome RedlockBackend::release(const HoldId& hold) {
+ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
+  const HoldId& hold = request.hold;
   std::size_t released = 0;
   std::size_t answered = 0;
   std::vector<std::string> failures;
   for (const auto& master : masters_) {
     try {
-      if (master->backend().release(hold) == ReleaseOutcome::released) ++released;
+      if (master->backend().release(request) == ReleaseOutcome::released) ++released;
       ++answered;
     } catch (const BackendUnavailable& error) {
       failures.push_back(master->server() + ": " + error.reason());

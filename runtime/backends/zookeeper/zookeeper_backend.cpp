@@ -25,7 +25,7 @@ class ZooKeeperBackend final : public Backend {
   ~ZooKeeperBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  ReleaseOutcome release(const HoldId& hold) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }
@@ -153,7 +153,8 @@ std::optional<Grant> ZooKeeperBackend::reenter(const AcquireRequest& request,
   }
 }
 
-ReleaseOutcome ZooKeeperBackend::release(const HoldId& hold) {
+ReleaseOutcome ZooKeeperBackend::release(const ReleaseRequest& request) {
+  const HoldId& hold = request.hold;
   auto removal = holds_.remove(hold.acquisition_id);
   if (!removal.known) return ReleaseOutcome::not_held;
   if (!removal.ended) return ReleaseOutcome::released;  // other acquisitions share the node

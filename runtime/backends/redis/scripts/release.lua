@@ -1,18 +1,27 @@
--- Removes one acquisition's hold; the last hold deletes the lock and wakes a waiter.
+-- Removes one acquisition's hold; the last hold deletes the lock and wakes a waiter, or, with
+-- a time to keep it (hold_at_least), leaves it taken by nobody until then.
 -- KEYS: lock hash
 -- ARGV: acquisition_id, release channel, the command that publishes (PUBLISH; SPUBLISH in a
--- cluster, where the channel is in the lock's slot)
+-- cluster, where the channel is in the lock's slot), keep_ms (0: free the lock now)
 -- Returns 1 when the hold was removed, 0 when the server did not have it (expired, taken
 -- over, or already released: a retried release is harmless). Acquisition ids are unique,
 -- so only the acquisition's owner can hold its field.
 local hash = KEYS[1]
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
+local keep_ms = tonumber(ARGV[4])
 
 if redis.call('HDEL', hash, 'h:' .. id) == 0 then
   return 0
 end
 if redis.call('HINCRBY', hash, 'count', -1) <= 0 then
-  redis.call('DEL', hash)
-  redis.call(publish, channel, id)
+  if keep_ms > 0 then
+    -- No owner matches '': every acquire finds it busy until it expires. Waiters are not
+    -- woken; they wait out the expiry they are told.
+    redis.call('HSET', hash, 'owner', '')
+    redis.call('PEXPIRE', hash, keep_ms)
+  else
+    redis.call('DEL', hash)
+    redis.call(publish, channel, id)
+  end
 end
 return 1

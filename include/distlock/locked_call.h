@@ -1,0 +1,67 @@
+// LockedCall: the lock of one call of a locked function, as a woven guard declares it at the
+// top of the body (by hand it reads the same). It takes the function's lock, or with per_key
+// one lock per key in lock-name order; when they stay taken past the wait it throws
+// LockTimeout, or with on_busy(skip / fallback) says busy() so that the body does not run;
+// on return it releases them, last taken first, and with on_lost(fail) throws LockLost when a
+// lease was lost while the body ran.
+//
+//   distlock::LockedCall call(spec, distlock::keys(from, to));
+//   if (call.busy()) return {};
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <distlock/client.h>
+#include <distlock/error.h>
+#include <distlock/key.h>
+#include <distlock/lease.h>
+#include <distlock/spec.h>
+
+namespace distlock {
+
+// One key per [[distlock::key]] parameter, in parameter order. Without per_key they are the
+// parts of the one lock's key; with it, each names a lock of its own.
+template <class... Parts>
+std::array<Key, sizeof...(Parts)> keys(const Parts&... parts) {
+  return {key_of(parts)...};
+}
+
+class LockedCall {
+ public:
+  template <std::size_t N>
+  LockedCall(const LockSpec& spec, const std::array<Key, N>& keys,
+             Client& client = default_client())
+      : LockedCall(spec, keys.data(), N, client) {}
+  LockedCall(const LockedCall&) = delete;
+  LockedCall& operator=(const LockedCall&) = delete;
+  // Releases every lease, last taken first. With on_lost(fail), throws LockLost when one was
+  // lost while the call ran, unless an exception is already on its way out of the call.
+  // NOLINTNEXTLINE(bugprone-exception-escape): throwing on return is what on_lost(fail) asks
+  ~LockedCall() noexcept(false);
+
+  // The locks stayed taken past the wait and the spec's on_busy is skip or fallback: nothing
+  // is held, and the body must not run.
+  bool busy() const { return !first_.has_value(); }
+  // The first lease (per_key: of the lowest lock name); current() returns it inside the call.
+  const Lease& lease() const { return *first_; }
+  // Every lease of the call, in the order taken (one without per_key).
+  std::vector<const Lease*> leases() const;
+
+ private:
+  LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
+  void take_one(const Key& key, Client& client);
+  void take_each(const Key* keys, std::size_t count, Client& client);
+  std::optional<LockLost> release_all() noexcept;
+
+  const LockSpec& spec_;
+  const int uncaught_at_start_;
+  std::optional<Lease> first_;
+  std::vector<Lease> more_;  // per_key: the second lease on
+};
+
+}  // namespace distlock

@@ -1,0 +1,140 @@
+#include <distlock/annotation.h>
+#include <distlock/locked_call.h>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include <distlock/log.h>
+
+#include "core/held_leases.h"
+#include "util/steady_clock.h"
+
+namespace distlock {
+namespace {
+
+bool skips_when_busy(const LockSpec& spec) { return spec.on_busy != OnBusy::raise; }
+
+void log_loss(const std::optional<LockLost>& lost) {
+  if (lost)
+    detail::log(LogLevel::error, std::string(lost->what()) + " (while giving up the locks)");
+}
+
+}  // namespace
+
+namespace annotation_detail {
+void unreachable_busy_result() {
+  throw std::logic_error(
+      "distlock: a guard that raises LockTimeout asked for a busy result (distlock-weave and "
+      "<distlock/annotation.h> disagree)");
+}
+}  // namespace annotation_detail
+
+LockedCall::LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client)
+    : spec_(spec), uncaught_at_start_(std::uncaught_exceptions()) {
+  if (spec.per_key && count > 1) {
+    take_each(keys, count, client);
+  } else {
+    Key key;
+    for (std::size_t i = 0; i < count; ++i) key.append_parts(keys[i]);
+    take_one(key, client);
+  }
+}
+
+void LockedCall::take_one(const Key& key, Client& client) {
+  try {
+    first_.emplace(client.acquire(spec_, key));
+  } catch (const LockTimeout&) {
+    if (!skips_when_busy(spec_)) throw;
+  }
+}
+
+// All or none within the one wait, in lock-name order: two calls with the same keys in any
+// order take them in the same order, so they cannot deadlock each other.
+void LockedCall::take_each(const Key* keys, std::size_t count, Client& client) {
+  std::vector<std::pair<std::string, const Key*>> named;
+  named.reserve(count);
+  for (std::size_t i = 0; i < count; ++i)
+    named.emplace_back(lock_name(spec_.type, keys[i]), &keys[i]);
+  std::sort(named.begin(), named.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  named.erase(std::unique(named.begin(), named.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              named.end());
+  const auto start = detail::SteadyClock::now();
+  LockSpec each = spec_;
+  try {
+    for (const auto& [name, key] : named) {
+      if (spec_.wait != kWaitForever && spec_.wait > Millis::zero()) {
+        const auto spent = std::chrono::duration_cast<Millis>(detail::SteadyClock::now() - start);
+        each.wait = std::max(spec_.wait - spent, Millis::zero());
+      }
+      Lease lease = client.acquire(each, *key);
+      if (first_)
+        more_.push_back(std::move(lease));
+      else
+        first_.emplace(std::move(lease));
+    }
+  } catch (const LockTimeout&) {
+    log_loss(release_all());
+    if (!skips_when_busy(spec_)) throw;
+    return;
+  } catch (...) {
+    log_loss(release_all());
+    throw;
+  }
+  detail::HeldLeases::group_last(named.size());
+}
+
+// NOLINTNEXTLINE(bugprone-exception-escape): throwing on return is what on_lost(fail) asks
+LockedCall::~LockedCall() noexcept(false) {
+  if (busy()) return;
+  std::optional<LockLost> loss;
+  for (const Lease* lease : leases()) {
+    if (!loss && !lease->valid())
+      loss.emplace(lease->name(), lease->server(),
+                   "the lease was lost while the locked function ran: its result was computed "
+                   "without the lock");
+  }
+  std::optional<LockLost> lost_at_release = release_all();
+  if (!loss) loss = std::move(lost_at_release);
+  if (!loss) return;
+  if (spec_.on_lost == OnLost::fail && std::uncaught_exceptions() == uncaught_at_start_)
+    throw *loss;
+  detail::log(LogLevel::error, std::string(loss->what()) + " (on return from the locked call)");
+}
+
+std::vector<const Lease*> LockedCall::leases() const {
+  std::vector<const Lease*> all;
+  if (!first_) return all;
+  all.push_back(&*first_);
+  for (const Lease& lease : more_) all.push_back(&lease);
+  return all;
+}
+
+// Last taken first; every lease is released even when one fails. Returns the first LockLost
+// (the server no longer had the lease); other failures are logged.
+std::optional<LockLost> LockedCall::release_all() noexcept {
+  std::optional<LockLost> lost;
+  const auto release = [&](Lease& lease) {
+    try {
+      lease.release();
+    } catch (const LockLost& error) {
+      if (!lost) lost = error;
+    } catch (const std::exception& error) {
+      detail::log(LogLevel::error, std::string(error.what()) + " (while releasing on return)");
+    }
+  };
+  while (!more_.empty()) {
+    release(more_.back());
+    more_.pop_back();
+  }
+  if (first_) {
+    release(*first_);
+    first_.reset();
+  }
+  return lost;
+}
+
+}  // namespace distlock
