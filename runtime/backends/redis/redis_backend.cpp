@@ -137,11 +137,16 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       // A failover now could promote a replica without this grant and give the lock to
       // another client: the grant is withdrawn.
       const std::string channel = release_channel(request.hold.name);
-      const ScriptCall withdraw{{hash}, {request.hold.acquisition_id, channel, publish_command()}};
-      (void)scripts_.run(connection, Script::release, withdraw);
-      throw ServerError(settings_.server,
-                        too_few_replicas(acknowledged, settings_.replica_timeout()) +
-                            "; the grant was withdrawn");
+      const ScriptCall withdraw{{hash},
+                                {request.hold.acquisition_id, channel, publish_command(), "0"}};
+      const Reply withdrawn = scripts_.run(connection, Script::release, withdraw);
+      const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
+      // A withdrawal that failed leaves the hold to expire with its ttl: say so.
+      if (withdrawn->type != REDIS_REPLY_INTEGER)
+        throw ServerError(settings_.server,
+                          too_few + "; withdrawing the grant failed, it expires with its ttl (" +
+                              script_failure("release", *withdrawn) + ")");
+      throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
     });
   } catch (const Redirected&) {
     throw;
