@@ -4,8 +4,10 @@
 // the source at its number: the lock arguments are pasted between #line
 // directives naming the attribute's own line and column, so the compiler
 // reports a mistake in them where the user wrote it, and a final #line puts
-// the rest of the '{' line back at its number. The guard names only what
-// <distlock/woven.h> declares (WovenRuntimeHeader).
+// the rest of the '{' line back at its number. The checks of on_busy against
+// the function's return type and parameters stand on the attribute's line
+// too. The guard names only what <distlock/woven.h> declares
+// (WovenRuntimeHeader).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,9 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace distlock {
 namespace weave {
@@ -27,10 +31,30 @@ struct PastedText {
   unsigned Column = 0;
 };
 
+struct ForwardedParameter {
+  std::string Name;
+  bool IsPack = false;
+};
+
+/// What the guard returns when on_busy(skip) or on_busy(fallback) finds the
+/// lock busy: the function's result type, and what a fallback is called with.
+struct BusyReturn {
+  /// The return type as the body can name it; std::nullopt where the function
+  /// has none to give (a constructor, a destructor, a deduced return type),
+  /// and only LockTimeout can report a busy lock.
+  std::optional<std::string> ResultType;
+  /// A fallback of a non-static member is called on `this`.
+  bool OnThis = false;
+  /// The parameters a fallback gets, in order; std::nullopt when one has no
+  /// name (or the function is C-variadic), so that no fallback can be given.
+  std::optional<std::vector<ForwardedParameter>> Parameters;
+};
+
 struct GuardParts {
   PastedText LockArguments;
   /// Expressions giving the key parts, in parameter order.
   llvm::ArrayRef<std::string> KeyExpressions;
+  BusyReturn Busy;
   /// Where the guard goes: the file and line of the body's '{'.
   std::string BodyFile;
   unsigned BodyLine = 0;

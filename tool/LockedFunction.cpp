@@ -31,6 +31,7 @@ public:
               findBodyBrace(Result) && readKeys(Result);
     if (!Ok)
       return std::nullopt;
+    Result.Busy = busyReturn();
     return Result;
   }
 
@@ -207,6 +208,29 @@ private:
       return std::nullopt;
     }
     return Expression;
+  }
+
+  BusyReturn busyReturn() const {
+    BusyReturn Busy;
+    if (isa<CXXConstructorDecl, CXXDestructorDecl>(Definition) ||
+        Definition.getDeclaredReturnType()->getContainedDeducedType())
+      return Busy;
+    // As written, so that it names what the body can see: a typedef, a
+    // template parameter, a member type of the function's class.
+    Busy.ResultType = Definition.getDeclaredReturnType().getAsString(
+        Context.getPrintingPolicy());
+    const auto *Method = dyn_cast<CXXMethodDecl>(&Definition);
+    Busy.OnThis = Method && Method->isInstance();
+    if (Definition.isVariadic())
+      return Busy;
+    std::vector<ForwardedParameter> Parameters;
+    for (const ParmVarDecl *Param : Definition.parameters()) {
+      if (Param->getName().empty())
+        return Busy;
+      Parameters.push_back({Param->getName().str(), Param->isParameterPack()});
+    }
+    Busy.Parameters = std::move(Parameters);
+    return Busy;
   }
 
   const FunctionDecl &Definition;

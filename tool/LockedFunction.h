@@ -25,6 +25,7 @@ namespace weave {
 struct LockedFunction {
   PastedText LockArguments;
   std::vector<std::string> KeyExpressions;
+  BusyReturn Busy;
   /// The body's '{'; the guard goes right after it.
   clang::SourceLocation BodyBrace;
 };

@@ -108,7 +108,7 @@ private:
       return;
     PresumedLoc Body = SM.getPresumedLoc(Locked->BodyBrace);
     GuardParts Parts{Locked->LockArguments, Locked->KeyExpressions,
-                     Body.getFilename(), Body.getLine()};
+                     Locked->Busy, Body.getFilename(), Body.getLine()};
     Rewrite.InsertTextAfterToken(Locked->BodyBrace, guardText(Parts));
     ++Summary.WovenFunctions;
     Summary.GuardedFiles.try_emplace(SM.getFileID(Locked->BodyBrace),

@@ -90,6 +90,13 @@ constexpr bool raises_when_busy(const Annotation<Fallback>& annotation) {
   return annotation.spec.on_busy == OnBusy::raise;
 }
 
+// Whether the annotation has a fallback (a guard that cannot name every argument asserts that
+// it does not).
+template <class Fallback>
+constexpr bool calls_fallback(const Annotation<Fallback>&) {
+  return !std::is_same_v<Fallback, NoFallback>;
+}
+
 // What the locked function returns when its lock stayed busy: the fallback's result, or a
 // value-initialized one.
 template <class Result, class Fallback, class Object, class... Args>

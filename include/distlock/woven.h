@@ -6,22 +6,29 @@
 // runtime no longer has what it names.
 //
 // The attribute's own arguments are the user's code, pasted into the spec: the options they
-// use (distlock::wait, try_only, renew, read, write) come with spec.h.
+// use (distlock::wait, try_only, renew, read, write, on_busy, per_key, hold_at_least, on_lost)
+// come with spec.h.
 #pragma once
 
 #include <chrono>
 
-#include <distlock/key.h>
-#include <distlock/scoped_lock.h>
+#include <distlock/annotation.h>
+#include <distlock/locked_call.h>
 #include <distlock/spec.h>
 
 namespace distlock {
 namespace woven {
 
-using ::distlock::key_of;
-using ::distlock::LockSpec;
-using ::distlock::ScopedLock;
-using ::distlock::spec;
+using ::distlock::annotation;
+using ::distlock::busy_result;
+using ::distlock::calls_fallback;
+using ::distlock::fallback_fits;
+using ::distlock::keys;
+using ::distlock::LockedCall;
+using ::distlock::no_object;
+using ::distlock::NoObject;
+using ::distlock::raises_when_busy;
+using ::distlock::skip_fits;
 
 }  // namespace woven
 }  // namespace distlock

@@ -12,14 +12,18 @@
 #error "compiled without the flags of compile_commands.json"
 #endif
 
-// CHECK: ::distlock::woven::key_of(id));
+// CHECK: ::distlock::woven::keys(id));
 // GUARD:{{\[\[}}                          ]] void f({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}compilation_database.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}compilation_database.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}compilation_database.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}compilation_database.cpp"
 // GUARD-NEXT:                 "db", 1000
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}compilation_database.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}compilation_database.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}compilation_database.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}compilation_database.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+2]] "{{.*}}compilation_database.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id));}
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id));}
 [[distlock::lock("db", 1000)]] void f([[distlock::key]] int id) {}

@@ -14,16 +14,18 @@
 
 struct Session {
   // CHECK: Session({{\[\[ +\]\]}} int user) : user_(user) {
-  // CHECK: ::distlock::woven::key_of(user));
+  // CHECK: ::distlock::woven::keys(user));
   // GUARD:  {{\[\[}}                              ]] Session({{\[\[}}             ]] int user) : user_(user) {
+  // GUARD-NEXT:#line [[@LINE+10]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
   // GUARD-NEXT:#line [[@LINE+8]] "{{.*}}constructor.cpp"
-  // GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-  // GUARD-NEXT:#line [[@LINE+6]] "{{.*}}constructor.cpp"
   // GUARD-NEXT:                   "session", 10s
-  // GUARD-NEXT:#line [[@LINE+4]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:#line [[@LINE+6]] "{{.*}}constructor.cpp"
   // GUARD-NEXT:); }();
+  // GUARD-NEXT:#line [[@LINE+4]] "{{.*}}constructor.cpp"
+  // GUARD-NEXT:static_assert(::distlock::woven::raises_when_busy(distlock_woven_lock_), "on_busy needs a result to return, and a constructor, a destructor or a deduced return type has none: remove on_busy");
   // GUARD-NEXT:#line [[@LINE+2]] "{{.*}}constructor.cpp"
-  // GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(user));
+  // GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(user));
   [[distlock::lock("session", 10s)]] Session([[distlock::key]] int user) : user_(user) {
     std::printf("%s after user_ = %d\n", distlock::current()->name().c_str(), user_);
   }

@@ -16,9 +16,9 @@
 // STOCK: #include <distlock/woven.h>
 // STOCK-NEXT: #line 1 "{{.*}}headers/include/stock.h"
 // STOCK: inline int reserve({{\[\[ +\]\]}} const Item& item, int count) {
-// STOCK: ::distlock::woven::key_of(item.sku));
+// STOCK: ::distlock::woven::keys(item.sku));
 // STOCK: Id release({{\[\[ +\]\]}} Id id) {
-// STOCK: ::distlock::woven::key_of(id));
+// STOCK: ::distlock::woven::keys(id));
 
 // MAIN: #line 1 "{{.*}}headers/app/main.cpp"
 // MAIN-NEXT: #include "[[WOVEN:.*]]/app/catalog.h"

@@ -1,5 +1,5 @@
 // Every option of the annotation reaches the spec the guard builds: the woven program reads
-// the spec back inside each locked function (distlock_woven_spec_ is the guard's own name),
+// the spec back inside each locked function (distlock_woven_lock_ is the guard's own name),
 // and read/write reach the runtime, which refuses them on memory:// (they need ZooKeeper).
 // RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
@@ -11,9 +11,9 @@
 
 #include <distlock/distlock.h>
 
-// What the bodies see unwoven (the weaver parses them so): woven, the guard's own spec of the
-// same name hides it.
-constexpr distlock::LockSpec distlock_woven_spec_{};
+// What the bodies see unwoven (the weaver parses them so): woven, the guard's own annotation of
+// the same name hides it.
+constexpr struct { distlock::LockSpec spec; } distlock_woven_lock_{};
 
 void show(const distlock::LockSpec& spec) {
   const char* mode = spec.mode == distlock::Mode::exclusive ? "exclusive"
@@ -25,64 +25,84 @@ void show(const distlock::LockSpec& spec) {
 }
 
 // GUARD:void waits({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}options.cpp"
 // GUARD-NEXT:                 "waits", 2s, distlock::wait(1500ms)
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id)); show(distlock_woven_lock_.spec); }
 [[distlock::lock("waits", 2s, distlock::wait(1500ms))]]
-void waits([[distlock::key]] int id) { show(distlock_woven_spec_); }
+void waits([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
 // GUARD:void tries({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}options.cpp"
 // GUARD-NEXT:                 "tries", "3s", distlock::try_only
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id)); show(distlock_woven_lock_.spec); }
 [[distlock::lock("tries", "3s", distlock::try_only)]]
-void tries([[distlock::key]] int id) { show(distlock_woven_spec_); }
+void tries([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
 // GUARD:void unrenewed({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}options.cpp"
 // GUARD-NEXT:                 "unrenewed", 4000, distlock::renew(false), distlock::wait(2s)
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id)); show(distlock_woven_lock_.spec); }
 [[distlock::lock("unrenewed", 4000, distlock::renew(false), distlock::wait(2s))]]
-void unrenewed([[distlock::key]] int id) { show(distlock_woven_spec_); }
+void unrenewed([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
 // GUARD:void read_report({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}options.cpp"
 // GUARD-NEXT:                 "report", 5s, distlock::read
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id)); show(distlock_woven_lock_.spec); }
 [[distlock::lock("report", 5s, distlock::read)]]
-void read_report([[distlock::key]] int id) { show(distlock_woven_spec_); }
+void read_report([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
 // GUARD:void write_report({{\[\[}}             ]] int id) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}options.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}options.cpp"
 // GUARD-NEXT:                 "report", 5s, distlock::write, distlock::wait(1s)
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}options.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}options.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject, decltype(id)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}options.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(id)); show(distlock_woven_spec_); }
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(id)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(id)&&>(id)); show(distlock_woven_lock_.spec); }
 [[distlock::lock("report", 5s, distlock::write, distlock::wait(1s))]]
-void write_report([[distlock::key]] int id) { show(distlock_woven_spec_); }
+void write_report([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
 template <class Locked>
 void refused(const char* what, Locked locked) {

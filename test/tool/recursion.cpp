@@ -9,14 +9,18 @@
 #include <distlock/distlock.h>
 
 // GUARD:int depth({{\[\[}}             ]] int tree, int level) {
-// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}recursion.cpp"
-// GUARD-NEXT:static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::spec(
-// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}recursion.cpp"
 // GUARD-NEXT:                 "tree", 5s
-// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}recursion.cpp"
 // GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<int>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}recursion.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<int, ::distlock::woven::NoObject, decltype(tree), decltype(level)>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
 // GUARD-NEXT:#line [[@LINE+3]] "{{.*}}recursion.cpp"
-// GUARD-NEXT:::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_, ::distlock::woven::key_of(tree));
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys(tree)); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<int>(distlock_woven_lock_, ::distlock::woven::no_object, static_cast<decltype(tree)&&>(tree), static_cast<decltype(level)&&>(level));
 [[distlock::lock("tree", 5s)]]
 int depth([[distlock::key]] int tree, int level) {
   const distlock::Lease* held = distlock::current();

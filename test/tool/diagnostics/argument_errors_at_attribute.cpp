@@ -9,13 +9,13 @@
 constexpr int kZero = 0;
 
 // CLANG20: argument_errors_at_attribute.cpp:[[@LINE+5]]:27: error: call to consteval function 'distlock::DurationArg::DurationArg<4UL>' is not a constant expression
-// CLANG17: argument_errors_at_attribute.cpp:[[@LINE+4]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_spec_' must be initialized by a constant expression
+// CLANG17: argument_errors_at_attribute.cpp:[[@LINE+4]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_lock_' must be initialized by a constant expression
 // CLANG17: note: non-constexpr function 'error_bad_duration_write_a_number_and_ms_s_m_or_h' cannot be used in a constant expression
 // GCC: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: in 'constexpr' expansion of 'distlock::DurationArg("30x")'
 // GCC: error: call to non-'constexpr' function {{.*}}error_bad_duration_write_a_number_and_ms_s_m_or_h
 [[distlock::lock("order", "30x")]] void a() {}
 
-// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_spec_' must be initialized by a constant expression
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_lock_' must be initialized by a constant expression
 // CLANG: note: non-constexpr function 'error_ttl_must_be_positive' cannot be used in a constant expression
 [[distlock::lock("order", kZero)]] void b() {}
 

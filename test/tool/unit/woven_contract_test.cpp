@@ -29,7 +29,8 @@ std::set<std::string> declaredByTheHeader() {
   return Names;
 }
 
-// Every guard shape: with and without keys.
+// Every guard shape: with and without keys; a free function, a member, one whose parameter
+// has no name, and a constructor (no result).
 std::string everyGuard() {
   const std::vector<std::string> Keys = {"user", "order.id"};
   GuardParts Parts;
@@ -38,6 +39,12 @@ std::string everyGuard() {
   Parts.BodyLine = 4;
   std::string Text = guardText(Parts);
   Parts.KeyExpressions = Keys;
+  Text += guardText(Parts);
+  Parts.Busy.ResultType = "int";
+  Text += guardText(Parts);
+  Parts.Busy.Parameters = {{{"user", false}}};
+  Text += guardText(Parts);
+  Parts.Busy.OnThis = true;
   Text += guardText(Parts);
   return Text;
 }

@@ -4,11 +4,22 @@
 
 #include <string>
 
-void reserve(const std::string& sku) {
-  static constexpr ::distlock::woven::LockSpec distlock_woven_spec_ = [] {
+int reserve(const std::string& sku) {
+  static constexpr auto distlock_woven_lock_ = [] {
     using namespace ::std::chrono_literals;
-    return ::distlock::woven::spec("stock", 5s, distlock::wait(1s), distlock::renew(false));
+    return ::distlock::woven::annotation("stock", 5s, distlock::wait(1s), distlock::renew(false),
+                                         distlock::on_busy(distlock::skip));
   }();
-  ::distlock::woven::ScopedLock distlock_woven_guard_(distlock_woven_spec_,
-                                                      ::distlock::woven::key_of(sku, 42));
+  static_assert(::distlock::woven::skip_fits<int>(distlock_woven_lock_), "skip");
+  static_assert(::distlock::woven::fallback_fits<int, ::distlock::woven::NoObject, decltype(sku)>(
+                    distlock_woven_lock_),
+                "fallback");
+  static_assert(!::distlock::woven::calls_fallback(distlock_woven_lock_), "no fallback");
+  static_assert(!::distlock::woven::raises_when_busy(distlock_woven_lock_), "skips");
+  ::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec,
+                                                      ::distlock::woven::keys(sku, 42));
+  if (distlock_woven_guard_.busy())
+    return ::distlock::woven::busy_result<int>(distlock_woven_lock_, ::distlock::woven::no_object,
+                                               static_cast<decltype(sku)&&>(sku));
+  return 1;
 }
