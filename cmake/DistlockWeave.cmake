@@ -1,4 +1,5 @@
-# distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>])
+# distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>]
+#                [DISTLOCK_LOCK_ORDER_CHECK ON|OFF])
 #
 # Weaves the lock guards of [[distlock::lock(...)]] functions into <target>: each C++ source
 # (or each of SOURCES) is replaced in the target by its woven copy, made by distlock-weave.
@@ -9,18 +10,29 @@
 # SOURCE_ROOT (default: the calling project's source directory) that a source reads are
 # copied, woven, beside it, and the woven sources include those copies, so functions defined
 # in headers are locked too. A source is woven again when it or a header it reads changes.
+#
+# The weaver records each locked function it weaves; distlock-lock-order merges the records
+# into ${CMAKE_BINARY_DIR}/<target>.distlock-locks.json before <target> builds, and fails the
+# build on a lock-order cycle among the target's locked functions (a locked function calling
+# another directly, in opposite orders elsewhere). DISTLOCK_LOCK_ORDER_CHECK OFF writes the
+# inventory without the check.
 include_guard(GLOBAL)
 
 function(distlock_weave target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE_ROOT" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE_ROOT;DISTLOCK_LOCK_ORDER_CHECK" "SOURCES")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "distlock_weave(${target}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}; "
-                        "write distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>])")
+                        "write distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>] "
+                        "[DISTLOCK_LOCK_ORDER_CHECK ON|OFF])")
+  endif()
+  set(order_check ON)
+  if(DEFINED ARG_DISTLOCK_LOCK_ORDER_CHECK)
+    set(order_check ${ARG_DISTLOCK_LOCK_ORDER_CHECK})
   endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "distlock_weave(${target}): no such target; call it after add_executable or add_library")
   endif()
-  if(NOT TARGET distlock::weave)
+  if(NOT TARGET distlock::weave OR NOT TARGET distlock::lock-order)
     message(FATAL_ERROR "distlock_weave(${target}): the distlock::weave tool is missing; "
                         "build distlock with DISTLOCK_BUILD_TOOL=ON")
   endif()
@@ -59,6 +71,7 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
   endif()
 
   set(woven_sources)
+  set(inventories)
   foreach(source IN LISTS all_sources)
     get_filename_component(extension ${source} LAST_EXT)
     if(NOT source IN_LIST to_weave OR source MATCHES "\\$<"
@@ -76,8 +89,9 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
     endif()
     set(woven ${woven_root}/${relative})
     add_custom_command(
-      OUTPUT ${woven}
+      OUTPUT ${woven} ${woven}.locks.json
       COMMAND distlock::weave ${absolute} -o ${woven} --depfile ${woven}.d
+              --locks-out ${woven}.locks.json
               --source-root ${source_root} --woven-root ${woven_root}
               -p ${CMAKE_BINARY_DIR} --flags-of ${woven}
       DEPENDS ${absolute} distlock::weave ${flags_stamp}
@@ -85,6 +99,23 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
       COMMENT "Weaving ${relative}"
       VERBATIM)
     list(APPEND woven_sources ${woven})
+    list(APPEND inventories ${woven}.locks.json)
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${woven_sources})
+
+  # The weaving runs in this target, which <target> builds after: one target runs each
+  # weave command, also with Makefiles.
+  set(manifest ${CMAKE_BINARY_DIR}/${target}.distlock-locks.json)
+  set(check_option)
+  if(NOT order_check)
+    set(check_option --no-order-check)
+  endif()
+  add_custom_command(
+    OUTPUT ${manifest}
+    COMMAND distlock::lock-order -o ${manifest} --target ${target} ${check_option} ${inventories}
+    DEPENDS ${inventories} distlock::lock-order
+    COMMENT "Checking the lock order of ${target}"
+    VERBATIM)
+  add_custom_target(${target}_distlock_locks DEPENDS ${manifest})
+  add_dependencies(${target} ${target}_distlock_locks)
 endfunction()

@@ -147,17 +147,22 @@ private:
       const AnnotateAttr *Key = keyOf(I);
       if (!Key)
         continue;
-      std::optional<std::string> Expression = keyExpression(I, *Key);
-      if (Expression)
-        Result.KeyExpressions.push_back(std::move(*Expression));
-      else
+      std::string Path;
+      std::optional<std::string> Expression = keyExpression(I, *Key, Path);
+      if (!Expression) {
         Ok = false;
+        continue;
+      }
+      Result.KeyExpressions.push_back(std::move(*Expression));
+      Result.Keys.push_back(
+          {Definition.getParamDecl(I)->getName().str(), I, std::move(Path)});
     }
     return Ok && !Diags.hasErrors();
   }
 
   std::optional<std::string> keyExpression(unsigned Index,
-                                           const AnnotateAttr &Key) {
+                                           const AnnotateAttr &Key,
+                                           std::string &WrittenPath) {
     const ParmVarDecl *Param = Definition.getParamDecl(Index);
     SourceLocation Loc = Key.getLocation();
     if (Loc.isMacroID()) {
@@ -193,6 +198,7 @@ private:
       return std::nullopt;
     }
     llvm::StringRef Path = Written.drop_front().drop_back();
+    WrittenPath = Path.str();
     auto Segments = parseKeyPath(Path);
     if (!Segments) {
       fail(PathLoc, "'" + Path +

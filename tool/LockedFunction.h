@@ -11,6 +11,7 @@
 
 #include "Diagnostics.h"
 #include "GuardText.h"
+#include "LockInventory.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
@@ -25,6 +26,8 @@ namespace weave {
 struct LockedFunction {
   PastedText LockArguments;
   std::vector<std::string> KeyExpressions;
+  /// The same keys as written: parameter, position and path.
+  std::vector<KeyRecord> Keys;
   BusyReturn Busy;
   /// The body's '{'; the guard goes right after it.
   clang::SourceLocation BodyBrace;

@@ -4,6 +4,7 @@
 
 #include "Diagnostics.h"
 #include "HeaderMirror.h"
+#include "LockInventory.h"
 #include "Paths.h"
 #include "ReadFilesRecorder.h"
 #include "Weaver.h"
@@ -58,6 +59,9 @@ protected:
     writeFile(Options.OutputPath,
               wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
               WriteMode::Always);
+    if (!Options.LocksPath.empty())
+      writeFile(Options.LocksPath, inventoryText(Summary.Locks),
+                WriteMode::Always);
     if (!Options.DepfilePath.empty()) {
       std::vector<std::string> Paths;
       Paths.reserve(Files.size());

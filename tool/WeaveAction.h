@@ -18,6 +18,8 @@ namespace weave {
 struct WeaveOptions {
   std::string OutputPath;
   std::string DepfilePath; // empty: no depfile
+  /// Where the lock inventory of the woven functions goes; empty: nowhere.
+  std::string LocksPath;
   /// Headers under SourceRoot that the translation unit reads are written,
   /// woven or copied through, to the same relative path under WovenRoot, so
   /// a compile that searches WovenRoot first sees every header woven. Both

@@ -6,6 +6,7 @@
 #include "Attributes.h"
 #include "Diagnostics.h"
 #include "GuardText.h"
+#include "LockRecorder.h"
 #include "LockedFunction.h"
 
 #include "clang/AST/ASTContext.h"
@@ -111,6 +112,7 @@ private:
                      Locked->Busy, Body.getFilename(), Body.getLine()};
     Rewrite.InsertTextAfterToken(Locked->BodyBrace, guardText(Parts));
     ++Summary.WovenFunctions;
+    Summary.Locks.push_back(recordLock(Definition, *Locked));
     Summary.GuardedFiles.try_emplace(SM.getFileID(Locked->BodyBrace),
                                      Locked->BodyBrace);
   }

@@ -9,6 +9,8 @@
 #ifndef DISTLOCK_TOOL_WEAVER_H
 #define DISTLOCK_TOOL_WEAVER_H
 
+#include "LockInventory.h"
+
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Rewrite/Core/Rewriter.h"
@@ -21,6 +23,8 @@ struct WeaveSummary {
   unsigned WovenFunctions = 0;
   /// The files that received a guard, each with its first guard's '{'.
   llvm::DenseMap<clang::FileID, clang::SourceLocation> GuardedFiles;
+  /// Each woven function, for the lock inventory.
+  std::vector<LockRecord> Locks;
 };
 
 class Weaver : public clang::ASTConsumer {

@@ -1,7 +1,7 @@
 //===- main.cpp - distlock-weave ------------------------------------------===//
 //
-// distlock-weave SRC -o OUT [--depfile D] [--source-root S --woven-root W]
-//                -- <compile flags>
+// distlock-weave SRC -o OUT [--depfile D] [--locks-out L]
+//                [--source-root S --woven-root W] -- <compile flags>
 // distlock-weave SRC -o OUT [...] -p <build dir> [--flags-of FILE]
 //
 // Writes OUT: SRC with a lock guard woven into every function marked
@@ -30,6 +30,12 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string> DepfilePath(
     "depfile",
     llvm::cl::desc("Write a make-style depfile listing the files read"),
+    llvm::cl::value_desc("file"), llvm::cl::cat(WeaveCategory));
+
+static llvm::cl::opt<std::string> LocksPath(
+    "locks-out",
+    llvm::cl::desc("Write the lock inventory of the woven functions (JSON, "
+                   "for distlock-lock-order) to <file>"),
     llvm::cl::value_desc("file"), llvm::cl::cat(WeaveCategory));
 
 static llvm::cl::opt<std::string> SourceRoot(
@@ -87,6 +93,7 @@ int main(int argc, const char **argv) {
   distlock::weave::WeaveOptions Options;
   Options.OutputPath = distlock::weave::absolutePath(OutputPath);
   Options.DepfilePath = DepfilePath;
+  Options.LocksPath = LocksPath;
   if (SourceRoot.empty() != WovenRoot.empty()) {
     llvm::errs() << "distlock-weave: give --source-root and --woven-root "
                     "together\n";
