@@ -1,6 +1,6 @@
 #include "orders.h"
 
-int reserve_stock(const std::string& sku, int count) { return static_cast<int>(sku.size()) * count; }
+int reserve_stock(const std::string& sku, int n) { return static_cast<int>(sku.size()) * n; }
 
 int restock(const std::string& sku, int count) {
 #ifdef WITH_CYCLE
