@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Weave time of a realistic translation unit against `clang++ -fsyntax-only` of the same TU
-# (parsing is the floor: the tool parses, then weaves), as a ratio of medians in one run.
+# (parsing is the floor: the tool parses, then weaves and writes the lock inventory, as
+# distlock_weave() runs it), as a ratio of medians in one run.
 #
 #   bench/weave_time.sh <distlock-weave> <clang++> <source> [runs] -- <compile flags>
 set -euo pipefail
@@ -25,7 +26,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 weave_times=() parse_times=()
 for ((i = 0; i < runs; i++)); do   # alternate, so both see the same machine load
-  weave_times+=("$(elapsed_ms "$weave" "$source" -o "$scratch/woven.cpp" -- "${flags[@]}")")
+  weave_times+=("$(elapsed_ms "$weave" "$source" -o "$scratch/woven.cpp" --locks-out "$scratch/locks.json" -- "${flags[@]}")")
   parse_times+=("$(elapsed_ms "$clangxx" -fsyntax-only "${flags[@]}" "$source")")
 done
 weave_median=$(printf '%s\n' "${weave_times[@]}" | median)
