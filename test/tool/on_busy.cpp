@@ -48,6 +48,12 @@ std::optional<std::string> report(int id) {
 [[distlock::lock("job", 5s, distlock::try_only, distlock::on_busy(distlock::skip))]]
 void nightly() { ++bodies_run; }
 
+[[distlock::lock("job", 5s, distlock::try_only, distlock::on_busy(distlock::skip))]]
+bool flagged() {
+  ++bodies_run;
+  return true;
+}
+
 std::string cached(int id, const std::string& why) {
   return "cached " + std::to_string(id) + " (" + why + ")";
 }
@@ -85,13 +91,13 @@ void calls(const char* when) {
   std::printf("%s: count_job %d, report '%s', ", when, count_job(7),
               report(8).value_or("(empty)").c_str());
   nightly();
-  std::printf("fresh '%s', upper '%s', stock %d\n", fresh(9, "why").c_str(),
+  std::printf("flagged %d, fresh '%s', upper '%s', stock %d\n", flagged(), fresh(9, "why").c_str(),
               upper("abc").c_str(), Shelf().stock(3));
 }
 
-// LIVE:      free: count_job 7, report 'report 8', fresh 'fresh 9 (why)', upper 'upper abc', stock 30
-// LIVE-NEXT: bodies run: 6
-// LIVE-NEXT: busy: count_job 0, report '(empty)', fresh 'cached 9 (why)', upper '3 chars', stock -30
+// LIVE:      free: count_job 7, report 'report 8', flagged 1, fresh 'fresh 9 (why)', upper 'upper abc', stock 30
+// LIVE-NEXT: bodies run: 7
+// LIVE-NEXT: busy: count_job 0, report '(empty)', flagged 0, fresh 'cached 9 (why)', upper '3 chars', stock -30
 // LIVE-NEXT: bodies run: 0
 int main() {
   calls("free");

@@ -56,9 +56,35 @@ void show_leases([[distlock::key]] int from, [[distlock::key]] int to) {
               fences_differ);
 }
 
+// GUARD:void quick_job() {
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:                 "nightly", 5s, distlock::hold_at_least(300ms)
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<void>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<void, ::distlock::woven::NoObject>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys()); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<void>(distlock_woven_lock_, ::distlock::woven::no_object);}
 [[distlock::lock("nightly", 5s, distlock::hold_at_least(300ms))]]
 void quick_job() {}
 
+// GUARD:int outlive_the_lease() {
+// GUARD-NEXT:#line [[@LINE+12]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static constexpr auto distlock_woven_lock_ = [] { using namespace ::std::chrono_literals; return ::distlock::woven::annotation(
+// GUARD-NEXT:#line [[@LINE+10]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:                 "lost", 200ms, distlock::renew(false), distlock::on_lost(distlock::fail)
+// GUARD-NEXT:#line [[@LINE+8]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:); }();
+// GUARD-NEXT:#line [[@LINE+6]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::skip_fits<int>(distlock_woven_lock_), "on_busy(skip) needs a return type it can value-initialize (void or a default-constructible type); or use on_busy(fallback(&f))");
+// GUARD-NEXT:#line [[@LINE+4]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:static_assert(::distlock::woven::fallback_fits<int, ::distlock::woven::NoObject>(distlock_woven_lock_), "on_busy(fallback(&f)): f must take this function's parameters and return its return type (for a member: of the same class, as const)");
+// GUARD-NEXT:#line [[@LINE+3]] "{{.*}}per_key_hold_and_loss.cpp"
+// GUARD-NEXT:::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, ::distlock::woven::keys()); if (distlock_woven_guard_.busy()) return ::distlock::woven::busy_result<int>(distlock_woven_lock_, ::distlock::woven::no_object);
 [[distlock::lock("lost", 200ms, distlock::renew(false), distlock::on_lost(distlock::fail))]]
 int outlive_the_lease() {
   // Runs until the lease has run out: the result is computed without the lock.
