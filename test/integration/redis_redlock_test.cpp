@@ -3,9 +3,11 @@
 // when each master counts on its own.
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -58,6 +60,37 @@ TEST_F(Redlock, OneMasterDownOfThreeStillGrantsOnTheOtherTwo) {
   lease.release();
   EXPECT_FALSE(held_on(0, "distlock:{quorum:a}"));
   EXPECT_FALSE(held_on(2, "distlock:{quorum:a}"));
+}
+
+// The first master's death must not leave waiters listening to it: they hear the release from
+// a master that answers, not from the holder's ttl running out (seen in the reliability
+// checker's redis-redlock.kill-leader: waiters timed out while the victim re-took the lock).
+TEST_F(Redlock, AWaiterIsWokenByTheReleaseWhenTheFirstMasterIsDead) {
+  auto holder = Client::connect(url());
+  auto waiter = Client::connect(url());
+  const auto lock_spec = spec("herald", 60s, wait(30s));
+  // Both clients have used the first master before it dies.
+  holder->acquire(lock_spec, key_of("c")).release();
+  waiter->acquire(lock_spec, key_of("c")).release();
+  masters_[0].reset();
+  Lease held = holder->acquire(lock_spec, key_of("c"));
+
+  std::promise<void> acquired;
+  std::thread waiting([&] {
+    try {
+      Lease lease = waiter->acquire(lock_spec, key_of("c"));
+      acquired.set_value();
+    } catch (...) {
+      acquired.set_exception(std::current_exception());
+    }
+  });
+  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  held.release();
+  acquired.get_future().get();
+  waiting.join();
+  // Woken by the release: the holder's ttl (60 s) would have outlasted the wait (30 s).
+  EXPECT_GE(waiter->stats().woken_by_release, 1u);
+  EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
 }
 
 TEST_F(Redlock, TwoMastersDownIsBackendUnavailableNamingThem) {

@@ -35,6 +35,9 @@ class Master {
   // Throws BackendUnavailable (the connection error, or the last one while pausing).
   RedisBackend& backend();
   bool connected() const { return connected_.load(std::memory_order_acquire) != nullptr; }
+  // Whether the master answered the last round that asked it.
+  bool answering() const { return answering_.load(std::memory_order_acquire); }
+  void answered(bool answered) { answering_.store(answered, std::memory_order_release); }
 
  private:
   const Url url_;
@@ -44,6 +47,7 @@ class Master {
   std::mutex mutex_;
   std::unique_ptr<RedisBackend> backend_;
   std::atomic<RedisBackend*> connected_{nullptr};
+  std::atomic<bool> answering_{true};
   SteadyClock::time_point next_attempt_{};
   std::string last_error_;
 };
@@ -83,8 +87,10 @@ class RedlockBackend final : public Backend {
   // then the lock is free by itself.
   Attempt try_once(const AcquireRequest& request);
   void release_everywhere(const HoldId& hold);
-  // Whose release notifications a waiter listens to: the first master connected (a
-  // release reaches every master, and the holder's ttl bounds the wait if it does not).
+  // Whose release notifications a waiter listens to: the first master connected that
+  // answered its last round (a release reaches every master that answers; a dead master's
+  // subscription would leave waiters to the holder's ttl, and a holder that takes the lock
+  // again at once could keep them out until their wait ends).
   RedisBackend& herald();
 
   const std::string server_;
@@ -93,6 +99,8 @@ class RedlockBackend final : public Backend {
 };
 
 RedisBackend& RedlockBackend::herald() {
+  for (const auto& master : masters_)
+    if (master->connected() && master->answering()) return master->backend();
   for (const auto& master : masters_)
     if (master->connected()) return master->backend();
   return masters_.front()->backend();
@@ -117,6 +125,7 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   for (const auto& master : masters_) {
     try {
       const Attempt attempt = master->backend().try_acquire(request);
+      master->answered(true);
       if (attempt.grant) {
         ++granted;
         fence = std::max(fence, attempt.grant->fence);
@@ -125,6 +134,7 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
       }
       ++answered;
     } catch (const BackendUnavailable& error) {
+      master->answered(false);
       failures.push_back(master->server() + ": " + error.reason());
     }
   }
