@@ -54,11 +54,12 @@ class LockedCall {
 
  private:
   LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
-  void take_one(const Key& key, Client& client);
-  void take_each(const Key* keys, std::size_t count, Client& client);
+  void take_one(const LockSpec& spec, const Key& key, Client& client);
+  void take_each(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
   std::optional<LockLost> release_all() noexcept;
 
-  const LockSpec& spec_;
+  // What the destructor needs of the spec: the spec itself may be a temporary that is gone.
+  const OnLost on_lost_;
   const int uncaught_at_start_;
   std::optional<Lease> first_;
   std::vector<Lease> more_;  // per_key: the second lease on

@@ -32,43 +32,44 @@ void unreachable_busy_result() {
 }  // namespace annotation_detail
 
 LockedCall::LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client)
-    : spec_(spec), uncaught_at_start_(std::uncaught_exceptions()) {
+    : on_lost_(spec.on_lost), uncaught_at_start_(std::uncaught_exceptions()) {
   if (spec.per_key && count > 1) {
-    take_each(keys, count, client);
+    take_each(spec, keys, count, client);
   } else {
     Key key;
     for (std::size_t i = 0; i < count; ++i) key.append_parts(keys[i]);
-    take_one(key, client);
+    take_one(spec, key, client);
   }
 }
 
-void LockedCall::take_one(const Key& key, Client& client) {
+void LockedCall::take_one(const LockSpec& spec, const Key& key, Client& client) {
   try {
-    first_.emplace(client.acquire(spec_, key));
+    first_.emplace(client.acquire(spec, key));
   } catch (const LockTimeout&) {
-    if (!skips_when_busy(spec_)) throw;
+    if (!skips_when_busy(spec)) throw;
   }
 }
 
 // All or none within the one wait, in lock-name order: two calls with the same keys in any
 // order take them in the same order, so they cannot deadlock each other.
-void LockedCall::take_each(const Key* keys, std::size_t count, Client& client) {
+void LockedCall::take_each(const LockSpec& spec, const Key* keys, std::size_t count,
+                           Client& client) {
   std::vector<std::pair<std::string, const Key*>> named;
   named.reserve(count);
   for (std::size_t i = 0; i < count; ++i)
-    named.emplace_back(lock_name(spec_.type, keys[i]), &keys[i]);
+    named.emplace_back(lock_name(spec.type, keys[i]), &keys[i]);
   std::sort(named.begin(), named.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   named.erase(std::unique(named.begin(), named.end(),
                           [](const auto& a, const auto& b) { return a.first == b.first; }),
               named.end());
   const auto start = detail::SteadyClock::now();
-  LockSpec each = spec_;
+  LockSpec each = spec;
   try {
     for (const auto& [name, key] : named) {
-      if (spec_.wait != kWaitForever && spec_.wait > Millis::zero()) {
+      if (spec.wait != kWaitForever && spec.wait > Millis::zero()) {
         const auto spent = std::chrono::duration_cast<Millis>(detail::SteadyClock::now() - start);
-        each.wait = std::max(spec_.wait - spent, Millis::zero());
+        each.wait = std::max(spec.wait - spent, Millis::zero());
       }
       Lease lease = client.acquire(each, *key);
       if (first_)
@@ -78,7 +79,7 @@ void LockedCall::take_each(const Key* keys, std::size_t count, Client& client) {
     }
   } catch (const LockTimeout&) {
     log_loss(release_all());
-    if (!skips_when_busy(spec_)) throw;
+    if (!skips_when_busy(spec)) throw;
     return;
   } catch (...) {
     log_loss(release_all());
@@ -100,8 +101,7 @@ LockedCall::~LockedCall() noexcept(false) {
   std::optional<LockLost> lost_at_release = release_all();
   if (!loss) loss = std::move(lost_at_release);
   if (!loss) return;
-  if (spec_.on_lost == OnLost::fail && std::uncaught_exceptions() == uncaught_at_start_)
-    throw *loss;
+  if (on_lost_ == OnLost::fail && std::uncaught_exceptions() == uncaught_at_start_) throw *loss;
   detail::log(LogLevel::error, std::string(loss->what()) + " (on return from the locked call)");
 }
 
