@@ -8,11 +8,8 @@
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path> [-DCXX_COMPILER=<path>] -P lock_order.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR MAKE_PROGRAM)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "lock_order.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/require_variables.cmake)
+require_variables(BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR MAKE_PROGRAM)
 file(REMOVE_RECURSE ${WORK_DIR})
 
 # build(<name> <expected result: 0 or failed> <output variable> [cache options...])

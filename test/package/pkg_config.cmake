@@ -6,11 +6,8 @@
 #         -DCXX_COMPILER=<c++> -DPKG_CONFIG=<pkg-config> [-DCONFIG=<config>] -P pkg_config.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var BUILD_DIR WORK_DIR CONSUMER CXX_COMPILER PKG_CONFIG)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "pkg_config.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/require_variables.cmake)
+require_variables(BUILD_DIR WORK_DIR CONSUMER CXX_COMPILER PKG_CONFIG)
 
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)

@@ -6,11 +6,8 @@
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path> [-DCXX_COMPILER=<path>] -P reweave.cmake
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR MAKE_PROGRAM)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "reweave.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/require_variables.cmake)
+require_variables(BUILD_DIR WORK_DIR PROJECT_DIR GENERATOR MAKE_PROGRAM)
 
 file(REMOVE_RECURSE ${WORK_DIR})
 file(COPY ${PROJECT_DIR}/ DESTINATION ${WORK_DIR}/source)

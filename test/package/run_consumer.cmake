@@ -14,11 +14,8 @@
 # regexes that must all match), besides exiting with 0.
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var MODE BUILD_DIR WORK_DIR CONSUMER_DIR RUNS GENERATOR MAKE_PROGRAM)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "run_consumer.cmake: -D${var}=... is required")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/require_variables.cmake)
+require_variables(MODE BUILD_DIR WORK_DIR CONSUMER_DIR RUNS GENERATOR MAKE_PROGRAM)
 
 function(run)
   string(REPLACE ";" " " shown "${ARGN}")
