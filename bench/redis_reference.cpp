@@ -39,7 +39,7 @@ double cycles_per_second(Client& client, int cycles, const std::string& key) {
 }
 
 double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,
-                          const std::string& key) {
+                          const std::string& key, int connections) {
   const auto program = distlock::testing::find_program("redis-benchmark");
   if (program.empty()) {
     throw std::runtime_error("redis-benchmark not found (Debian: apt-get install redis-tools)");
@@ -48,8 +48,8 @@ double evalsha_per_second(const testing::RedisServer& server, const std::string&
   options.merge_stderr = true;
   distlock::testing::Subprocess process(
       program,
-      {"-h", "127.0.0.1", "-p", std::to_string(server.port()), "-c", "1", "-n",
-       std::to_string(requests), "-q", "EVALSHA", sha, "1", key},
+      {"-h", "127.0.0.1", "-p", std::to_string(server.port()), "-c", std::to_string(connections),
+       "-n", std::to_string(requests), "-q", "EVALSHA", sha, "1", key},
       options);
   const std::string output = process.read_all(300s);
   const auto status = process.wait(30s);

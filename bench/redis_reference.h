@@ -17,10 +17,11 @@ inline constexpr const char* kReferenceScript = "return redis.call('EXISTS', KEY
 // Loads kReferenceScript on `server`; its SHA1 for evalsha_per_second.
 std::string load_reference_script(const testing::RedisServer& server);
 
-// redis-benchmark -c 1 -n <requests> -q EVALSHA <sha> 1 <key>: requests per second. On a
-// cluster node, `key` must be in one of its slots (else the replies are MOVED errors).
+// redis-benchmark -c <connections> -n <requests> -q EVALSHA <sha> 1 <key>: requests per
+// second. On a cluster node, `key` must be in one of its slots (else the replies are MOVED
+// errors).
 double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,
-                          const std::string& key = "somekey");
+                          const std::string& key = "somekey", int connections = 1);
 
 // Uncontended acquire+release cycles per second on one client and one lock name; throws
 // when a fence does not increase.
