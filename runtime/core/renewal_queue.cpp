@@ -13,6 +13,11 @@ constexpr auto kIdleWake = std::chrono::seconds(1);
 constexpr std::size_t kMaxBatch = 512;
 constexpr auto kMinRetry = std::chrono::milliseconds(10);
 constexpr auto kMaxRetry = std::chrono::milliseconds(1000);
+// A lease may be renewed this share of its renewal interval early, so that leases due close
+// together share a batch: 100,000 leases of 30 s then take ~20 pipelined batches a second
+// rather than 10,000 single renewals (design.md, "Renewal batches"). Early is always safe; it
+// costs at most this share more renewals.
+constexpr double kEarlyShare = 0.1;
 
 }  // namespace
 
@@ -35,21 +40,21 @@ RenewalQueue::~RenewalQueue() {
   thread_.join();
 }
 
-SteadyClock::time_point RenewalQueue::next_renewal(const LeaseState& lease,
-                                                   SteadyClock::time_point granted_at) const {
-  const auto ttl = std::chrono::duration<double, std::milli>(lease.identity().ttl);
-  return granted_at + std::chrono::duration_cast<SteadyClock::duration>(ttl * renew_fraction_);
+void RenewalQueue::schedule_renewal(const LeaseState& lease, SteadyClock::time_point granted_at) {
+  const auto interval = std::chrono::duration_cast<SteadyClock::duration>(
+      std::chrono::duration<double, std::milli>(lease.identity().ttl) * renew_fraction_);
+  const auto early = std::chrono::duration_cast<SteadyClock::duration>(interval * kEarlyShare);
+  schedule_.schedule(lease.serial(), granted_at + interval, granted_at + interval - early);
 }
 
 void RenewalQueue::add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at) {
-  const auto due = next_renewal(*lease, granted_at);
   bool wake = false;
   {
     std::lock_guard lock(mutex_);
+    schedule_renewal(*lease, granted_at);
+    wake = schedule_.next_due() < sleeping_until_;
     const auto serial = lease->serial();
     leases_.emplace(serial, std::move(lease));
-    schedule_.schedule(serial, due);
-    wake = due < sleeping_until_;
   }
   if (wake) wake_.notify_one();
 }
@@ -146,7 +151,7 @@ std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::s
       case RenewItem::Outcome::renewed:
         ++stats_.renewals;
         lease->extend(sent_at);
-        schedule_.schedule(lease->serial(), next_renewal(*lease, sent_at));
+        schedule_renewal(*lease, sent_at);
         break;
       case RenewItem::Outcome::lost:
         lost.emplace_back(lease, "a renewal found the lock gone (expired, deleted or taken over)");

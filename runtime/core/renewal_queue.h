@@ -45,8 +45,8 @@ class RenewalQueue {
   // Returns the leases found lost, to be reported outside the lock.
   std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> settle(
       const Batch& batch, std::vector<RenewItem>& items, SteadyClock::time_point sent_at);
-  SteadyClock::time_point next_renewal(const LeaseState& lease,
-                                       SteadyClock::time_point granted_at) const;
+  // Puts the lease granted (or renewed) at `granted_at` on the schedule for its next renewal.
+  void schedule_renewal(const LeaseState& lease, SteadyClock::time_point granted_at);
 
   Backend& backend_;
   StatsCounters& stats_;

@@ -4,18 +4,19 @@
 
 namespace distlock::detail {
 
-void RenewalSchedule::schedule(LeaseKey key, TimePoint due) {
+void RenewalSchedule::schedule(LeaseKey key, TimePoint due, TimePoint earliest) {
   if (const auto found = position_.find(key); found != position_.end()) {
     const std::size_t index = found->second;
     const TimePoint previous = heap_[index].due;
     heap_[index].due = due;
+    heap_[index].earliest = earliest;
     if (due < previous)
       sift_up(index);
     else
       sift_down(index);
     return;
   }
-  heap_.push_back({due, key});
+  heap_.push_back({due, earliest, key});
   position_[key] = heap_.size() - 1;
   sift_up(heap_.size() - 1);
 }
@@ -28,7 +29,7 @@ bool RenewalSchedule::erase(LeaseKey key) {
 }
 
 std::optional<RenewalSchedule::LeaseKey> RenewalSchedule::pop_due(TimePoint now) {
-  if (heap_.empty() || heap_.front().due > now) return std::nullopt;
+  if (heap_.empty() || heap_.front().earliest > now) return std::nullopt;
   const LeaseKey key = heap_.front().key;
   remove_at(0);
   return key;

@@ -1,5 +1,8 @@
 // The renewal queue's order: leases by next renewal time, in an indexed binary heap so a
-// release removes its lease in O(log n) without scanning.
+// release removes its lease in O(log n) without scanning. A lease may carry a window before
+// its due time in which renewing it is already fine: when one lease comes due, those whose
+// window has opened go with it, so many leases share one batch (one round trip) instead of
+// each waking the thread on its own.
 #pragma once
 
 #include <chrono>
@@ -16,11 +19,13 @@ class RenewalSchedule {
   using TimePoint = SteadyClock::time_point;
   using LeaseKey = std::uint64_t;
 
-  // Adds the lease, or moves it to `due` if present.
-  void schedule(LeaseKey key, TimePoint due);
+  // Adds the lease, or moves it to `due` if present; it may be renewed from `earliest` on.
+  void schedule(LeaseKey key, TimePoint due, TimePoint earliest);
+  // The same with no window before `due`.
+  void schedule(LeaseKey key, TimePoint due) { schedule(key, due, due); }
   // Removes the lease; false if it was not scheduled.
   bool erase(LeaseKey key);
-  // The earliest lease due at or before `now`, removed from the schedule.
+  // The lease due first, removed from the schedule, when its window has opened by `now`.
   std::optional<LeaseKey> pop_due(TimePoint now);
   // When the earliest lease is due.
   std::optional<TimePoint> next_due() const;
@@ -31,6 +36,7 @@ class RenewalSchedule {
  private:
   struct Entry {
     TimePoint due;
+    TimePoint earliest;
     LeaseKey key;
   };
   bool earlier(std::size_t a, std::size_t b) const;

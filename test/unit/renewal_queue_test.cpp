@@ -33,8 +33,10 @@ class RecordingBackend final : public Backend {
   ReleaseOutcome release(const ReleaseRequest&) override { return ReleaseOutcome::released; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
     std::unique_lock lock(mutex_);
+    auto& batch = batches_.emplace_back();
     for (auto& item : items) {
       renewed_.emplace_back(item.hold.name);
+      batch.emplace_back(item.hold.name);
       const auto answer = answers_.find(std::string(item.hold.name));
       item.outcome = answer == answers_.end() ? RenewItem::Outcome::renewed : answer->second;
       if (item.outcome == RenewItem::Outcome::failed) item.error = "connection refused";
@@ -74,6 +76,11 @@ class RecordingBackend final : public Backend {
     std::lock_guard lock(mutex_);
     return renewed_;
   }
+  // The names of each renew call, call by call.
+  std::vector<std::vector<std::string>> batches() {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
 
  private:
   std::size_t count_locked(const std::string& name) const {
@@ -85,6 +92,7 @@ class RecordingBackend final : public Backend {
   std::condition_variable changed_;
   std::map<std::string, RenewItem::Outcome> answers_;
   std::vector<std::string> renewed_;
+  std::vector<std::vector<std::string>> batches_;
   std::size_t calls_ = 0;
   bool held_ = false;
 };
@@ -127,6 +135,26 @@ TEST_F(RenewalQueueTest, RenewsInTheOrderLeasesFallDue) {
   queue_.remove(*early);
   queue_.remove(*middle);
   queue_.remove(*late);
+}
+
+// A lease due a little later than another goes in the same batch (one round trip) when its
+// window before the due time has opened; a lease due much later does not.
+TEST_F(RenewalQueueTest, LeasesDueCloseTogetherShareABatch) {
+  // Renewal intervals 1000 ms, 1050 ms and 2000 ms: the second's window opens at 945 ms, before
+  // the first is due; the third's opens at 1800 ms.
+  const auto first = lease("first", 3000ms);
+  const auto close = lease("close", 3150ms);
+  const auto far = lease("far", 6000ms);
+  add(first);
+  add(close);
+  add(far);
+  ASSERT_TRUE(backend_.wait_renewed("first"));
+  const auto batches = backend_.batches();
+  ASSERT_FALSE(batches.empty());
+  EXPECT_EQ(batches.front(), (std::vector<std::string>{"first", "close"}));
+  queue_.remove(*first);
+  queue_.remove(*close);
+  queue_.remove(*far);
 }
 
 TEST_F(RenewalQueueTest, ARemovedLeaseIsNeverRenewed) {

@@ -32,6 +32,27 @@ TEST(RenewalSchedule, StartsEmpty) {
   EXPECT_FALSE(s.erase(1));
 }
 
+// A lease whose window has opened goes with the lease that is due, in due order; one whose
+// window has not opened waits, however close its due time.
+TEST(RenewalSchedule, LeasesWhoseWindowHasOpenedComeWithTheOneDue) {
+  RenewalSchedule s;
+  s.schedule(1, t0 + 100ms, t0 + 90ms);
+  s.schedule(2, t0 + 110ms, t0 + 95ms);
+  s.schedule(3, t0 + 120ms, t0 + 115ms);
+  s.schedule(4, t0 + 105ms);  // no window
+  EXPECT_EQ(s.pop_due(t0 + 89ms), std::nullopt);
+  EXPECT_EQ(s.pop_due(t0 + 100ms), std::optional<LeaseKey>(1));
+  EXPECT_EQ(s.pop_due(t0 + 100ms), std::nullopt);  // 4 is due first and its window is shut
+  EXPECT_EQ(s.pop_due(t0 + 105ms), std::optional<LeaseKey>(4));
+  EXPECT_EQ(s.pop_due(t0 + 105ms), std::optional<LeaseKey>(2));
+  EXPECT_EQ(s.pop_due(t0 + 105ms), std::nullopt);
+  EXPECT_EQ(s.next_due(), std::optional<TimePoint>(t0 + 120ms));
+  // Moving a lease moves its window too.
+  s.schedule(3, t0 + 200ms, t0 + 190ms);
+  EXPECT_EQ(s.pop_due(t0 + 150ms), std::nullopt);
+  EXPECT_EQ(s.pop_due(t0 + 190ms), std::optional<LeaseKey>(3));
+}
+
 TEST(RenewalSchedule, PopsInDueOrder) {
   RenewalSchedule s;
   s.schedule(3, t0 + 30ms);

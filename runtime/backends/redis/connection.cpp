@@ -113,20 +113,19 @@ Reply Connection::command(std::span<const std::string_view> args) {
   return read_reply();
 }
 
-void Connection::append(std::span<const std::string_view> args) {
+void Connection::append(std::span<const std::string_view> args) { append({args}); }
+
+void Connection::append(std::initializer_list<std::span<const std::string_view>> parts) {
   if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lengths;
-  argv.reserve(args.size());
-  lengths.reserve(args.size());
-  for (const auto arg : args) {
-    argv.push_back(arg.data());
-    lengths.push_back(arg.size());
-  }
-  if (redisAppendCommandArgv(context_.get(), static_cast<int>(args.size()), argv.data(),
-                             lengths.data()) != REDIS_OK)
+  const std::string_view command = encoder_.encode(parts);
+  if (redisAppendFormattedCommand(context_.get(), command.data(), command.size()) != REDIS_OK)
     fail("queueing a command", errno);
-  last_command_ = args.empty() ? "" : args.front();
+  last_command_.clear();
+  for (const auto part : parts) {
+    if (part.empty()) continue;
+    last_command_ = part.front();
+    break;
+  }
 }
 
 Reply Connection::read_reply() {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include <distlock/duration.h>
 
+#include "backends/redis/command_encoder.h"
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/reply.h"
 #include "util/steady_clock.h"
@@ -35,6 +37,8 @@ class Connection {
   // Pipelining: queue several commands, then read their replies in order. The first
   // read_reply() sends the whole queue.
   void append(std::span<const std::string_view> args);
+  // Queues the command whose arguments are the parts' arguments, in order.
+  void append(std::initializer_list<std::span<const std::string_view>> parts);
   Reply read_reply();
 
   // While alive, replies are awaited at most `timeout` when that is below command_timeout.
@@ -70,6 +74,7 @@ class Connection {
   const Address address_;
   const std::uint64_t generation_;
   std::unique_ptr<redisContext, ContextFree> context_;
+  CommandEncoder encoder_;
   Millis timeout_{0};
   std::string_view timeout_name_;
   std::string last_command_;  // for messages: the reply of which command was late

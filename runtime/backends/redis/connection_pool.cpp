@@ -21,11 +21,11 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
                           " connections (max_connections) stayed busy for " +
                           std::to_string(settings_.connect_timeout.count()) + " ms",
                       true);
-  const MasterLocator::Master master = locator_.current();
+  const std::uint64_t generation = locator_.generation();
   std::vector<std::unique_ptr<Connection>> stale;
   // Connections to a master that has moved since go.
   for (auto it = idle_.begin(); it != idle_.end();) {
-    if ((*it)->generation() == master.generation) {
+    if ((*it)->generation() == generation) {
       ++it;
       continue;
     }
@@ -50,6 +50,7 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   lock.unlock();
   stale.clear();
   try {
+    const MasterLocator::Master master = locator_.current();
     return Handle(*this, std::make_unique<Connection>(settings_, master.address, master.generation),
                   false);
   } catch (...) {
@@ -65,7 +66,7 @@ void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {
   std::vector<std::unique_ptr<Connection>> dropped;
   {
     std::lock_guard lock(mutex_);
-    if (connection->generation() != locator_.current().generation) {
+    if (connection->generation() != locator_.generation()) {
       --open_;
       dropped.push_back(std::move(connection));
     } else if (connection->broken()) {

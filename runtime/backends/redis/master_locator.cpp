@@ -82,16 +82,21 @@ MasterLocator::Master MasterLocator::current() const {
   return master_;
 }
 
+std::uint64_t MasterLocator::generation() const {
+  std::lock_guard lock(mutex_);
+  return master_.generation;
+}
+
 bool MasterLocator::refresh(std::uint64_t seen) {
   if (!settings_.sentinel()) return false;
   std::lock_guard refreshing(refreshing_);
-  if (current().generation != seen) return true;
+  if (generation() != seen) return true;
   try {
     move_to(ask_sentinels(), "named by the sentinels after the old one failed");
   } catch (const ServerError& error) {
     log(LogLevel::warning, failure_message("", settings_.server, error.reason()));
   }
-  return current().generation != seen;
+  return generation() != seen;
 }
 
 Address MasterLocator::ask_sentinels() const {

@@ -38,6 +38,8 @@ class MasterLocator {
   ~MasterLocator();
 
   Master current() const;
+  // current().generation, without copying the address: asked on every command.
+  std::uint64_t generation() const;
 
   // A connection made in generation `seen` found the master gone or a replica. Asks the
   // sentinels (unless another caller already moved past `seen`); true when the master is

@@ -76,7 +76,7 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
 RedisBackend::~RedisBackend() { locator_.set_on_moved({}); }
 
 ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
-  const std::uint64_t generation = locator_.current().generation;
+  const std::uint64_t generation = locator_.generation();
   try {
     return reuse ? pool_.borrow() : pool_.borrow_new();
   } catch (const ServerError&) {
@@ -121,9 +121,11 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count());
-  const ScriptCall call{{hash, fence},
-                        {request.hold.owner, ttl, request.hold.acquisition_id, host_, pid_,
-                         acquired_at, request.reentry ? "1" : "0"}};
+  const std::string_view keys[] = {hash, fence};
+  const std::string_view args[] = {
+      request.hold.owner,         ttl, request.hold.acquisition_id, host_, pid_, acquired_at,
+      request.reentry ? "1" : "0"};
+  const ScriptCall call{keys, args};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
@@ -137,8 +139,10 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       // A failover now could promote a replica without this grant and give the lock to
       // another client: the grant is withdrawn.
       const std::string channel = release_channel(request.hold.name);
-      const ScriptCall withdraw{{hash},
-                                {request.hold.acquisition_id, channel, publish_command(), "0"}};
+      const std::string_view withdraw_keys[] = {hash};
+      const std::string_view withdraw_args[] = {request.hold.acquisition_id, channel,
+                                                publish_command(), "0"};
+      const ScriptCall withdraw{withdraw_keys, withdraw_args};
       const Reply withdrawn = scripts_.run(connection, Script::release, withdraw);
       const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
       // A withdrawal that failed leaves the hold to expire with its ttl: say so.
@@ -205,7 +209,9 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
   const std::string hash = lock_key(hold.name);
   const std::string channel = release_channel(hold.name);
   const std::string keep_ms = std::to_string(request.keep_for.count());
-  const ScriptCall call{{hash}, {hold.acquisition_id, channel, publish_command(), keep_ms}};
+  const std::string_view keys[] = {hash};
+  const std::string_view args[] = {hold.acquisition_id, channel, publish_command(), keep_ms};
+  const ScriptCall call{keys, args};
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
@@ -238,14 +244,19 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
     }
   };
   try {
-    std::vector<std::string> texts;  // keys and ttls the calls point into
+    // Each call's key and arguments: [hash, acquisition id, ttl], pointing into `texts`.
+    std::vector<std::string> texts;
     texts.reserve(items.size() * 2);
+    std::vector<std::string_view> views;
+    views.reserve(items.size() * 3);
     std::vector<ScriptCall> calls;
     calls.reserve(items.size());
     for (const auto& item : items) {
-      const std::string& hash = texts.emplace_back(lock_key(item.hold.name));
-      const std::string& ttl = texts.emplace_back(std::to_string(item.ttl.count()));
-      calls.push_back({{hash}, {item.hold.acquisition_id, ttl}});
+      const std::string_view* const call_views = views.data() + views.size();
+      views.push_back(texts.emplace_back(lock_key(item.hold.name)));
+      views.push_back(item.hold.acquisition_id);
+      views.push_back(texts.emplace_back(std::to_string(item.ttl.count())));
+      calls.push_back({{call_views, 1}, {call_views + 1, 2}});
     }
     with_connection(Retry::after_reset, [&](Connection& connection) {
       const Millis left =

@@ -1,5 +1,8 @@
 #include "backends/redis/script_runner.h"
 
+#include <charconv>
+#include <iterator>
+
 #include "backends/redis/server_error.h"
 #include "redis_scripts_text.h"
 
@@ -26,12 +29,10 @@ bool is_noscript(const redisReply& reply) {
 // Queues "<verb> <script> <numkeys> <keys...> <args...>".
 void append_call(Connection& connection, std::string_view verb, std::string_view script,
                  const ScriptCall& call) {
-  const std::string key_count = std::to_string(call.keys.size());
-  std::vector<std::string_view> command{verb, script, key_count};
-  command.reserve(3 + call.keys.size() + call.args.size());
-  command.insert(command.end(), call.keys.begin(), call.keys.end());
-  command.insert(command.end(), call.args.begin(), call.args.end());
-  connection.append(command);
+  char count[20];
+  const auto count_end = std::to_chars(std::begin(count), std::end(count), call.keys.size()).ptr;
+  const std::string_view head[] = {verb, script, std::string_view(count, count_end - count)};
+  connection.append({head, call.keys, call.args});
 }
 
 }  // namespace

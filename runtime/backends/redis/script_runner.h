@@ -15,9 +15,10 @@ namespace distlock::detail::redis {
 
 enum class Script { acquire, release, renew };
 
+// The keys and arguments of one call; they stay the caller's and must outlive the call.
 struct ScriptCall {
-  std::vector<std::string_view> keys;
-  std::vector<std::string_view> args;
+  std::span<const std::string_view> keys;
+  std::span<const std::string_view> args;
 };
 
 class ScriptRunner {
