@@ -1,17 +1,21 @@
 // The Curator side of zookeeper_bench: Apache Curator's InterProcessMutex (Debian's jars)
-// measured the way the C++ side measures distlock, against the same ZooKeeper.
+// measured the way the C++ side measures distlock, against the same ZooKeeper, one round at a
+// time when told, so that the two sides' rounds alternate and share the host's load alike.
 //
-//   CuratorBench --connect HOSTS --path /bench/lock --mode uncontended|contended
-//                [--seconds S] [--warmup-seconds S] [--rounds N] [--waiters N]
+//   CuratorBench --connect HOSTS --path /bench/curator --waiters N --commands FIFO
 //
-// uncontended: one client, one thread: acquire + release on one lock, as fast as it goes.
-// contended:   waiters + 1 threads, each with its own client (session), loop acquire +
-//              release on one lock: while one holds, `waiters` wait. Every acquisition is a
-//              handoff from the previous holder.
-// Prints "round <i> <acquisitions> <seconds>" per round and "result <acquisitions per second,
-// median of the rounds>".
+// Connects one client for the uncontended rounds and waiters + 1 for the contended ones, prints
+// "ready", then reads commands, one a line, from FIFO:
+//   measure uncontended S   one client, one thread: acquire + release on <path>-uncontended,
+//                           as fast as it goes, for S seconds
+//   measure contended S     waiters + 1 threads, each with its own client (session), loop
+//                           acquire + release on <path>-contended: while one holds, `waiters`
+//                           wait, and every acquisition is a handoff from the previous holder
+// and answers each with "measured <acquisitions> <seconds>". It exits at the end of FIFO.
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,10 +29,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CuratorBench {
   private String connect;
   private String path;
-  private String mode = "uncontended";
-  private double seconds = 3;
-  private double warmupSeconds = 1;
-  private int rounds = 3;
+  private String commands;
   private int waiters = 8;
 
   public static void main(String[] args) throws Exception {
@@ -38,18 +39,15 @@ public final class CuratorBench {
       switch (args[i]) {
         case "--connect": bench.connect = value; break;
         case "--path": bench.path = value; break;
-        case "--mode": bench.mode = value; break;
-        case "--seconds": bench.seconds = Double.parseDouble(value); break;
-        case "--warmup-seconds": bench.warmupSeconds = Double.parseDouble(value); break;
-        case "--rounds": bench.rounds = Integer.parseInt(value); break;
+        case "--commands": bench.commands = value; break;
         case "--waiters": bench.waiters = Integer.parseInt(value); break;
         default:
           System.err.println("CuratorBench: unknown option " + args[i]);
           System.exit(64);
       }
     }
-    if (bench.connect == null || bench.path == null) {
-      System.err.println("CuratorBench: --connect and --path are required");
+    if (bench.connect == null || bench.path == null || bench.commands == null) {
+      System.err.println("CuratorBench: --connect, --path and --commands are required");
       System.exit(64);
     }
     try {
@@ -77,35 +75,44 @@ public final class CuratorBench {
   }
 
   private void run() throws Exception {
-    int threads = mode.equals("contended") ? waiters + 1 : 1;
-    List<CuratorFramework> clients = new ArrayList<>();
-    for (int i = 0; i < threads; ++i) clients.add(newClient());
-    measure(clients, warmupSeconds);  // the JIT warms up
-    List<Double> rates = new ArrayList<>();
-    for (int round = 1; round <= rounds; ++round) {
-      long start = System.nanoTime();
-      long count = measure(clients, seconds);
-      double elapsed = (System.nanoTime() - start) / 1e9;
-      System.out.println("round " + round + " " + count + " " + elapsed);
-      rates.add(count / elapsed);
-    }
-    Collections.sort(rates);
-    int n = rates.size();
-    double median = n % 2 == 1 ? rates.get(n / 2) : (rates.get(n / 2 - 1) + rates.get(n / 2)) / 2;
-    System.out.println("result " + median);
+    List<CuratorFramework> uncontended = List.of(newClient());
+    List<CuratorFramework> contended = new ArrayList<>();
+    for (int i = 0; i <= waiters; ++i) contended.add(newClient());
+    System.out.println("ready");
     System.out.flush();
-    for (CuratorFramework client : clients) client.close();
+    try (BufferedReader in = Files.newBufferedReader(Paths.get(commands))) {
+      for (String line; (line = in.readLine()) != null;) {
+        String[] words = line.trim().split(" ");
+        if (words.length != 3 || !words[0].equals("measure")) {
+          throw new IllegalArgumentException("unknown command: " + line);
+        }
+        boolean isContended = words[1].equals("contended");
+        if (!isContended && !words[1].equals("uncontended")) {
+          throw new IllegalArgumentException("unknown mode: " + line);
+        }
+        double seconds = Double.parseDouble(words[2]);
+        long start = System.nanoTime();
+        long count = measure(isContended ? contended : uncontended,
+                             path + "-" + words[1], seconds);
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        System.out.println("measured " + count + " " + elapsed);
+        System.out.flush();
+      }
+    }
+    for (CuratorFramework client : uncontended) client.close();
+    for (CuratorFramework client : contended) client.close();
   }
 
-  // Acquisitions completed by all threads within `duration` seconds.
-  private long measure(List<CuratorFramework> clients, double duration) throws Exception {
+  // Acquisitions completed by all clients' threads within `duration` seconds.
+  private static long measure(List<CuratorFramework> clients, String lockPath, double duration)
+      throws Exception {
     AtomicLong count = new AtomicLong();
     AtomicBoolean failed = new AtomicBoolean();
     long deadline = System.nanoTime() + (long) (duration * 1e9);
     List<Thread> workers = new ArrayList<>();
     for (CuratorFramework client : clients) {
       Thread worker = new Thread(() -> {
-        InterProcessMutex lock = new InterProcessMutex(client, path);
+        InterProcessMutex lock = new InterProcessMutex(client, lockPath);
         try {
           while (System.nanoTime() < deadline) {
             lock.acquire();

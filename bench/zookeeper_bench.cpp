@@ -8,20 +8,35 @@
 //
 //   zookeeper_bench [--seconds S] [--rounds N] [--waiters N] [--fsync] [--quick]
 //
-// Each figure is the median of --rounds rounds of S seconds (after a warm-up round). The
-// server runs standalone with forceSync=no (no fsync per transaction; --fsync turns it on),
-// so the figures show the clients, not the disk. distlock's own counters give its server
-// round trips per acquisition and its watch notifications per handoff.
+// Each round measures both sides for S seconds each, one after the other, taking turns at
+// going first; both sides' clients stay connected throughout. So a host whose load comes and
+// goes (other builds) weighs on both sides of a round alike, and the ratio of each round is
+// the figure to read: the report gives the median of the rounds' ratios, and their range.
+// The server runs standalone with forceSync=no (no fsync per transaction; --fsync turns it
+// on), so the figures show the clients, not the disk. distlock's own counters give its server
+// round trips per acquisition and its watch notifications per handoff; the CPU time of the
+// clients' process and of the server are read around each side's rounds.
 #include <distlock/distlock.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,16 +54,14 @@ namespace {
 struct Settings {
   double seconds = 3;
   double warmup_seconds = 1;
-  int rounds = 3;
+  int rounds = 5;
   int waiters = 8;
   bool fsync = false;
 };
 
-struct Result {
-  double rate = 0;           // acquisitions per second, median
-  double round_trips = 0;    // per acquisition (distlock only)
-  double notifications = 0;  // per acquisition (distlock only)
-};
+enum class Mode { uncontended, contended };
+
+const char* mode_name(Mode mode) { return mode == Mode::uncontended ? "uncontended" : "contended"; }
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -56,92 +69,181 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-distlock::ClientStats total(const std::vector<std::shared_ptr<distlock::Client>>& clients) {
-  distlock::ClientStats sum;
-  for (const auto& c : clients) {
-    const auto s = c->stats();
-    sum.acquired += s.acquired;
-    sum.round_trips += s.round_trips;
-    sum.notifications += s.notifications;
-  }
-  return sum;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Acquisitions completed by all clients' threads within `seconds`.
-std::uint64_t measure(const std::vector<std::shared_ptr<distlock::Client>>& clients,
-                      const std::string& key, double seconds) {
-  constexpr auto bench_lock = distlock::spec("bench", 30s);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(seconds));
-  std::atomic<std::uint64_t> count{0};
-  std::atomic<bool> failed{false};
-  std::vector<std::thread> threads;
-  for (const auto& client : clients) {
-    threads.emplace_back([&, client] {
-      try {
-        while (Clock::now() < deadline) {
-          distlock::Lease lease = client->acquire(bench_lock, key);
-          const bool in_time = Clock::now() < deadline;
-          lease.release();
-          if (in_time) ++count;
-        }
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "zookeeper_bench: %s\n", e.what());
-        failed = true;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  if (failed) throw std::runtime_error("a distlock worker failed");
-  return count.load();
+// CPU seconds (user + system) this process has used, all its threads included.
+double own_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-Result run_distlock(const std::string& url, const std::string& key, int threads,
-                    const Settings& settings) {
-  std::vector<std::shared_ptr<distlock::Client>> clients;
-  for (int i = 0; i < threads; ++i) clients.push_back(distlock::Client::connect(url));
-  measure(clients, key, settings.warmup_seconds);
-  const auto before = total(clients);
-  std::vector<double> rates;
+// CPU seconds another process has used (its ended threads included), from /proc/<pid>/stat.
+double process_cpu_seconds(int pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  // The command name, in parentheses, may hold spaces: the fields are counted after it.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) throw std::runtime_error("cannot read /proc/<pid>/stat");
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0;
+  unsigned long long stime = 0;
+  // Fields 3..13 (state .. cmajflt) come before utime (14) and stime (15).
+  for (int i = 3; i <= 13; ++i) fields >> field;
+  fields >> utime >> stime;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// One side's measurements: a rate per round, and what the rounds cost in CPU.
+struct Tally {
+  std::vector<double> rates;  // acquisitions per second, one per round
   std::uint64_t acquisitions = 0;
-  for (int round = 0; round < settings.rounds; ++round) {
-    const auto start = Clock::now();
-    const std::uint64_t n = measure(clients, key, settings.seconds);
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    acquisitions += n;
-    rates.push_back(static_cast<double>(n) / elapsed);
+  double client_cpu = 0;  // seconds
+  double server_cpu = 0;
+  double cpu_per_acquisition(double cpu) const {
+    return acquisitions == 0 ? 0 : cpu / static_cast<double>(acquisitions) * 1e6;
   }
-  const auto after = total(clients);
-  Result result;
-  result.rate = median(rates);
-  // Over all acquisitions of the rounds, those that finished after a deadline included.
-  const double acquired = static_cast<double>(after.acquired - before.acquired);
-  result.round_trips = static_cast<double>(after.round_trips - before.round_trips) / acquired;
-  result.notifications = static_cast<double>(after.notifications - before.notifications) / acquired;
-  (void)acquisitions;
-  return result;
-}
+};
 
-double run_curator(const distlock::testing::ZooKeeperServer& server, const std::string& path,
-                   const char* mode, const Settings& settings) {
-  const auto java = distlock::testing::java_program();
-  if (java.empty()) throw std::runtime_error("java not found: Curator cannot run");
-  distlock::testing::Subprocess process(
-      java, {"-Xmx512m", "-cp", DISTLOCK_CURATOR_BENCH_CLASSPATH, "CuratorBench", "--connect",
-             server.connect_string(), "--path", path, "--mode", mode, "--seconds",
-             std::to_string(settings.seconds), "--warmup-seconds",
-             std::to_string(settings.warmup_seconds), "--rounds", std::to_string(settings.rounds),
-             "--waiters", std::to_string(settings.waiters)});
-  const std::string output = process.read_all(std::chrono::seconds(600));
-  const auto status = process.wait(std::chrono::seconds(30));
-  if (!status.success()) {
-    throw std::runtime_error("CuratorBench failed (" + status.describe() + "): " + output);
+class DistlockSide {
+ public:
+  DistlockSide(const std::string& url, int threads) {
+    for (int i = 0; i < threads; ++i) clients_.push_back(distlock::Client::connect(url));
   }
-  const auto at = output.rfind("result ");
-  if (at == std::string::npos)
-    throw std::runtime_error("cannot read CuratorBench's output: " + output);
-  return std::stod(output.substr(at + 7));
-}
+
+  // Acquisitions completed by all clients' threads within `seconds`.
+  std::uint64_t measure(const std::string& key, double seconds) {
+    constexpr auto bench_lock = distlock::spec("bench", 30s);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(seconds));
+    std::atomic<std::uint64_t> count{0};
+    std::atomic<bool> failed{false};
+    std::vector<std::thread> threads;
+    for (const auto& client : clients_) {
+      threads.emplace_back([&, client] {
+        try {
+          while (Clock::now() < deadline) {
+            distlock::Lease lease = client->acquire(bench_lock, key);
+            const bool in_time = Clock::now() < deadline;
+            lease.release();
+            if (in_time) ++count;
+          }
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "zookeeper_bench: %s\n", e.what());
+          failed = true;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    if (failed) throw std::runtime_error("a distlock worker failed");
+    return count.load();
+  }
+
+  distlock::ClientStats total() const {
+    distlock::ClientStats sum;
+    for (const auto& c : clients_) {
+      const auto s = c->stats();
+      sum.acquired += s.acquired;
+      sum.round_trips += s.round_trips;
+      sum.notifications += s.notifications;
+    }
+    return sum;
+  }
+
+ private:
+  std::vector<std::shared_ptr<distlock::Client>> clients_;
+};
+
+// A named pipe in a fresh temporary directory, open for writing, removed with the object.
+// Opened read-write, so that opening does not wait for the reader and writes queue up even
+// before it comes.
+class CommandPipe {
+ public:
+  CommandPipe() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "zookeeper_bench-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    directory_ = pattern;
+    path_ = directory_ / "commands";
+    if (::mkfifo(path_.c_str(), 0600) != 0 || (fd_ = ::open(path_.c_str(), O_RDWR)) < 0) {
+      const int error = errno;
+      std::filesystem::remove_all(directory_);
+      throw std::runtime_error("cannot make the command pipe " + path_.string() + ": " +
+                               std::strerror(error));
+    }
+  }
+  ~CommandPipe() {
+    ::close(fd_);
+    std::error_code ignored;
+    std::filesystem::remove_all(directory_, ignored);
+  }
+  CommandPipe(const CommandPipe&) = delete;
+  CommandPipe& operator=(const CommandPipe&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  void send(const std::string& line) {
+    const std::string text = line + "\n";
+    if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+      throw std::runtime_error("cannot write to the command pipe");
+  }
+
+ private:
+  std::filesystem::path directory_;
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
+// CuratorBench in its own JVM, its clients connected, measuring a round when asked.
+class CuratorSide {
+ public:
+  CuratorSide(const distlock::testing::ZooKeeperServer& server, const Settings& settings) {
+    const auto java = distlock::testing::java_program();
+    if (java.empty()) throw std::runtime_error("java not found: Curator cannot run");
+    process_ = std::make_unique<distlock::testing::Subprocess>(
+        java, std::vector<std::string>{
+                  "-Xmx512m", "-cp", DISTLOCK_CURATOR_BENCH_CLASSPATH, "CuratorBench", "--connect",
+                  server.connect_string(), "--path", "/distlock/bench/curator", "--waiters",
+                  std::to_string(settings.waiters), "--commands", commands_.path().string()});
+    expect("ready", 120s);
+  }
+
+  int pid() const { return process_->pid(); }
+
+  std::uint64_t measure(Mode mode, double seconds) {
+    commands_.send(std::string("measure ") + mode_name(mode) + " " + std::to_string(seconds));
+    const std::string answer = expect("measured ", std::chrono::seconds(60) + to_ms(seconds));
+    return std::stoull(answer.substr(9));
+  }
+
+ private:
+  static std::chrono::milliseconds to_ms(double seconds) {
+    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  }
+
+  // The next line starting with `prefix`; the JVM's other lines are passed on.
+  std::string expect(std::string_view prefix, std::chrono::milliseconds limit) {
+    for (;;) {
+      const auto line = process_->read_line(limit);
+      if (!line) {
+        const auto status = process_->wait(30s);
+        throw std::runtime_error("CuratorBench ended (" + status.describe() + ") before \"" +
+                                 std::string(prefix) + "\"");
+      }
+      if (line->starts_with(prefix)) return *line;
+      std::fprintf(stderr, "CuratorBench: %s\n", line->c_str());
+    }
+  }
+
+  CommandPipe commands_;
+  std::unique_ptr<distlock::testing::Subprocess> process_;
+};
 
 double parse_number(const char* flag, const char* text, double low, double high) {
   char* end = nullptr;
@@ -175,7 +277,7 @@ Settings parse_args(int argc, char** argv) {
     else if (arg == "--quick") {
       settings.seconds = 1;
       settings.warmup_seconds = 0.5;
-      settings.rounds = 1;
+      settings.rounds = 2;
     } else {
       std::fprintf(stderr,
                    "usage: zookeeper_bench [--seconds S] [--rounds N] [--waiters N] [--fsync] "
@@ -184,6 +286,76 @@ Settings parse_args(int argc, char** argv) {
     }
   }
   return settings;
+}
+
+struct Comparison {
+  Tally distlock;
+  Tally curator;
+  std::vector<double> ratios;     // distlock / Curator, one per round
+  distlock::ClientStats counted;  // distlock's counters over its measured rounds
+};
+
+// Both sides in turns: warm-up (the JIT, the sessions), then `rounds` rounds in which each
+// side measures once, the first to go alternating from round to round.
+Comparison compare(Mode mode, DistlockSide& ours, CuratorSide& curator,
+                   const distlock::testing::ZooKeeperServer& server, const Settings& settings) {
+  const std::string key = mode_name(mode);
+  ours.measure(key, settings.warmup_seconds);
+  curator.measure(mode, settings.warmup_seconds);
+
+  Comparison result;
+  const auto before = ours.total();
+  const auto run = [&](bool distlock_side) {
+    Tally& tally = distlock_side ? result.distlock : result.curator;
+    const double server_before = process_cpu_seconds(server.pid());
+    const double client_before =
+        distlock_side ? own_cpu_seconds() : process_cpu_seconds(curator.pid());
+    const auto start = Clock::now();
+    const std::uint64_t n = distlock_side ? ours.measure(key, settings.seconds)
+                                          : curator.measure(mode, settings.seconds);
+    const double elapsed = seconds_since(start);
+    tally.client_cpu +=
+        (distlock_side ? own_cpu_seconds() : process_cpu_seconds(curator.pid())) - client_before;
+    tally.server_cpu += process_cpu_seconds(server.pid()) - server_before;
+    tally.acquisitions += n;
+    tally.rates.push_back(static_cast<double>(n) / elapsed);
+  };
+  for (int round = 0; round < settings.rounds; ++round) {
+    const bool distlock_first = round % 2 == 0;
+    run(distlock_first);
+    run(!distlock_first);
+    result.ratios.push_back(result.distlock.rates.back() / result.curator.rates.back());
+    std::printf("    round %d: %.0f / %.0f = %.2f\n", round + 1, result.distlock.rates.back(),
+                result.curator.rates.back(), result.ratios.back());
+    std::fflush(stdout);
+  }
+  const auto after = ours.total();
+  result.counted.acquired = after.acquired - before.acquired;
+  result.counted.round_trips = after.round_trips - before.round_trips;
+  result.counted.notifications = after.notifications - before.notifications;
+  return result;
+}
+
+void report(const char* label, const Comparison& c) {
+  const auto [low, high] = std::minmax_element(c.ratios.begin(), c.ratios.end());
+  char range[32];
+  std::snprintf(range, sizeof range, "%.2f-%.2f", *low, *high);
+  std::printf("  %-46s %10.0f %10.0f %8.2f %11s\n", label, median(c.distlock.rates),
+              median(c.curator.rates), median(c.ratios), range);
+}
+
+void report_cpu(const char* label, const Comparison& c) {
+  std::printf("  %-46s %10.0f %10.0f\n", label,
+              c.distlock.cpu_per_acquisition(c.distlock.client_cpu),
+              c.curator.cpu_per_acquisition(c.curator.client_cpu));
+  std::printf("  %-46s %10.0f %10.0f\n", "    the server's CPU us per acquisition",
+              c.distlock.cpu_per_acquisition(c.distlock.server_cpu),
+              c.curator.cpu_per_acquisition(c.curator.server_cpu));
+}
+
+double per_acquisition(std::uint64_t count, const distlock::ClientStats& counted) {
+  return counted.acquired == 0 ? 0
+                               : static_cast<double>(count) / static_cast<double>(counted.acquired);
 }
 
 }  // namespace
@@ -202,45 +374,40 @@ int main(int argc, char** argv) {
         version = srvr->substr(at + 9, srvr->find_first_of("-,\r\n", at + 9) - at - 9);
     }
     std::printf(
-        "zookeeper_bench: ZooKeeper %s standalone on %s (forceSync=%s), %d round(s) of "
-        "%.1f s after a %.1f s warm-up, median\n",
+        "zookeeper_bench: ZooKeeper %s standalone on %s (forceSync=%s), %d round(s) of %.1f s "
+        "per side after a %.1f s warm-up, distlock and Curator taking turns\n",
         version.c_str(), server.connect_string().c_str(), settings.fsync ? "yes" : "no",
         settings.rounds, settings.seconds, settings.warmup_seconds);
     std::fflush(stdout);
 
     const std::string url = server.url();
-    std::printf("  distlock uncontended...\n");
-    std::fflush(stdout);
-    const Result d_uncontended = run_distlock(url, "uncontended", 1, settings);
-    std::printf("  distlock contended (%d waiters)...\n", settings.waiters);
-    std::fflush(stdout);
-    const Result d_contended = run_distlock(url, "contended", settings.waiters + 1, settings);
-    std::printf("  Curator uncontended...\n");
-    std::fflush(stdout);
-    const double c_uncontended =
-        run_curator(server, "/distlock/bench/curator-uncontended", "uncontended", settings);
-    std::printf("  Curator contended (%d waiters)...\n", settings.waiters);
-    std::fflush(stdout);
-    const double c_contended =
-        run_curator(server, "/distlock/bench/curator-contended", "contended", settings);
+    DistlockSide uncontended(url, 1);
+    DistlockSide contended(url, settings.waiters + 1);
+    CuratorSide curator(server, settings);
 
-    std::printf("\n");
-    std::printf("  %-46s %12s %12s %10s\n", "", "distlock", "Curator", "distlock/");
-    std::printf("  %-46s %12s %12s %10s\n", "", "", "", "Curator");
-    std::printf("  %-46s %12.0f %12.0f %10.2f\n", "uncontended acquire+release per second",
-                d_uncontended.rate, c_uncontended, d_uncontended.rate / c_uncontended);
+    std::printf("  uncontended (distlock / Curator per second)\n");
+    std::fflush(stdout);
+    const Comparison alone = compare(Mode::uncontended, uncontended, curator, server, settings);
+    std::printf("  contended, %d waiters (distlock / Curator per second)\n", settings.waiters);
+    std::fflush(stdout);
+    const Comparison queued = compare(Mode::contended, contended, curator, server, settings);
+
+    std::printf("\n  %-46s %10s %10s %8s %11s\n", "", "distlock", "Curator", "ratio", "range");
+    report("uncontended acquire+release per second", alone);
     char label[96];
     std::snprintf(label, sizeof label, "contended handoffs per second (%d waiters)",
                   settings.waiters);
-    std::printf("  %-46s %12.0f %12.0f %10.2f\n", label, d_contended.rate, c_contended,
-                d_contended.rate / c_contended);
+    report(label, queued);
     std::printf("\n");
-    std::printf("  %-46s %12.2f\n", "distlock round trips per uncontended cycle",
-                d_uncontended.round_trips);
-    std::printf("  %-46s %12.2f\n", "distlock round trips per contended handoff",
-                d_contended.round_trips);
-    std::printf("  %-46s %12.2f\n", "distlock watch notifications per handoff",
-                d_contended.notifications);
+    report_cpu("client CPU us per uncontended cycle", alone);
+    report_cpu("client CPU us per contended handoff", queued);
+    std::printf("\n");
+    std::printf("  %-46s %10.2f\n", "distlock round trips per uncontended cycle",
+                per_acquisition(alone.counted.round_trips, alone.counted));
+    std::printf("  %-46s %10.2f\n", "distlock round trips per contended handoff",
+                per_acquisition(queued.counted.round_trips, queued.counted));
+    std::printf("  %-46s %10.2f\n", "distlock watch notifications per handoff",
+                per_acquisition(queued.counted.notifications, queued.counted));
     std::fflush(stdout);
     return 0;
   } catch (const std::exception& e) {
