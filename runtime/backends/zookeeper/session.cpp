@@ -52,6 +52,10 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
             (error != 0 && error != ENOENT ? std::string(": ") + std::strerror(error)
                                            : std::string()));
   }
+  // By default the client resolves the host names again each time its thread looks at the
+  // socket, twice per request (getaddrinfo: a netlink socket and an address dump each time).
+  // Resolved on (re)connecting only, as the Java client does.
+  zoo_set_servers_resolution_delay(handle_, -1);
 }
 
 Session::~Session() {
