@@ -1,7 +1,8 @@
 // Behaviours of the ZooKeeper backend that the shared suite cannot show: the node layout
-// (Curator's names, czxid fences, container lock nodes), a killed holder's lock freed when
-// its session ends, a node deleted behind the holder's back, the herd (one watch notification
-// per release among 50 waiters), the read-write rules, and ACLs from URL credentials.
+// (Curator's names, czxid fences, container lock nodes), one round trip for an uncontended
+// acquisition, a killed holder's lock freed when its session ends, a node deleted behind the
+// holder's back, the herd (one watch notification per release among 50 waiters), the
+// read-write rules, and ACLs from URL credentials.
 //
 // A plain ZooKeeper client (test/support/zookeeper_client) looks at and changes the nodes.
 // One ZooKeeper for the suite; distlock clients ask for a 4 s session.
@@ -127,6 +128,41 @@ TEST_F(ZooKeeperBehaviour, LockNodesAreNamedAsCuratorNamesThemAndFencedByTheirCz
     EXPECT_EQ(writing.fence(), static_cast<std::uint64_t>(stat->czxid));
   }
   EXPECT_TRUE(raw().children(rw_path).empty());
+}
+
+TEST_F(ZooKeeperBehaviour, UncontendedAcquisitionTakesOneRoundTrip) {
+  // Under a chroot of plain nodes (not containers, which the server may remove between two
+  // acquisitions), so the acquisition finds its lock node's parents in place.
+  const std::string chroot = "/" + unique_name("trips");
+  const std::string key = unique_name("lock");
+  const std::string path = chroot + zk_lock_path("trips", key);
+  std::string node = chroot;
+  raw().create(node);
+  for (const std::string& part : {std::string("/distlock"), std::string("/trips"), "/" + key})
+    raw().create(node += part);
+  auto client =
+      Client::connect(with_session_timeout("zookeeper://" + server().connect_string() + chroot));
+  const auto trips = [&] { return client->stats().round_trips; };
+  // Without the watchdog, no renewal can fall between the counts.
+  const auto lock_spec = spec("trips", 30s, renew(false));
+
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE("acquisition " + std::to_string(i));
+    const auto before = trips();
+    Lease lease = client->acquire(lock_spec, key);
+    // The create and the listing go out back to back: the listing, answered in order after
+    // the create, already holds the node created.
+    EXPECT_EQ(trips() - before, 1u) << "round trips for an uncontended acquisition";
+    const auto children = raw().children(path);
+    ASSERT_EQ(children.size(), 1u);
+    const auto stat = raw().stat(path + "/" + children[0]);
+    ASSERT_TRUE(stat.has_value());
+    EXPECT_EQ(lease.fence(), static_cast<std::uint64_t>(stat->czxid));
+    const auto held = trips();
+    lease.release();
+    EXPECT_EQ(trips() - held, 1u) << "round trips for a release";
+    EXPECT_TRUE(raw().children(path).empty()) << "the node outlived its release";
+  }
 }
 
 TEST_F(ZooKeeperBehaviour, WaitersThatGiveUpLeaveNoNodeBehind) {

@@ -46,7 +46,7 @@ std::optional<Won> Contention::run() {
     downgrade_.reset();
     if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
 
-    const auto entered = enter(session);
+    auto entered = enter(session);
     if (!entered) continue;
     OwnNode own(context_, session, entered->path);
     if (downgrade_) {
@@ -76,9 +76,20 @@ std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Sessi
       name += downgrade_->sequence;
       mode = ZOO_EPHEMERAL;
     }
-    const auto created =
-        context_.requests.create(*session, path_ + "/" + name, mode, context_.acls.lock());
-    if (created.rc == ZOK) return Entered{created.path, created.stat, created.sent_at};
+    const std::string path = path_ + "/" + name;
+    CreateReply created;
+    std::optional<ChildrenReply> listed;
+    if (downgrade_) {
+      // Granted with the write node, whoever else waits: nothing to list.
+      created = context_.requests.create(*session, path, mode, context_.acls.lock());
+    } else {
+      auto replies =
+          context_.requests.create_and_list(*session, path, mode, context_.acls.lock(), path_);
+      created = std::move(replies.first);
+      listed = std::move(replies.second);
+    }
+    if (created.rc == ZOK)
+      return Entered{created.path, created.stat, created.sent_at, std::move(listed)};
     if (status::session_gone(created.rc)) return std::nullopt;
     if (created.rc == ZNONODE) {
       if (++parent_rounds > kParentRounds)
@@ -137,7 +148,7 @@ std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Ses
     if (checked.rc != ZOK) fail(checked.rc, "reading a contender node after a lost reply");
     // A node of an older session is not trusted: it goes with that session.
     if (checked.stat.ephemeralOwner != session->id()) return std::nullopt;
-    return Entered{path, checked.stat, checked.sent_at};
+    return Entered{path, checked.stat, checked.sent_at, std::nullopt};
   }
 }
 
@@ -167,10 +178,16 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
 }
 
 Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session, OwnNode& own,
-                                        const Entered& entered, std::optional<Won>& won) {
+                                        Entered& entered, std::optional<Won>& won) {
   const std::string ours = base_name(entered.path);
   for (;;) {
-    const auto listed = context_.requests.children(*session, path_);
+    ChildrenReply listed;
+    if (entered.listed) {
+      listed = std::move(*entered.listed);
+      entered.listed.reset();
+    } else {
+      listed = context_.requests.children(*session, path_);
+    }
     if (status::session_gone(listed.rc)) {
       own.gone();
       return Outcome::session_ended;

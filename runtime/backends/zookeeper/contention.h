@@ -3,6 +3,8 @@
 // was lost is found again), list the contenders, and either hold the lock or wait behind the
 // one contender that must go first, watching only that one. If it is already gone, look again
 // and keep our place. A session that ends takes our node with it: start over in the next.
+// Unlike Curator, the first listing goes right behind the create, without waiting for its
+// reply: an uncontended acquisition takes one round trip.
 #pragma once
 
 #include <memory>
@@ -38,6 +40,8 @@ class Contention {
     std::string path;
     Stat stat{};
     SteadyClock::time_point sent_at;
+    // The contenders as listed right behind the create; none after a recovered create.
+    std::optional<ChildrenReply> listed;
   };
   enum class Outcome { won, timed_out, session_ended };
 
@@ -49,7 +53,7 @@ class Contention {
                                  bool& session_ended);
   // Creates the container nodes down to the lock node.
   void make_parents(const std::shared_ptr<Session>& session);
-  Outcome contend(const std::shared_ptr<Session>& session, OwnNode& own, const Entered& entered,
+  Outcome contend(const std::shared_ptr<Session>& session, OwnNode& own, Entered& entered,
                   std::optional<Won>& won);
   // After a connection problem: true when the same session is ready again, false when
   // another one is; throws when none is within connect_timeout.

@@ -8,7 +8,6 @@
 #include "backends/zookeeper/status.h"
 
 namespace distlock::detail::zookeeper {
-namespace {
 
 // What a completion fills in and its caller waits for. The caller may stop waiting (the
 // command timeout); the completion still finds it, through its own reference.
@@ -19,6 +18,8 @@ struct Pending {
   bool done = false;
   R reply;
 };
+
+namespace {
 
 template <class R>
 using PendingRef = std::shared_ptr<Pending<R>>;
@@ -41,43 +42,22 @@ void complete(const void* data, Fill&& fill) {
   pending.done_cv.notify_all();
 }
 
-// Returns the reply once it arrived, or kNoReply after `timeout` (none: however long).
-template <class R>
-R await(Pending<R>& pending, std::optional<Millis> timeout) {
-  std::unique_lock lock(pending.mutex);
-  const auto arrived = [&] { return pending.done; };
-  if (timeout)
-    pending.done_cv.wait_for(lock, *timeout, arrived);
-  else
-    pending.done_cv.wait(lock, arrived);
-  if (!pending.done) {
-    R reply;
-    reply.rc = status::kNoReply;
-    return reply;
-  }
-  return pending.reply;
-}
-
-// Sends with `submit(handle, data)` (a zoo_a* call) and waits for the completion.
+// Sends with `submit(handle, data)` (a zoo_a* call); the reply is awaited through the result.
 template <class R, class Submit>
-R run(StatsCounters& stats, Session& session, std::optional<Millis> timeout, Submit&& submit) {
+Sent<R> send(Session& session, std::optional<Millis> timeout, Submit&& submit) {
   auto pending = std::make_shared<Pending<R>>();
   const void* data = hand_over(pending);
-  ++stats.round_trips;
   const auto sent_at = SteadyClock::now();
   const int rc = submit(session.handle(), data);
   if (rc != ZOK) {
     // Refused before it was queued: no completion will come. (A marshalling error may come
     // after the completion was queued; its reference is left to it.)
     if (rc != ZMARSHALLINGERROR) delete static_cast<const PendingRef<R>*>(data);
-    R reply;
-    reply.rc = rc;
-    reply.sent_at = sent_at;
-    return reply;
+    std::lock_guard lock(pending->mutex);
+    pending->reply.rc = rc;
+    pending->done = true;
   }
-  R reply = await(*pending, timeout);
-  reply.sent_at = sent_at;
-  return reply;
+  return Sent<R>(std::move(pending), timeout, sent_at);
 }
 
 void on_created(int rc, const char* path, const Stat* stat, const void* data) {
@@ -113,43 +93,104 @@ void on_done(int rc, const void* data) {
   complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
 }
 
+auto creation(const std::string& path, int mode, const ACL_vector& acl) {
+  return [&path, mode, &acl](zhandle_t* handle, const void* data) {
+    return zoo_acreate2(handle, path.c_str(), nullptr, -1, &acl, mode, &on_created, data);
+  };
+}
+
+auto listing(const std::string& path) {
+  return [&path](zhandle_t* handle, const void* data) {
+    return zoo_aget_children(handle, path.c_str(), 0, &on_children, data);
+  };
+}
+
 }  // namespace
+
+template <class R>
+Sent<R>::Sent(std::shared_ptr<Pending<R>> pending, std::optional<Millis> timeout,
+              SteadyClock::time_point sent_at)
+    : pending_(std::move(pending)), timeout_(timeout), sent_at_(sent_at) {}
+
+template <class R>
+R Sent<R>::reply() const {
+  R reply;
+  {
+    std::unique_lock lock(pending_->mutex);
+    const auto arrived = [&] { return pending_->done; };
+    if (timeout_)
+      pending_->done_cv.wait_for(lock, *timeout_, arrived);
+    else
+      pending_->done_cv.wait(lock, arrived);
+    if (pending_->done)
+      reply = pending_->reply;
+    else
+      reply.rc = status::kNoReply;
+  }
+  reply.sent_at = sent_at_;
+  return reply;
+}
+
+// The listing sent ahead is collected outside this file.
+template class Sent<ChildrenReply>;
 
 Requests::Requests(StatsCounters& stats, Millis command_timeout)
     : stats_(stats), command_timeout_(command_timeout) {}
 
 CreateReply Requests::create(Session& session, const std::string& path, int mode,
                              const ACL_vector& acl) const {
-  return run<CreateReply>(stats_, session, std::nullopt, [&](zhandle_t* handle, const void* data) {
-    return zoo_acreate2(handle, path.c_str(), nullptr, -1, &acl, mode, &on_created, data);
-  });
+  ++stats_.round_trips;
+  return send<CreateReply>(session, std::nullopt, creation(path, mode, acl)).reply();
 }
 
 ChildrenReply Requests::children(Session& session, const std::string& path) const {
-  return run<ChildrenReply>(stats_, session, command_timeout_,
-                            [&](zhandle_t* handle, const void* data) {
-                              return zoo_aget_children(handle, path.c_str(), 0, &on_children, data);
-                            });
+  ++stats_.round_trips;
+  return send<ChildrenReply>(session, command_timeout_, listing(path)).reply();
+}
+
+std::pair<CreateReply, ChildrenReply> Requests::create_and_list(Session& session,
+                                                                const std::string& path, int mode,
+                                                                const ACL_vector& acl,
+                                                                const std::string& parent) const {
+  ++stats_.round_trips;
+  const auto created = send<CreateReply>(session, std::nullopt, creation(path, mode, acl));
+  const auto listed = send<ChildrenReply>(session, command_timeout_, listing(parent));
+  // The listing is answered after the create: waiting for it first, the caller wakes once.
+  auto children = listed.reply();
+  return {created.reply(), std::move(children)};
+}
+
+Sent<ChildrenReply> Requests::list_ahead(Session& session, const std::string& path) const {
+  ++stats_.round_trips;
+  return send<ChildrenReply>(session, command_timeout_, listing(path));
 }
 
 StatReply Requests::exists(Session& session, const std::string& path) const {
-  return run<StatReply>(stats_, session, command_timeout_,
-                        [&](zhandle_t* handle, const void* data) {
-                          return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
-                        });
+  ++stats_.round_trips;
+  return send<StatReply>(session, command_timeout_,
+                         [&](zhandle_t* handle, const void* data) {
+                           return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
+                         })
+      .reply();
 }
 
 Reply Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id) const {
-  return run<Reply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
-    return zoo_awget(handle, path.c_str(), &Session::node_watcher, Session::watch_context(watch_id),
-                     &on_data, data);
-  });
+  ++stats_.round_trips;
+  return send<Reply>(session, command_timeout_,
+                     [&](zhandle_t* handle, const void* data) {
+                       return zoo_awget(handle, path.c_str(), &Session::node_watcher,
+                                        Session::watch_context(watch_id), &on_data, data);
+                     })
+      .reply();
 }
 
 Reply Requests::remove(Session& session, const std::string& path) const {
-  return run<Reply>(stats_, session, command_timeout_, [&](zhandle_t* handle, const void* data) {
-    return zoo_adelete(handle, path.c_str(), -1, &on_done, data);
-  });
+  ++stats_.round_trips;
+  return send<Reply>(session, command_timeout_,
+                     [&](zhandle_t* handle, const void* data) {
+                       return zoo_adelete(handle, path.c_str(), -1, &on_done, data);
+                     })
+      .reply();
 }
 
 std::vector<StatReply> Requests::exists_all(Session& session,

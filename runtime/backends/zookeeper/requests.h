@@ -1,11 +1,16 @@
-// Requests to the server through a session, each counted in stats.round_trips. They go out
-// through the C client's asynchronous calls; the caller waits on its own condition variable,
-// up to the command timeout (a create: until the client answers, which it always does, at
-// worst with a connection loss, because only its answer tells whether the node exists).
+// Requests to the server through a session, each round trip counted in stats.round_trips.
+// They go out through the C client's asynchronous calls; the caller waits on its own condition
+// variable, up to the command timeout (a create: until the client answers, which it always
+// does, at worst with a connection loss, because only its answer tells whether the node
+// exists). The server answers a session's requests in the order they were sent, so requests
+// sent back to back cost one round trip and each sees what the ones before it did.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <zookeeper/zookeeper.h>
@@ -35,6 +40,27 @@ struct StatReply : Reply {
   Stat stat{};
 };
 
+template <class R>
+struct Pending;
+
+// A request on its way, whose reply is collected later, possibly by another thread than the
+// one that sent it.
+template <class R>
+class Sent {
+ public:
+  Sent(std::shared_ptr<Pending<R>> pending, std::optional<Millis> timeout,
+       SteadyClock::time_point sent_at);
+
+  // Waits for the reply up to the timeout it was sent with (none: until the client answers);
+  // status::kNoReply if it does not come by then.
+  R reply() const;
+
+ private:
+  std::shared_ptr<Pending<R>> pending_;
+  std::optional<Millis> timeout_;
+  SteadyClock::time_point sent_at_;
+};
+
 class Requests {
  public:
   Requests(StatsCounters& stats, Millis command_timeout);
@@ -42,6 +68,14 @@ class Requests {
   CreateReply create(Session& session, const std::string& path, int mode,
                      const ACL_vector& acl) const;
   ChildrenReply children(Session& session, const std::string& path) const;
+  // A create and, right behind it, the listing of `parent`, which then includes the node
+  // created: both in one round trip.
+  std::pair<CreateReply, ChildrenReply> create_and_list(Session& session, const std::string& path,
+                                                        int mode, const ACL_vector& acl,
+                                                        const std::string& parent) const;
+  // Sends the listing without waiting for it. It never blocks, so the C client's completion
+  // thread may call it (with the session whose callback it runs).
+  Sent<ChildrenReply> list_ahead(Session& session, const std::string& path) const;
   StatReply exists(Session& session, const std::string& path) const;
   // Reads the node (getData) and leaves a watch on it that `watch_id` of the session
   // receives. Unlike exists, a node that is gone leaves no watch behind.
