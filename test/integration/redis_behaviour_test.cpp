@@ -222,14 +222,26 @@ TEST_F(RedisBehaviour, LockHashCarriesInspectionMetadata) {
   ASSERT_NO_THROW(lease.emplace(client->acquire(spec("order", 30s, wait(10s)), "42")));
 
   auto fields = parse_hgetall(redis().cli({"HGETALL", "distlock:{order:42}"}));
-  for (const char* field : {"owner", "count", "fence", "id", "host", "pid", "acquired_at"}) {
+  for (const char* field : {"owner", "count", "fence", "id", "holder"}) {
     EXPECT_TRUE(fields.contains(field)) << "no field " << field;
     EXPECT_FALSE(fields[field].empty()) << "empty field " << field;
   }
+  EXPECT_TRUE(fields.contains("h:" + lease->id())) << "no hold field";
+  EXPECT_EQ(fields.size(), 6u) << "fields beside the documented ones";
   EXPECT_EQ(fields["id"], lease->id());
   EXPECT_EQ(fields["fence"], std::to_string(lease->fence()));
-  EXPECT_EQ(fields["pid"], std::to_string(::getpid()));
   EXPECT_EQ(fields["count"], "1");
+  // "<host> <pid> <acquired_at ms>"
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string prefix = std::string(host) + " " + std::to_string(::getpid()) + " ";
+  ASSERT_EQ(fields["holder"].rfind(prefix, 0), 0u) << fields["holder"];
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const long long acquired_at = std::stoll(fields["holder"].substr(prefix.size()));
+  EXPECT_LE(acquired_at, now_ms);
+  EXPECT_GT(acquired_at, now_ms - 60'000);
   EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:42}:fence"}), "1");
   EXPECT_EQ(redis().cli({"GET", "distlock:{order:42}:fence"}), std::to_string(lease->fence()));
   const std::string pttl = redis().cli({"PTTL", "distlock:{order:42}"});

@@ -64,8 +64,7 @@ SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
 RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
     : settings_(std::move(settings)),
       stats_(stats),
-      host_(host_name()),
-      pid_(std::to_string(getpid())),
+      holder_(host_name() + ' ' + std::to_string(getpid()) + ' '),
       locator_(settings_),
       pool_(settings_, locator_),
       scripts_(load_scripts(pool_)),
@@ -117,14 +116,13 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
   const std::string hash = lock_key(request.hold.name);
   const std::string fence = fence_key(request.hold.name);
   const std::string ttl = std::to_string(request.ttl.count());
-  const std::string acquired_at =
-      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count());
+  const std::string holder =
+      holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
   const std::string_view keys[] = {hash, fence};
-  const std::string_view args[] = {
-      request.hold.owner,         ttl, request.hold.acquisition_id, host_, pid_, acquired_at,
-      request.reentry ? "1" : "0"};
+  const std::string_view args[] = {request.hold.owner, ttl, request.hold.acquisition_id, holder,
+                                   request.reentry ? "1" : "0"};
   const ScriptCall call{keys, args};
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {

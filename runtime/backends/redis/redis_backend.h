@@ -87,9 +87,8 @@ class RedisBackend final : public Backend {
 
   const ConnectionSettings settings_;
   StatsCounters& stats_;
-  // For the lock hash's metadata (who holds it).
-  const std::string host_;
-  const std::string pid_;
+  // '<host> <pid> ', the start of the lock hash's holder field (who holds it, for people).
+  const std::string holder_;
   MasterLocator locator_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;

@@ -1,19 +1,14 @@
 -- Takes the lock for an owner, or lets the owner take it once more (reentrancy).
 -- KEYS: lock hash, fence counter
--- ARGV: owner, ttl_ms, acquisition_id, host, pid, acquired_at (client wall clock, ms),
---       reentry ('1': the owner holds a live lease on the lock; '0': it holds none)
+-- ARGV: owner, ttl_ms, acquisition_id, holder ('<host> <pid> <acquired_at>', the last in ms of
+--       the client's wall clock: for people and tools, never read here), reentry ('1': the
+--       owner holds a live lease on the lock; '0': it holds none)
 -- Returns {1, fence} (the fence as a decimal string) when the owner holds the lock now,
 -- else {0, PTTL of the lock}.
 local hash, fence_key = KEYS[1], KEYS[2]
 local owner, ttl, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local reentry = ARGV[7] == '1'
+local reentry = ARGV[5] == '1'
 local hold = 'h:' .. id
-
--- Lua numbers are doubles: '%.0f' writes integers up to 2^53 exactly, where tostring
--- would switch to exponent notation.
-local function decimal(number)
-  return string.format('%.0f', number)
-end
 
 local holder = redis.call('HGET', hash, 'owner')
 
@@ -46,14 +41,15 @@ if not holder then
   -- failover takes seconds).
   local time = redis.call('TIME')
   local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  local fence = math.max(tonumber(redis.call('GET', fence_key) or '0') + 1, now)
-  redis.call('SET', fence_key, decimal(fence))
-  redis.call('HSET', hash,
-             'owner', owner, 'count', 1, 'fence', decimal(fence), 'id', id,
-             'host', ARGV[4], 'pid', ARGV[5], 'acquired_at', ARGV[6],
-             hold, 1)
+  -- Lua numbers are doubles: '%.0f' writes integers up to 2^53 exactly, where tostring
+  -- would switch to exponent notation.
+  local fence = string.format('%.0f',
+                              math.max(tonumber(redis.call('GET', fence_key) or '0') + 1, now))
+  redis.call('SET', fence_key, fence)
+  redis.call('HSET', hash, 'owner', owner, 'count', 1, 'fence', fence, 'id', id,
+             'holder', ARGV[4], hold, 1)
   redis.call('PEXPIRE', hash, ttl)
-  return {1, decimal(fence)}
+  return {1, fence}
 end
 
 return {0, redis.call('PTTL', hash)}

@@ -10,18 +10,25 @@ local hash = KEYS[1]
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
 local keep_ms = tonumber(ARGV[4])
 
-if redis.call('HDEL', hash, 'h:' .. id) == 0 then
+local hold = 'h:' .. id
+
+local held = redis.call('HMGET', hash, hold, 'count')
+if not held[1] then
   return 0
 end
-if redis.call('HINCRBY', hash, 'count', -1) <= 0 then
-  if keep_ms > 0 then
-    -- No owner matches '': every acquire finds it busy until it expires. Waiters are not
-    -- woken; they wait out the expiry they are told.
-    redis.call('HSET', hash, 'owner', '')
-    redis.call('PEXPIRE', hash, keep_ms)
-  else
-    redis.call('DEL', hash)
-    redis.call(publish, channel, id)
-  end
+if (tonumber(held[2]) or 1) > 1 then
+  redis.call('HDEL', hash, hold)
+  redis.call('HINCRBY', hash, 'count', -1)
+elseif keep_ms > 0 then
+  -- No owner matches '': every acquire finds it busy until it expires. Waiters are not
+  -- woken; they wait out the expiry they are told.
+  redis.call('HDEL', hash, hold)
+  redis.call('HSET', hash, 'owner', '', 'count', 0)
+  redis.call('PEXPIRE', hash, keep_ms)
+else
+  -- The last hold: one HMGET and the DEL, where removing the hold and counting down first
+  -- would cost two more commands on every uncontended release.
+  redis.call('DEL', hash)
+  redis.call(publish, channel, id)
 end
 return 1
