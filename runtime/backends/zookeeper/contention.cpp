@@ -180,14 +180,13 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
 Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session, OwnNode& own,
                                         Entered& entered, std::optional<Won>& won) {
   const std::string ours = base_name(entered.path);
+  // A listing asked for already: right behind the create, or when the contender we waited
+  // behind went.
+  std::optional<ChildrenReply> next = std::move(entered.listed);
   for (;;) {
-    ChildrenReply listed;
-    if (entered.listed) {
-      listed = std::move(*entered.listed);
-      entered.listed.reset();
-    } else {
-      listed = context_.requests.children(*session, path_);
-    }
+    const ChildrenReply listed =
+        next ? std::move(*next) : context_.requests.children(*session, path_);
+    next.reset();
     if (status::session_gone(listed.rc)) {
       own.gone();
       return Outcome::session_ended;
@@ -228,34 +227,48 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
       ++context_.stats.contended;
     }
 
-    // Wait behind the one contender that must go first; nothing else wakes us.
-    const auto wakeup = std::make_shared<Wakeup>();
+    // Wait behind the one contender that must go first; nothing else wakes us. When it goes,
+    // the completion thread lists the contenders at once: the listing is on its way while this
+    // thread wakes up.
+    const auto relisting = std::make_shared<std::optional<Sent<ChildrenReply>>>();
+    const auto wakeup = std::make_shared<Wakeup>(
+        [relisting, &requests = context_.requests, path = path_](Session& watched) {
+          *relisting = requests.list_ahead(watched, path);
+        });
     const auto watch_id = session->add_watch(wakeup);
-    const auto watched = context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id);
-    if (watched.rc != ZOK) {
-      session->remove_watch(watch_id);
-      if (watched.rc == ZNONODE) continue;  // gone already: look again, keeping our place
-      if (status::session_gone(watched.rc)) {
-        own.gone();
-        return Outcome::session_ended;
-      }
-      if (!status::connection_trouble(watched.rc)) fail(watched.rc, "watching " + verdict.watch);
-      if (!same_session_again(session)) {
-        own.gone();
-        return Outcome::session_ended;
-      }
-      continue;
-    }
-    Wakeup::Cause cause;
-    {
+    // The watch's reply wakes us only when it failed: its success just leaves us waiting.
+    int failure = context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id, wakeup);
+    auto cause = Wakeup::Cause::watch_failed;
+    if (failure == ZOK) {
       WaitingScope waiting(context_.stats);
       cause = wakeup->wait_until(request_.deadline);
+      failure = wakeup->failure();
     }
     session->remove_watch(watch_id);
-    if (cause == Wakeup::Cause::node_event)
-      ++context_.stats.woken_by_release;
-    else if (cause == Wakeup::Cause::none)
-      ++context_.stats.woken_by_timeout;
+    switch (cause) {
+      case Wakeup::Cause::node_event:
+        ++context_.stats.woken_by_release;
+        // Sent before the wake-up, which the event's mutex orders after it.
+        next = (*relisting)->reply();
+        break;
+      case Wakeup::Cause::none:
+        ++context_.stats.woken_by_timeout;
+        break;
+      case Wakeup::Cause::session_event:
+        break;  // the next listing finds the session gone
+      case Wakeup::Cause::watch_failed:
+        if (failure == ZNONODE) break;  // gone already: look again, keeping our place
+        if (status::session_gone(failure)) {
+          own.gone();
+          return Outcome::session_ended;
+        }
+        if (!status::connection_trouble(failure)) fail(failure, "watching " + verdict.watch);
+        if (!same_session_again(session)) {
+          own.gone();
+          return Outcome::session_ended;
+        }
+        break;
+    }
   }
 }
 

@@ -4,7 +4,10 @@
 // one contender that must go first, watching only that one. If it is already gone, look again
 // and keep our place. A session that ends takes our node with it: start over in the next.
 // Unlike Curator, the first listing goes right behind the create, without waiting for its
-// reply: an uncontended acquisition takes one round trip.
+// reply: an uncontended acquisition takes one round trip. A waiter sleeps from sending its
+// watch until the listing after its predecessor's release is in: the completion thread sends
+// that listing as the watch fires, and wakes the waiter for the watch's reply only if it
+// failed.
 #pragma once
 
 #include <memory>

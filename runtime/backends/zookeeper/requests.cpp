@@ -85,10 +85,6 @@ void on_stat(int rc, const Stat* stat, const void* data) {
   });
 }
 
-void on_data(int rc, const char*, int, const Stat*, const void* data) {
-  complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
-}
-
 void on_done(int rc, const void* data) {
   complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
 }
@@ -174,14 +170,22 @@ StatReply Requests::exists(Session& session, const std::string& path) const {
       .reply();
 }
 
-Reply Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id) const {
+int Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id,
+                    const std::shared_ptr<Wakeup>& wakeup) const {
   ++stats_.round_trips;
-  return send<Reply>(session, command_timeout_,
-                     [&](zhandle_t* handle, const void* data) {
-                       return zoo_awget(handle, path.c_str(), &Session::node_watcher,
-                                        Session::watch_context(watch_id), &on_data, data);
-                     })
-      .reply();
+  const auto on_read = [](int rc, const char*, int, const Stat*, const void* data) {
+    const std::unique_ptr<std::shared_ptr<Wakeup>> waiting(
+        static_cast<std::shared_ptr<Wakeup>*>(const_cast<void*>(data)));
+    if (rc != ZOK) (*waiting)->watch_failed(rc);
+  };
+  const data_completion_t completion = on_read;
+  auto* data = new std::shared_ptr<Wakeup>(wakeup);
+  const int rc = zoo_awget(session.handle(), path.c_str(), &Session::node_watcher,
+                           Session::watch_context(watch_id), completion, data);
+  // Refused before it was queued: no completion will come. (A marshalling error may come
+  // after the completion was queued; its reference is left to it.)
+  if (rc != ZOK && rc != ZMARSHALLINGERROR) delete data;
+  return rc;
 }
 
 Reply Requests::remove(Session& session, const std::string& path) const {

@@ -78,8 +78,11 @@ class Requests {
   Sent<ChildrenReply> list_ahead(Session& session, const std::string& path) const;
   StatReply exists(Session& session, const std::string& path) const;
   // Reads the node (getData) and leaves a watch on it that `watch_id` of the session
-  // receives. Unlike exists, a node that is gone leaves no watch behind.
-  Reply watch(Session& session, const std::string& path, std::uint64_t watch_id) const;
+  // receives. Unlike exists, a node that is gone leaves no watch behind. Does not wait: the
+  // caller waits for the watch itself, and a refusal (the node gone already, say) reaches
+  // `wakeup` as watch_failed. Returns the code of a request the client would not send.
+  int watch(Session& session, const std::string& path, std::uint64_t watch_id,
+            const std::shared_ptr<Wakeup>& wakeup) const;
   Reply remove(Session& session, const std::string& path) const;
   // exists for each path, pipelined: one round trip.
   std::vector<StatReply> exists_all(Session& session, const std::vector<std::string>& paths) const;

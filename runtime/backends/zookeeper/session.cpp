@@ -191,7 +191,7 @@ void Session::fire(std::uint64_t id) {
   }
   if (!wakeup) return;
   ++stats_.notifications;
-  wakeup->notify(Wakeup::Cause::node_event);
+  wakeup->node_event(*this);
 }
 
 void Session::wake_all() {

@@ -57,9 +57,9 @@ class Session {
   // Sends the credentials (digest); the outcome arrives as a change. Once, when needs_auth().
   void authenticate();
 
-  // Watches. `wakeup` is notified when the watch set with node_watcher and the returned id as
-  // its context fires, or when the session ends. A watch event is counted in
-  // stats.notifications when its waiter is still there.
+  // Watches. `wakeup` gets node_event() when the watch set with node_watcher and the returned
+  // id as its context fires, and is notified when the session ends. A watch event is counted
+  // in stats.notifications when its waiter is still there.
   std::uint64_t add_watch(const std::shared_ptr<Wakeup>& wakeup);
   void remove_watch(std::uint64_t id);
   static void* watch_context(std::uint64_t id);

@@ -2,11 +2,24 @@
 
 namespace distlock::detail::zookeeper {
 
-void Wakeup::notify(Cause cause) {
+Wakeup::Wakeup(std::function<void(Session&)> on_node_event)
+    : on_node_event_(std::move(on_node_event)) {}
+
+void Wakeup::node_event(Session& session) {
+  on_node_event_(session);
+  notify(Cause::node_event);
+}
+
+void Wakeup::watch_failed(int rc) { wake(Cause::watch_failed, rc); }
+
+void Wakeup::notify(Cause cause) { wake(cause, 0); }
+
+void Wakeup::wake(Cause cause, int failure) {
   {
     std::lock_guard lock(mutex_);
     if (cause_ != Cause::none) return;
     cause_ = cause;
+    failure_ = failure;
   }
   notified_.notify_all();
 }
@@ -19,6 +32,11 @@ Wakeup::Cause Wakeup::wait_until(SteadyClock::time_point until) {
   else
     notified_.wait_until(lock, until, woken);
   return cause_;
+}
+
+int Wakeup::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
 }
 
 }  // namespace distlock::detail::zookeeper
