@@ -3,31 +3,40 @@
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
 # rate), redis_peer_bench (the same beside redis-py, node-redlock and redis-semaphore, which
 # bench/peers/install.sh installs into the build tree when missing; 8 threads; the handoff
-# latency; every figure also in build-release/bench/results.json), key_bench (lock-name
+# latency), renewal_capacity_bench (the client's CPU keeping 1k/10k/100k leases renewed), key_bench (lock-name
 # building), woven_call_bench (a woven call against a hand-written Lease, on memory:// and on
 # Redis), weave_time.sh (distlock-weave against clang++ -fsyntax-only) and zookeeper_bench
 # (uncontended cycles and contended handoffs with 8 waiters against a private ZooKeeper,
 # beside Apache Curator's InterProcessMutex).
 #
-#   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench and
-#                                                            redis_peer_bench; --quick also to
-#                                                            zookeeper_bench)
+# The benchmarks with goals write their figures as JSON too; all of them end up in one file,
+# build-release/bench/results.json, keyed by benchmark.
+#
+#   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench,
+#                                                            redis_peer_bench and
+#                                                            renewal_capacity_bench; --quick also
+#                                                            to zookeeper_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure release
-build release redis_cycle_bench redis_peer_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
+build release redis_cycle_bench redis_peer_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
 bench="$(preset_dir release)/bench"
 bash "${DISTLOCK_ROOT}/bench/peers/install.sh" "$(preset_dir release)"
+results="${bench}/results"
+rm -rf "${results}"
+mkdir -p "${results}"
+# A benchmark below its goal (--require-goal) fails the run at the end, after every figure.
+goal_status=0
 
 log "redis_cycle_bench $*"
-"${bench}/redis_cycle_bench" "$@"
+"${bench}/redis_cycle_bench" "$@" || goal_status=$?
 log "redis_peer_bench $*"
-peer_status=0
-"${bench}/redis_peer_bench" "$@" --json "${bench}/results.json" || peer_status=$?
-log "redis_peer_bench's figures, ratios and goals: ${bench}/results.json"
-[[ ${peer_status} -eq 0 ]] || exit "${peer_status}"
+"${bench}/redis_peer_bench" "$@" --json "${results}/redis_peers.json" || goal_status=$?
+log "renewal_capacity_bench $*"
+"${bench}/renewal_capacity_bench" "$@" --json "${results}/renewal_capacity.json" ||
+  goal_status=$?
 quick_args=()
 for arg in "$@"; do
   if [[ "$arg" == --quick ]]; then quick_args+=(--quick); fi
@@ -37,7 +46,8 @@ log "redis_topology_bench ${quick_args[*]}"
 log "key_bench"
 "${bench}/key_bench"
 log "woven_call_bench (memory://)"
-"${bench}/woven_call_bench"
+"${bench}/woven_call_bench" --benchmark_out="${results}/woven_call.json" \
+  --benchmark_out_format=json
 log "woven_call_bench (Redis)"
 "${bench}/woven_call_bench" --redis
 log "weave_time.sh: examples/shop/inventory.cpp"
@@ -46,3 +56,12 @@ bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "$(preset_dir release)/tool/distlock
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
 log "zookeeper_bench ${quick_args[*]}"
 "${bench}/zookeeper_bench" "${quick_args[@]}"
+
+python3 - "${results}" "${bench}/results.json" <<'PYTHON'
+import json, pathlib, sys
+parts = sorted(pathlib.Path(sys.argv[1]).glob("*.json"))
+merged = {part.stem: json.loads(part.read_text()) for part in parts}
+pathlib.Path(sys.argv[2]).write_text(json.dumps(merged, indent=2) + "\n")
+PYTHON
+log "every benchmark's figures, ratios and goals: ${bench}/results.json"
+exit "${goal_status}"
