@@ -228,12 +228,15 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     }
 
     // Wait behind the one contender that must go first; nothing else wakes us. When it goes,
-    // the completion thread lists the contenders at once: the listing is on its way while this
-    // thread wakes up.
-    const auto relisting = std::make_shared<std::optional<Sent<ChildrenReply>>>();
-    const auto wakeup = std::make_shared<Wakeup>(
-        [relisting, &requests = context_.requests, path = path_](Session& watched) {
-          *relisting = requests.list_ahead(watched, path);
+    // the completion thread lists the contenders at once, and the listing's reply wakes us.
+    const auto relisted = std::make_shared<ChildrenReply>();
+    const auto wakeup =
+        std::make_shared<Wakeup>([relisted, &requests = context_.requests, path = path_](
+                                     Session& watched, const std::shared_ptr<Wakeup>& woken) {
+          requests.list_ahead(watched, path, [relisted, woken](ChildrenReply reply) {
+            *relisted = std::move(reply);
+            woken->notify(Wakeup::Cause::node_event);
+          });
         });
     const auto watch_id = session->add_watch(wakeup);
     // The watch's reply wakes us only when it failed: its success just leaves us waiting.
@@ -248,8 +251,8 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     switch (cause) {
       case Wakeup::Cause::node_event:
         ++context_.stats.woken_by_release;
-        // Sent before the wake-up, which the event's mutex orders after it.
-        next = (*relisting)->reply();
+        // Written before the wake-up, which the wakeup's mutex orders after it.
+        next = std::move(*relisted);
         break;
       case Wakeup::Cause::none:
         ++context_.stats.woken_by_timeout;

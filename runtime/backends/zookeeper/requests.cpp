@@ -1,6 +1,7 @@
 #include "backends/zookeeper/requests.h"
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -8,6 +9,7 @@
 #include "backends/zookeeper/status.h"
 
 namespace distlock::detail::zookeeper {
+namespace {
 
 // What a completion fills in and its caller waits for. The caller may stop waiting (the
 // command timeout); the completion still finds it, through its own reference.
@@ -18,8 +20,6 @@ struct Pending {
   bool done = false;
   R reply;
 };
-
-namespace {
 
 template <class R>
 using PendingRef = std::shared_ptr<Pending<R>>;
@@ -41,6 +41,40 @@ void complete(const void* data, Fill&& fill) {
   }
   pending.done_cv.notify_all();
 }
+
+// A request on its way, its reply collected later: requests sent back to back are collected
+// after the last one went out.
+template <class R>
+class Sent {
+ public:
+  Sent(PendingRef<R> pending, std::optional<Millis> timeout, SteadyClock::time_point sent_at)
+      : pending_(std::move(pending)), timeout_(timeout), sent_at_(sent_at) {}
+
+  // Waits for the reply up to the timeout it was sent with (none: until the client answers);
+  // status::kNoReply if it does not come by then.
+  R reply() const {
+    R reply;
+    {
+      std::unique_lock lock(pending_->mutex);
+      const auto arrived = [&] { return pending_->done; };
+      if (timeout_)
+        pending_->done_cv.wait_for(lock, *timeout_, arrived);
+      else
+        pending_->done_cv.wait(lock, arrived);
+      if (pending_->done)
+        reply = pending_->reply;
+      else
+        reply.rc = status::kNoReply;
+    }
+    reply.sent_at = sent_at_;
+    return reply;
+  }
+
+ private:
+  PendingRef<R> pending_;
+  std::optional<Millis> timeout_;
+  SteadyClock::time_point sent_at_;
+};
 
 // Sends with `submit(handle, data)` (a zoo_a* call); the reply is awaited through the result.
 template <class R, class Submit>
@@ -69,13 +103,15 @@ void on_created(int rc, const char* path, const Stat* stat, const void* data) {
   });
 }
 
+void fill_children(ChildrenReply& reply, int rc, const String_vector* names) {
+  reply.rc = rc;
+  if (rc != ZOK || names == nullptr) return;
+  reply.children.reserve(static_cast<std::size_t>(names->count));
+  for (int i = 0; i < names->count; ++i) reply.children.emplace_back(names->data[i]);
+}
+
 void on_children(int rc, const String_vector* names, const void* data) {
-  complete<ChildrenReply>(data, [&](ChildrenReply& reply) {
-    reply.rc = rc;
-    if (rc != ZOK || names == nullptr) return;
-    reply.children.reserve(static_cast<std::size_t>(names->count));
-    for (int i = 0; i < names->count; ++i) reply.children.emplace_back(names->data[i]);
-  });
+  complete<ChildrenReply>(data, [&](ChildrenReply& reply) { fill_children(reply, rc, names); });
 }
 
 void on_stat(int rc, const Stat* stat, const void* data) {
@@ -103,33 +139,6 @@ auto listing(const std::string& path) {
 
 }  // namespace
 
-template <class R>
-Sent<R>::Sent(std::shared_ptr<Pending<R>> pending, std::optional<Millis> timeout,
-              SteadyClock::time_point sent_at)
-    : pending_(std::move(pending)), timeout_(timeout), sent_at_(sent_at) {}
-
-template <class R>
-R Sent<R>::reply() const {
-  R reply;
-  {
-    std::unique_lock lock(pending_->mutex);
-    const auto arrived = [&] { return pending_->done; };
-    if (timeout_)
-      pending_->done_cv.wait_for(lock, *timeout_, arrived);
-    else
-      pending_->done_cv.wait(lock, arrived);
-    if (pending_->done)
-      reply = pending_->reply;
-    else
-      reply.rc = status::kNoReply;
-  }
-  reply.sent_at = sent_at_;
-  return reply;
-}
-
-// The listing sent ahead is collected outside this file.
-template class Sent<ChildrenReply>;
-
 Requests::Requests(StatsCounters& stats, Millis command_timeout)
     : stats_(stats), command_timeout_(command_timeout) {}
 
@@ -156,9 +165,31 @@ std::pair<CreateReply, ChildrenReply> Requests::create_and_list(Session& session
   return {created.reply(), std::move(children)};
 }
 
-Sent<ChildrenReply> Requests::list_ahead(Session& session, const std::string& path) const {
+void Requests::list_ahead(Session& session, const std::string& path,
+                          std::function<void(ChildrenReply)> on_reply) const {
   ++stats_.round_trips;
-  return send<ChildrenReply>(session, command_timeout_, listing(path));
+  struct Ahead {
+    std::function<void(ChildrenReply)> on_reply;
+    SteadyClock::time_point sent_at;
+  };
+  const auto on_listed = [](int rc, const String_vector* names, const void* data) {
+    const std::unique_ptr<Ahead> ahead(static_cast<Ahead*>(const_cast<void*>(data)));
+    ChildrenReply reply;
+    fill_children(reply, rc, names);
+    reply.sent_at = ahead->sent_at;
+    ahead->on_reply(std::move(reply));
+  };
+  const strings_completion_t completion = on_listed;
+  auto* ahead = new Ahead{std::move(on_reply), SteadyClock::now()};
+  const int rc = zoo_aget_children(session.handle(), path.c_str(), 0, completion, ahead);
+  // Sent: the completion's now. (So is a marshalling error's, which may come after the
+  // completion was queued.)
+  if (rc == ZOK || rc == ZMARSHALLINGERROR) return;
+  const std::unique_ptr<Ahead> refused(ahead);
+  ChildrenReply reply;
+  reply.rc = rc;
+  reply.sent_at = refused->sent_at;
+  refused->on_reply(std::move(reply));
 }
 
 StatReply Requests::exists(Session& session, const std::string& path) const {

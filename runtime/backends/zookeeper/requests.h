@@ -7,8 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,27 +40,6 @@ struct StatReply : Reply {
   Stat stat{};
 };
 
-template <class R>
-struct Pending;
-
-// A request on its way, whose reply is collected later, possibly by another thread than the
-// one that sent it.
-template <class R>
-class Sent {
- public:
-  Sent(std::shared_ptr<Pending<R>> pending, std::optional<Millis> timeout,
-       SteadyClock::time_point sent_at);
-
-  // Waits for the reply up to the timeout it was sent with (none: until the client answers);
-  // status::kNoReply if it does not come by then.
-  R reply() const;
-
- private:
-  std::shared_ptr<Pending<R>> pending_;
-  std::optional<Millis> timeout_;
-  SteadyClock::time_point sent_at_;
-};
-
 class Requests {
  public:
   Requests(StatsCounters& stats, Millis command_timeout);
@@ -73,9 +52,11 @@ class Requests {
   std::pair<CreateReply, ChildrenReply> create_and_list(Session& session, const std::string& path,
                                                         int mode, const ACL_vector& acl,
                                                         const std::string& parent) const;
-  // Sends the listing without waiting for it. It never blocks, so the C client's completion
-  // thread may call it (with the session whose callback it runs).
-  Sent<ChildrenReply> list_ahead(Session& session, const std::string& path) const;
+  // Sends the listing and returns at once; `on_reply` gets the reply on the completion thread
+  // (a request the client would not send: before this returns). It never blocks, so the
+  // completion thread may call it, with the session whose callback it runs.
+  void list_ahead(Session& session, const std::string& path,
+                  std::function<void(ChildrenReply)> on_reply) const;
   StatReply exists(Session& session, const std::string& path) const;
   // Reads the node (getData) and leaves a watch on it that `watch_id` of the session
   // receives. Unlike exists, a node that is gone leaves no watch behind. Does not wait: the

@@ -2,13 +2,9 @@
 
 namespace distlock::detail::zookeeper {
 
-Wakeup::Wakeup(std::function<void(Session&)> on_node_event)
-    : on_node_event_(std::move(on_node_event)) {}
+Wakeup::Wakeup(OnNodeEvent on_node_event) : on_node_event_(std::move(on_node_event)) {}
 
-void Wakeup::node_event(Session& session) {
-  on_node_event_(session);
-  notify(Cause::node_event);
-}
+void Wakeup::node_event(Session& session) { on_node_event_(session, shared_from_this()); }
 
 void Wakeup::watch_failed(int rc) { wake(Cause::watch_failed, rc); }
 

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 #include "backends/backend.h"
@@ -13,21 +14,22 @@ namespace distlock::detail::zookeeper {
 
 class Session;
 
-class Wakeup {
+class Wakeup : public std::enable_shared_from_this<Wakeup> {
  public:
   enum class Cause {
     none,           // the wait ran out
-    node_event,     // the watched node changed or went away
+    node_event,     // the watched node changed or went away; what the waiter needs next is in
     session_event,  // the session ended: the waiter's own node is gone too
     watch_failed,   // the watch was not set: failure() says why
   };
+  using OnNodeEvent = std::function<void(Session&, const std::shared_ptr<Wakeup>&)>;
 
-  // `on_node_event` runs on the completion thread when the watched node changes, before the
-  // waiter is woken, with the session whose watch fired: it may send requests (the waiter's
-  // next one, so that it is on its way while the waiter wakes up) but not wait for them.
-  explicit Wakeup(std::function<void(Session&)> on_node_event);
+  // `on_node_event` runs on the completion thread when the watched node changes, with the
+  // session whose watch fired and this wakeup. It sends what the waiter needs next (without
+  // waiting for it) and has the reply notify node_event, so the waiter wakes once, with it.
+  explicit Wakeup(OnNodeEvent on_node_event);
 
-  // The watched node changed: on_node_event, then wakes the waiter.
+  // The watched node changed: runs on_node_event.
   void node_event(Session& session);
   // The request setting the watch failed with `rc`.
   void watch_failed(int rc);
@@ -41,7 +43,7 @@ class Wakeup {
  private:
   void wake(Cause cause, int failure);
 
-  const std::function<void(Session&)> on_node_event_;
+  const OnNodeEvent on_node_event_;
   mutable std::mutex mutex_;
   std::condition_variable notified_;
   Cause cause_ = Cause::none;
