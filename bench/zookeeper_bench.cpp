@@ -16,7 +16,6 @@
 // on), so the figures show the clients, not the disk. distlock's own counters give its server
 // round trips per acquisition and its watch notifications per handoff; the CPU time of the
 // clients' process and of the server are read around each side's rounds.
-#include <distlock/distlock.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -43,6 +42,9 @@
 #include <thread>
 #include <vector>
 
+#include <distlock/distlock.h>
+#include <nlohmann/json.hpp>
+
 #include "subprocess.h"
 #include "zookeeper_server.h"
 
@@ -57,7 +59,13 @@ struct Settings {
   int rounds = 5;
   int waiters = 8;
   bool fsync = false;
+  bool require_goal = false;
+  std::string json_path;
 };
+
+// Issue 11's goals: distlock per second ÷ Curator's, the median of the rounds' ratios.
+constexpr double kUncontendedGoal = 1.2;
+constexpr double kContendedGoal = 1.0;
 
 enum class Mode { uncontended, contended };
 
@@ -274,6 +282,10 @@ Settings parse_args(int argc, char** argv) {
       settings.waiters = static_cast<int>(parse_number(argv[i], value(), 1, 256));
     else if (arg == "--fsync")
       settings.fsync = true;
+    else if (arg == "--require-goal")
+      settings.require_goal = true;
+    else if (arg == "--json")
+      settings.json_path = value();
     else if (arg == "--quick") {
       settings.seconds = 1;
       settings.warmup_seconds = 0.5;
@@ -281,7 +293,7 @@ Settings parse_args(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: zookeeper_bench [--seconds S] [--rounds N] [--waiters N] [--fsync] "
-                   "[--quick]\n");
+                   "[--quick] [--require-goal] [--json PATH]\n");
       std::exit(2);
     }
   }
@@ -358,6 +370,32 @@ double per_acquisition(std::uint64_t count, const distlock::ClientStats& counted
                                : static_cast<double>(count) / static_cast<double>(counted.acquired);
 }
 
+nlohmann::json comparison_json(const Comparison& c, double goal) {
+  const auto [low, high] = std::minmax_element(c.ratios.begin(), c.ratios.end());
+  return {{"distlock_per_s", median(c.distlock.rates)},
+          {"curator_per_s", median(c.curator.rates)},
+          {"ratio", median(c.ratios)},
+          {"ratio_range", {*low, *high}},
+          {"distlock_client_cpu_us", c.distlock.cpu_per_acquisition(c.distlock.client_cpu)},
+          {"curator_client_cpu_us", c.curator.cpu_per_acquisition(c.curator.client_cpu)},
+          {"round_trips", per_acquisition(c.counted.round_trips, c.counted)},
+          {"notifications", per_acquisition(c.counted.notifications, c.counted)},
+          {"goal", {{"ratio_at_least", goal}, {"met", median(c.ratios) >= goal}}}};
+}
+
+void write_json(const std::string& path, const Settings& settings, const Comparison& alone,
+                const Comparison& queued) {
+  const nlohmann::json document = {{"benchmark", "zookeeper"},
+                                   {"rounds", settings.rounds},
+                                   {"seconds_per_side", settings.seconds},
+                                   {"waiters", settings.waiters},
+                                   {"uncontended", comparison_json(alone, kUncontendedGoal)},
+                                   {"contended", comparison_json(queued, kContendedGoal)}};
+  std::ofstream out(path);
+  out << document.dump(2) << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -408,8 +446,13 @@ int main(int argc, char** argv) {
                 per_acquisition(queued.counted.round_trips, queued.counted));
     std::printf("  %-46s %10.2f\n", "distlock watch notifications per handoff",
                 per_acquisition(queued.counted.notifications, queued.counted));
+    const bool goals_met =
+        median(alone.ratios) >= kUncontendedGoal && median(queued.ratios) >= kContendedGoal;
+    std::printf("\n  goals: uncontended >= %.1f x Curator, contended >= %.1f x: %s\n",
+                kUncontendedGoal, kContendedGoal, goals_met ? "met" : "NOT met");
     std::fflush(stdout);
-    return 0;
+    if (!settings.json_path.empty()) write_json(settings.json_path, settings, alone, queued);
+    return settings.require_goal && !goals_met ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zookeeper_bench: %s\n", e.what());
     return 1;

@@ -13,9 +13,10 @@
 # build-release/bench/results.json, keyed by benchmark.
 #
 #   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench,
-#                                                            redis_peer_bench and
-#                                                            renewal_capacity_bench; --quick also
-#                                                            to zookeeper_bench)
+#                                                            redis_peer_bench,
+#                                                            renewal_capacity_bench and
+#                                                            zookeeper_bench; --quick also to
+#                                                            redis_topology_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -54,8 +55,8 @@ log "weave_time.sh: examples/shop/inventory.cpp"
 bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "$(preset_dir release)/tool/distlock-weave" \
   "clang++-${DISTLOCK_LLVM_VERSION}" "${DISTLOCK_ROOT}/examples/shop/inventory.cpp" 11 \
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
-log "zookeeper_bench ${quick_args[*]}"
-"${bench}/zookeeper_bench" "${quick_args[@]}"
+log "zookeeper_bench $*"
+"${bench}/zookeeper_bench" "$@" --json "${results}/zookeeper.json" || goal_status=$?
 
 python3 - "${results}" "${bench}/results.json" <<'PYTHON'
 import json, pathlib, sys

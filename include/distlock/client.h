@@ -50,7 +50,8 @@ struct ClientStats {
   std::uint64_t lost = 0;              // leases marked lost
   std::uint64_t notifications = 0;     // release notifications received (Redis messages,
                                        // ZooKeeper watch events) for locks waited on
-  std::uint64_t round_trips = 0;       // requests to the server that waited for a reply
+  std::uint64_t round_trips = 0;       // exchanges with the server: requests sent back to
+                                       // back and answered together count once
   std::uint64_t waiting = 0;           // callers waiting right now
 };
 
