@@ -1,9 +1,12 @@
 // Redis with replicas: redis+sentinel:// following a failover (the master SIGKILLed, or
 // moved by SENTINEL FAILOVER), and ?min_replicas=N holding grants and renewals back until
 // replicas have them. Real servers: a master, replicas and three sentinels per test.
+#include <signal.h>
+
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -123,6 +126,46 @@ TEST(RedisSentinel, AWaiterIsWokenByAReleaseOnTheNewMaster) {
   // Woken by the release (on the new master), not by the holder's 60 s ttl.
   EXPECT_GE(waiter->stats().woken_by_release, 1u);
   EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
+}
+
+// While the sentinels still name the dead master, every call fails and its error says why;
+// the log says it once, not once per call (an operator's log at 100 calls a second).
+TEST(RedisSentinel, AnOutageIsLoggedOnceNotOnEveryCall) {
+  SentinelGroup group(1);
+  std::mutex mutex;
+  std::vector<std::string> warnings;
+  // The logger captures these locals: it goes before they do, however the test ends.
+  struct LoggerReset {
+    ~LoggerReset() { set_logger({}); }
+  } reset_logger;
+  set_logger([&](LogLevel level, std::string_view message) {
+    std::lock_guard lock(mutex);
+    if (level == LogLevel::warning && contains(std::string(message), "found through the sentinels"))
+      warnings.emplace_back(message);
+  });
+  {
+    auto client = Client::connect(group.url());
+    ASSERT_EQ(::kill(group.master().pid(), SIGKILL), 0);
+
+    int failed = 0;
+    const auto limit = std::chrono::steady_clock::now() + 60s;
+    std::optional<Lease> lease;
+    while (!lease && std::chrono::steady_clock::now() < limit) {
+      try {
+        lease = client->try_acquire(spec("outage", 30s), key_of("k"));
+        ASSERT_TRUE(lease) << "nobody else holds the lock";
+      } catch (const BackendUnavailable& error) {
+        ++failed;
+        EXPECT_TRUE(contains(error.what(), "outage:k")) << error.what();
+      }
+    }
+    // The old master is dead: the grant is the promoted replica's.
+    ASSERT_TRUE(lease) << "no grant within 60 s of the kill";
+    // Calls failed until a replica was promoted (the sentinels wait 1 s to call it down).
+    EXPECT_GE(failed, 2);
+  }
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(warnings.size(), 1u) << "first: " << (warnings.empty() ? "-" : warnings.front());
 }
 
 TEST(RedisSentinel, ANameNoSentinelMonitorsIsRefusedSayingSo) {

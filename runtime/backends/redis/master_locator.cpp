@@ -93,8 +93,12 @@ bool MasterLocator::refresh(std::uint64_t seen) {
   if (generation() != seen) return true;
   try {
     move_to(ask_sentinels(), "named by the sentinels after the old one failed");
+    sentinels_failing_ = false;
   } catch (const ServerError& error) {
-    log(LogLevel::warning, failure_message("", settings_.server, error.reason()));
+    if (!sentinels_failing_.exchange(true))
+      log(LogLevel::warning,
+          failure_message("", settings_.server,
+                          error.reason() + "; not logged again until the sentinels name a master"));
   }
   return generation() != seen;
 }
@@ -148,6 +152,7 @@ void MasterLocator::move_to(const Address& address, std::string_view how) {
     master_.address = address;
     ++master_.generation;
   }
+  sentinels_failing_ = false;
   log(LogLevel::warning, failure_message("", settings_.server,
                                          "the master moved from " + previous.describe() + " to " +
                                              address.describe() + " (" + std::string(how) + ")"));

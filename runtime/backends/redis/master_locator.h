@@ -8,6 +8,7 @@
 // resubscribes on the new one (on_moved).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -68,7 +69,10 @@ class MasterLocator {
 
   mutable std::mutex mutex_;
   Master master_;
-  std::mutex refreshing_;      // one refresh at a time: the others see its outcome
+  std::mutex refreshing_;  // one refresh at a time: the others see its outcome
+  // The sentinels named no master at the last refresh, and that was logged: during an
+  // outage every call fails and says why in its error, but the log says it once.
+  std::atomic<bool> sentinels_failing_{false};
   std::mutex on_moved_mutex_;  // held while on_moved_ runs, so clearing it waits for that
   std::function<void()> on_moved_;
 
