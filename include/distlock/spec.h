@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -76,6 +78,11 @@ struct LockSpec {
   Millis wait = kWaitForever;  // zero: try once, never wait
   bool renew = true;           // extend the lease while it is held (the watchdog)
   Mode mode = Mode::exclusive;
+  // A semaphore: up to this many holders at once, each with its own lease and fence.
+  // Zero: a lock (exclusive, or read-write by `mode`).
+  std::uint32_t permits = 0;
+  // Grants in arrival order: a release wakes the longest waiting contender only.
+  bool fair = false;
   // Released earlier than this after the grant, the lock stays taken on the server until then.
   Millis hold_at_least{0};
   bool per_key = false;  // woven: one lock per key parameter, taken in lock-name order
@@ -111,6 +118,10 @@ struct Renew {
 };
 struct Read {};
 struct Write {};
+struct Permits {
+  long long count;
+};
+struct Fair {};
 struct HoldAtLeast {
   Millis value;
 };
@@ -136,10 +147,14 @@ constexpr option::Wait wait(DurationArg limit) { return {limit.value()}; }
 inline constexpr option::TryOnly try_only{};
 // renew(false): no watchdog; the lease ends after ttl even while the function runs.
 constexpr option::Renew renew(bool enabled) { return {enabled}; }
-// The shared side of a read-write lock (zookeeper:// only): readers exclude writers only.
+// The shared side of a read-write lock: readers exclude writers only.
 inline constexpr option::Read read{};
-// The exclusive side of a read-write lock (zookeeper:// only).
+// The exclusive side of a read-write lock: excludes readers and other writers.
 inline constexpr option::Write write{};
+// A semaphore of `count` permits: up to `count` holders at once, each with its own lease.
+constexpr option::Permits permits(long long count) { return {count}; }
+// Grant the lock in the order the contenders asked for it (exclusive locks only).
+inline constexpr option::Fair fair{};
 // Keep the lock taken until `duration` after the grant even when released earlier (the
 // server's expiry is set; the caller does not wait). redis:// kinds and memory:// only.
 constexpr option::HoldAtLeast hold_at_least(DurationArg duration) { return {duration.value()}; }
@@ -186,6 +201,17 @@ namespace detail {
 [[noreturn]] inline void error_hold_at_least_must_not_be_negative(std::string_view type) {
   spec_error(type, "hold_at_least must not be negative");
 }
+[[noreturn]] inline void error_permits_must_be_between_1_and_4294967295(std::string_view type) {
+  spec_error(type, "permits must be between 1 and 4294967295");
+}
+[[noreturn]] inline void error_permits_cannot_be_read_or_write(std::string_view type) {
+  spec_error(type,
+             "permits makes a semaphore, which has no read or write side: remove read/write or "
+             "permits");
+}
+[[noreturn]] inline void error_fair_is_for_exclusive_locks_only(std::string_view type) {
+  spec_error(type, "fair applies to exclusive locks: remove fair, or read/write/permits");
+}
 
 constexpr void apply(LockSpec& spec, option::Wait wait) {
   if (wait.value < Millis::zero()) error_wait_must_not_be_negative(spec.type);
@@ -195,6 +221,12 @@ constexpr void apply(LockSpec& spec, option::TryOnly) { spec.wait = Millis::zero
 constexpr void apply(LockSpec& spec, option::Renew renew) { spec.renew = renew.enabled; }
 constexpr void apply(LockSpec& spec, option::Read) { spec.mode = Mode::read; }
 constexpr void apply(LockSpec& spec, option::Write) { spec.mode = Mode::write; }
+constexpr void apply(LockSpec& spec, option::Permits permits) {
+  if (permits.count < 1 || permits.count > static_cast<long long>(std::numeric_limits<std::uint32_t>::max()))
+    error_permits_must_be_between_1_and_4294967295(spec.type);
+  spec.permits = static_cast<std::uint32_t>(permits.count);
+}
+constexpr void apply(LockSpec& spec, option::Fair) { spec.fair = true; }
 constexpr void apply(LockSpec& spec, option::HoldAtLeast hold) {
   if (hold.value < Millis::zero()) error_hold_at_least_must_not_be_negative(spec.type);
   spec.hold_at_least = hold.value;
@@ -219,6 +251,10 @@ constexpr LockSpec spec(TypeName type, DurationArg ttl, Options... options) {
   if (result.type.empty()) detail::error_lock_type_must_not_be_empty(result.type);
   if (result.ttl <= Millis::zero()) detail::error_ttl_must_be_positive(result.type);
   (detail::apply(result, options), ...);
+  if (result.permits > 0 && result.mode != Mode::exclusive)
+    detail::error_permits_cannot_be_read_or_write(result.type);
+  if (result.fair && (result.mode != Mode::exclusive || result.permits > 0))
+    detail::error_fair_is_for_exclusive_locks_only(result.type);
   return result;
 }
 

@@ -19,21 +19,34 @@
 
 namespace distlock::detail {
 
+// What a lock is, beyond its name: a spec's mode, permits and fairness.
+struct LockKind {
+  Mode mode = Mode::exclusive;  // read or write only where supports_read_write()
+  std::uint32_t permits = 0;    // a semaphore (only where supports_permits()); 0: a lock
+  bool fair = false;            // only where supports_fair()
+
+  bool semaphore() const { return permits > 0; }
+};
+
 // Which hold a call is about.
 struct HoldId {
   std::string_view name;            // the lock name, already escaped
   std::string_view owner;           // client instance id + thread: equal owners reenter
   std::string_view acquisition_id;  // unique per acquisition; makes retries idempotent
+  LockKind kind;
 };
 
 struct AcquireRequest {
   HoldId hold;
-  Mode mode = Mode::exclusive;  // read or write only where supports_read_write()
   Millis ttl{0};
-  // The owner holds a live lease on this lock: the acquisition reenters. Without one, holds
-  // a server keeps for this owner are orphans (acquisitions whose reply was lost, so the
-  // owner never had them) and are taken over rather than reentered.
+  // The owner holds a live lease of the same mode on this lock: the acquisition reenters.
+  // Without one, holds a server keeps for this owner are orphans (acquisitions whose reply was
+  // lost, so the owner never had them) and are taken over rather than reentered. Semaphores
+  // never reenter: each acquisition takes a permit of its own.
   bool reentry = false;
+  // Read mode: the owner holds a live write lease on this lock, so no other writer can be
+  // waiting ahead of it.
+  bool holds_write = false;
   // Give up at this point (SteadyClock::time_point::max(): never; now or earlier: try once).
   SteadyClock::time_point deadline;
 };
@@ -85,6 +98,10 @@ class Backend {
 
   // Whether Mode::read and Mode::write are understood.
   virtual bool supports_read_write() const { return false; }
+  // Whether semaphores (LockKind::permits) are understood.
+  virtual bool supports_permits() const { return false; }
+  // Whether fair locks are: granted in arrival order, each release waking the next only.
+  virtual bool supports_fair() const { return false; }
   // Whether a release can keep the lock taken for a while (ReleaseRequest::keep_for).
   virtual bool supports_keeping() const { return false; }
 

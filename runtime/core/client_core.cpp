@@ -44,10 +44,23 @@ void ClientCore::validate(const LockSpec& spec) const {
   const std::string type(spec.type);
   if (spec.type.empty()) throw ConfigError(type, server(), "the lock type is empty");
   if (spec.ttl <= Millis::zero()) throw ConfigError(type, server(), "the ttl must be positive");
+  // What spec() checks when it builds a spec, for specs put together field by field.
+  if (spec.permits > 0 && spec.mode != Mode::exclusive)
+    throw ConfigError(type, server(), "permits makes a semaphore, which has no read or write side");
+  if (spec.fair && (spec.mode != Mode::exclusive || spec.permits > 0))
+    throw ConfigError(type, server(), "fair applies to exclusive locks only");
   if (spec.mode != Mode::exclusive && !backend_->supports_read_write())
     throw ConfigError(type, server(),
-                      "read-write locks (distlock::read, distlock::write) need a zookeeper:// "
-                      "server");
+                      "read-write locks (distlock::read, distlock::write) need a redis:// (one "
+                      "server, Sentinel or Cluster), zookeeper:// or memory:// server");
+  if (spec.permits > 0 && !backend_->supports_permits())
+    throw ConfigError(type, server(),
+                      "semaphores (distlock::permits) need a redis:// (one server, Sentinel or "
+                      "Cluster), zookeeper:// or memory:// server");
+  if (spec.fair && !backend_->supports_fair())
+    throw ConfigError(type, server(),
+                      "fair locks (distlock::fair) need a redis:// (one server, Sentinel or "
+                      "Cluster), zookeeper:// or memory:// server");
   if (spec.hold_at_least > Millis::zero() && !backend_->supports_keeping())
     throw ConfigError(type, server(),
                       "hold_at_least needs a server that can keep a released lock until a time "
@@ -64,11 +77,22 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   }
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
-  LeaseIdentity identity{std::move(name), make_acquisition_id(spec.type), owner_token(instance_id_),
-                         0, ttl};
+  LeaseIdentity identity{std::move(name),
+                         make_acquisition_id(spec.type),
+                         owner_token(instance_id_),
+                         0,
+                         ttl,
+                         {spec.mode, spec.permits, spec.fair}};
+  const bool semaphore = identity.kind.semaphore();
+  const bool reentry = !semaphore && HeldLeases::holds(identity.name, identity.owner, spec.mode);
+  const bool holds_write = spec.mode == Mode::read &&
+                           HeldLeases::holds(identity.name, identity.owner, Mode::write);
+  if (spec.mode == Mode::write && HeldLeases::holds(identity.name, identity.owner, Mode::read))
+    throw ConfigError(identity.name, server(),
+                      "this thread holds the read lock: taking the write lock would wait for "
+                      "itself (a read lock cannot be upgraded; release it first)");
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire({identity.hold(), spec.mode, identity.ttl,
-                                        HeldLeases::holds(identity.name, identity.owner),
+  const auto grant = backend_->acquire({identity.hold(), identity.ttl, reentry, holds_write,
                                         deadline_for(spec, if_busy, start)});
   if (!grant) {
     ++stats_.timeouts;

@@ -58,11 +58,12 @@ std::vector<const Lease*> HeldLeases::innermost_group() {
   return group;
 }
 
-bool HeldLeases::holds(std::string_view name, std::string_view owner) {
+bool HeldLeases::holds(std::string_view name, std::string_view owner, Mode mode) {
   return std::any_of(held_leases.begin(), held_leases.end(), [&](const Held& held) {
     const LeaseState& state = *held.view->state_;
-    return !state.released() && !state.lost() && state.identity().name == name &&
-           state.identity().owner == owner;
+    const LeaseIdentity& identity = state.identity();
+    return !state.released() && !state.lost() && identity.name == name &&
+           identity.owner == owner && identity.kind.mode == mode && !identity.kind.semaphore();
   });
 }
 

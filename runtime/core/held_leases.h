@@ -24,8 +24,9 @@ class HeldLeases {
   static void group_last(std::size_t count);
   // Every lease of the innermost group, first first.
   static std::vector<const Lease*> innermost_group();
-  // Whether this thread holds a lease on lock `name` as `owner`, not released nor lost.
-  static bool holds(std::string_view name, std::string_view owner);
+  // Whether this thread holds a lease of `mode` on lock `name` as `owner`, not released nor
+  // lost, and not a semaphore's permit.
+  static bool holds(std::string_view name, std::string_view owner, Mode mode);
 };
 
 }  // namespace distlock::detail

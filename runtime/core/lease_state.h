@@ -24,8 +24,9 @@ struct LeaseIdentity {
   std::string owner;
   std::uint64_t fence = 0;
   Millis ttl{0};
+  LockKind kind;
 
-  HoldId hold() const { return {name, owner, acquisition_id}; }
+  HoldId hold() const { return {name, owner, acquisition_id, kind}; }
 };
 
 class LeaseState {

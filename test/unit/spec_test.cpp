@@ -172,6 +172,38 @@ TEST(Spec, ReadAndWriteChooseTheModeOfAReadWriteLock) {
   EXPECT_EQ(distlock::spec(std::string_view(type), 1s, distlock::read).mode, distlock::Mode::read);
 }
 
+TEST(Spec, PermitsMakeASemaphore) {
+  static_assert(distlock::spec("pool", 1s).permits == 0);
+  static_assert(distlock::spec("pool", 1s, distlock::permits(1)).permits == 1);
+  static_assert(distlock::spec("pool", 1s, distlock::permits(4294967295LL)).permits == 4294967295U);
+  EXPECT_EQ(distlock::spec("pool", 1s, distlock::permits(opaque(8LL))).permits, 8U);
+}
+
+TEST(Spec, PermitsOutOfRangeAreAConfigErrorAtRunTime) {
+  for (const long long count : {0LL, -1LL, 4294967296LL}) {
+    const std::string what =
+        message_of([&] { return distlock::spec("pool", 1s, distlock::permits(opaque(count))); });
+    EXPECT_NE(what.find("pool"), std::string::npos) << what;
+    EXPECT_NE(what.find("permits must be between 1 and 4294967295"), std::string::npos) << what;
+  }
+}
+
+TEST(Spec, KindsThatDoNotMixAreAConfigErrorAtRunTime) {
+  const auto permits = distlock::permits(opaque(2LL));
+  const std::string read_permits =
+      message_of([&] { return distlock::spec("pool", 1s, permits, distlock::read); });
+  EXPECT_NE(read_permits.find("no read or write side"), std::string::npos) << read_permits;
+  const std::string fair_permits =
+      message_of([&] { return distlock::spec("pool", 1s, distlock::fair, permits); });
+  EXPECT_NE(fair_permits.find("fair applies to exclusive locks"), std::string::npos)
+      << fair_permits;
+  const std::string type = opaque(std::string("doc"));
+  const std::string fair_read = message_of(
+      [&] { return distlock::spec(std::string_view(type), 1s, distlock::read, distlock::fair); });
+  EXPECT_NE(fair_read.find("fair applies to exclusive locks"), std::string::npos) << fair_read;
+  static_assert(distlock::spec("order", 1s, distlock::fair).fair);
+}
+
 TEST(Spec, ZeroWaitIsAllowed) {
   EXPECT_EQ(distlock::spec("order", 30s, distlock::wait(opaque(0ms))).wait, 0ms);
 }

@@ -70,7 +70,7 @@ std::optional<Won> Contention::run() {
 std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Session>& session) {
   for (int parent_rounds = 0;;) {
     const std::string uuid = random_uuid();
-    std::string name = contender_prefix(uuid, request_.mode);
+    std::string name = contender_prefix(uuid, request_.hold.kind.mode);
     int mode = ZOO_EPHEMERAL_SEQUENTIAL;
     if (downgrade_) {
       name += downgrade_->sequence;
@@ -201,7 +201,7 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
 
     const auto ordered = contenders(listed.children);
-    const auto verdict = judge(ordered, ours, request_.mode);
+    const auto verdict = judge(ordered, ours, request_.hold.kind.mode);
     if (!verdict.present) {
       // Deleted behind our back (or gone with the session): start over.
       own.gone();

@@ -29,6 +29,8 @@ class ZooKeeperBackend final : public Backend {
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }
+  // Each contender waits for the one just before it: arrival order, one wake-up per release.
+  bool supports_fair() const override { return true; }
   // The session timeout the server granted: the core caps ttls at it and renews at a third.
   std::optional<Millis> lease_time_limit() const override { return keeper_.session_timeout(); }
   void set_loss_alarm(std::function<void()> alarm) override;
@@ -102,7 +104,7 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   if (auto grant = reenter(request, path)) return grant;
 
   std::optional<HeldNode> write_hold;
-  if (request.mode == Mode::read) {
+  if (request.hold.kind.mode == Mode::read) {
     write_hold = holds_.find(path, request.hold.owner, Side::exclusive);
   } else if (const auto read_hold = holds_.find(path, request.hold.owner, Side::shared);
              read_hold && read_hold->session == keeper_.current()->id()) {
@@ -118,14 +120,14 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   auto won = contention.run();
   if (!won) return std::nullopt;
   const Grant grant{won->node.fence, won->sent_at};
-  holds_.add(path, request.hold.owner, side_of(request.mode), std::move(won->node),
+  holds_.add(path, request.hold.owner, side_of(request.hold.kind.mode), std::move(won->node),
              request.hold.acquisition_id);
   return grant;
 }
 
 std::optional<Grant> ZooKeeperBackend::reenter(const AcquireRequest& request,
                                                const std::string& path) {
-  const Side side = side_of(request.mode);
+  const Side side = side_of(request.hold.kind.mode);
   const auto held = holds_.find(path, request.hold.owner, side);
   if (!held) return std::nullopt;
   for (;;) {

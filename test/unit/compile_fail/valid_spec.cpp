@@ -12,6 +12,10 @@ constexpr auto s = distlock::spec("order", std::chrono::seconds(1));
 static_assert(s.ttl == 1s);
 constexpr auto t = distlock::spec("order", "30s", distlock::wait(2s), distlock::renew(false));
 static_assert(t.wait == 2s && !t.renew);
+constexpr auto pool = distlock::spec("pool", "10s", distlock::permits(3));
+static_assert(pool.permits == 3 && pool.mode == distlock::Mode::exclusive);
+constexpr auto queue = distlock::spec("order", "10s", distlock::fair);
+static_assert(queue.fair && queue.permits == 0);
 
 namespace app {
 struct WithToKey {
