@@ -31,6 +31,8 @@ class ClusterBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   ReleaseOutcome release(const ReleaseRequest& request) override;
   bool supports_keeping() const override { return true; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return server_; }
 

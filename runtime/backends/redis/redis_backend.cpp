@@ -6,10 +6,13 @@
 #include <charconv>
 #include <chrono>
 #include <climits>
+#include <deque>
+
+#include <distlock/log.h>
 
 #include "backends/redis/connection_pool.h"
 #include "backends/redis/connection_settings.h"
-#include "backends/redis/redis_keys.h"
+#include "backends/redis/kind_calls.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
@@ -106,42 +109,37 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
 
 std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   const Attempt attempt = try_acquire(request);
-  if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
-  return wait_for_grant(
-      request, stats_, attempt, [&] { return watch_releases(request.hold.name); },
-      [&] { return try_acquire(request); });
+  std::optional<Grant> grant = attempt.grant;
+  if (!grant && SteadyClock::now() < request.deadline)
+    grant = wait_for_grant(
+        request, stats_, attempt, [&] { return watch_releases(request.hold); },
+        [&] { return try_acquire(request); });
+  if (!grant && request.hold.kind.mode == Mode::write) withdraw_writer(request.hold);
+  return grant;
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
-  const std::string hash = lock_key(request.hold.name);
-  const std::string fence = fence_key(request.hold.name);
-  const std::string ttl = std::to_string(request.ttl.count());
   const std::string holder =
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
-  const std::string_view keys[] = {hash, fence};
-  const std::string_view args[] = {request.hold.owner, ttl, request.hold.acquisition_id, holder,
-                                   request.reentry ? "1" : "0"};
-  const ScriptCall call{keys, args};
+  KindCall texts;
+  const ScriptCall call = texts.acquire(request, holder);
   try {
     return with_connection(Retry::after_reset, [&](Connection& connection) {
       // The lease's validity counts from the send time of the request that won.
       const auto sent_at = SteadyClock::now();
       if (asking == Asking::yes) send_asking(connection);
-      const Reply reply = scripts_.run(connection, Script::acquire, call);
+      const Reply reply = scripts_.run(connection, call);
       Attempt attempt = read_acquire_reply(*reply, sent_at);
       if (!attempt.grant || settings_.min_replicas == 0) return attempt;
       const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
       if (acknowledged >= settings_.min_replicas) return attempt;
       // A failover now could promote a replica without this grant and give the lock to
       // another client: the grant is withdrawn.
-      const std::string channel = release_channel(request.hold.name);
-      const std::string_view withdraw_keys[] = {hash};
-      const std::string_view withdraw_args[] = {request.hold.acquisition_id, channel,
-                                                publish_command(), "0"};
-      const ScriptCall withdraw{withdraw_keys, withdraw_args};
-      const Reply withdrawn = scripts_.run(connection, Script::release, withdraw);
+      KindCall withdraw_texts;
+      const Reply withdrawn = scripts_.run(
+          connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
       const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
       // A withdrawal that failed leaves the hold to expire with its ttl: say so.
       if (withdrawn->type != REDIS_REPLY_INTEGER)
@@ -198,23 +196,35 @@ void RedisBackend::send_asking(Connection& connection) const {
     throw ServerError(settings_.server, "ASKING refused: " + describe_reply(*reply));
 }
 
-ReleaseListener::Ticket RedisBackend::watch_releases(std::string_view name) {
-  return listener_.watch(release_channel(name));
+ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
+  return listener_.watch(release_channel_of(hold), release_lets_many_in(hold.kind));
+}
+
+void RedisBackend::withdraw_writer(const HoldId& hold) {
+  KindCall texts;
+  const ScriptCall call = texts.withdraw_writer(hold, publish_command());
+  try {
+    with_connection(Retry::after_reset, [&](Connection& connection) {
+      const Reply reply = scripts_.run(connection, call);
+      if (reply->type != REDIS_REPLY_INTEGER)
+        throw ServerError(settings_.server, script_failure("withdraw_writer", *reply));
+    });
+  } catch (const ServerError& error) {
+    log(LogLevel::warning, error.for_lock(hold.name).what() +
+                               std::string(" (a writer that stopped waiting; its mark holds "
+                                           "readers back until it expires)"));
+  }
 }
 
 ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking asking) {
   const HoldId& hold = request.hold;
-  const std::string hash = lock_key(hold.name);
-  const std::string channel = release_channel(hold.name);
-  const std::string keep_ms = std::to_string(request.keep_for.count());
-  const std::string_view keys[] = {hash};
-  const std::string_view args[] = {hold.acquisition_id, channel, publish_command(), keep_ms};
-  const ScriptCall call{keys, args};
+  KindCall texts;
+  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
       if (asking == Asking::yes) send_asking(connection);
-      const Reply reply = scripts_.run(connection, Script::release, call);
+      const Reply reply = scripts_.run(connection, call);
       if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
         return reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
       if (auto redirect = redirect_of(*reply))
@@ -242,25 +252,16 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
     }
   };
   try {
-    // Each call's key and arguments: [hash, acquisition id, ttl], pointing into `texts`.
-    std::vector<std::string> texts;
-    texts.reserve(items.size() * 2);
-    std::vector<std::string_view> views;
-    views.reserve(items.size() * 3);
+    // Each call points into its texts, which stay put in the deque.
+    std::deque<KindCall> texts;
     std::vector<ScriptCall> calls;
     calls.reserve(items.size());
-    for (const auto& item : items) {
-      const std::string_view* const call_views = views.data() + views.size();
-      views.push_back(texts.emplace_back(lock_key(item.hold.name)));
-      views.push_back(item.hold.acquisition_id);
-      views.push_back(texts.emplace_back(std::to_string(item.ttl.count())));
-      calls.push_back({{call_views, 1}, {call_views + 1, 2}});
-    }
+    for (const auto& item : items) calls.push_back(texts.emplace_back().renew(item.hold, item.ttl));
     with_connection(Retry::after_reset, [&](Connection& connection) {
       const Millis left =
           std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait);
       const auto limit = connection.limit_command_timeout(left);
-      const auto replies = scripts_.run_all(connection, Script::renew, calls);
+      const auto replies = scripts_.run_all(connection, calls);
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
         RenewItem& item = items[i];

@@ -1,6 +1,7 @@
 // The Redis backend: one server over TCP or a unix socket, or the master Sentinel names.
-// Locks are hashes changed only by Lua scripts (scripts/*.lua), waiters are woken by
-// pub/sub, and renewals are pipelined.
+// Locks are hashes and sorted sets changed only by Lua scripts (scripts/*.lua; which script
+// and keys each kind of lock uses: kind_calls.h), waiters are woken by pub/sub, and renewals
+// are pipelined.
 #pragma once
 
 #include <memory>
@@ -48,6 +49,8 @@ class RedisBackend final : public Backend {
   }
   ReleaseOutcome release(const ReleaseRequest& request, Asking asking);
   bool supports_keeping() const override { return true; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 
@@ -55,7 +58,7 @@ class RedisBackend final : public Backend {
   // asks each master once per round).
   Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
   // Interest in the release notifications of one lock (release_listener.h).
-  ReleaseListener::Ticket watch_releases(std::string_view name);
+  ReleaseListener::Ticket watch_releases(const HoldId& hold);
 
  private:
   enum class Retry {
@@ -80,6 +83,9 @@ class RedisBackend final : public Backend {
   // ASKING: the next command may touch a slot this master is importing.
   void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+  // A writer that stopped waiting takes back its mark, which held new readers back; a failure
+  // leaves the mark to expire with the writer's ttl.
+  void withdraw_writer(const HoldId& hold);
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
   // waiting at most `timeout`.
   long long replicas_acknowledging(Connection& connection, Millis timeout) const;

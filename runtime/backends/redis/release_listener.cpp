@@ -71,13 +71,14 @@ ReleaseListener::~ReleaseListener() {
   thread_.join();
 }
 
-ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel) {
+ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in) {
   bool first = false;
   Channels::value_type* entry = nullptr;
   {
     std::lock_guard lock(mutex_);
     entry = &*channels_.try_emplace(channel).first;
     first = ++entry->second.watchers == 1;
+    entry->second.wakes_all = entry->second.wakes_all || lets_many_in;
     if (first) dirty_.push_back(channel);
   }
   if (first) requests_.signal();
@@ -216,9 +217,12 @@ void ReleaseListener::handle(const redisReply& reply) {
   if (kind == "message") {
     ++stats_.notifications;
     ++channel.generation;
-    // One release frees the lock for one taker. A woken waiter that loses the race to
-    // another client waits again and is woken by that client's release.
-    channel.released.notify_one();
+    // One release frees the lock for one taker (readers excepted). A woken waiter that loses
+    // the race to another client waits again and is woken by that client's release.
+    if (channel.wakes_all)
+      channel.released.notify_all();
+    else
+      channel.released.notify_one();
     return;
   }
   if (channel.confirmations_due == 0) return;

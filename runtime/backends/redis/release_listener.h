@@ -12,7 +12,8 @@
 //     ticket.wait_for_release(seen, until); // returns at once if a release came meanwhile
 //   }
 //
-// Each release message moves the channel's generation on and wakes one waiter. Every
+// Each release message moves the channel's generation on and wakes one waiter (all of them
+// on a channel watched with lets_many_in). Every
 // confirmed SUBSCRIBE moves it on too and wakes all of them: a waiter that retried before
 // the confirmation (a slow subscription, or a resubscription after the connection dropped)
 // may have missed a release. Correctness never rests on pub/sub alone: waiters bound every
@@ -51,6 +52,8 @@ class ReleaseListener {
     // The server confirmed the latest SUBSCRIBE, so every later release reaches us.
     bool subscribed = false;
     std::uint64_t generation = 0;
+    // A release may let every waiter in (the readers of a read-write lock), not one.
+    bool wakes_all = false;
     std::condition_variable subscribed_changed;
     std::condition_variable released;
   };
@@ -88,7 +91,9 @@ class ReleaseListener {
   // Stops and joins the thread without waiting for the server.
   ~ReleaseListener();
 
-  Ticket watch(const std::string& channel);
+  // `lets_many_in`: one release can let in every waiter of the channel (readers), so each
+  // release message wakes them all, not one.
+  Ticket watch(const std::string& channel, bool lets_many_in = false);
   // Resubscribes everything on the master the locator names now. Any thread.
   void master_moved() { moved_.signal(); }
 

@@ -1,7 +1,9 @@
 #include "backends/redis/script_runner.h"
 
+#include <array>
 #include <charconv>
 #include <iterator>
+#include <string>
 
 #include "backends/redis/server_error.h"
 #include "redis_scripts_text.h"
@@ -11,16 +13,43 @@ namespace {
 
 struct ScriptText {
   std::string_view name;
+  // The functions it calls (scripts/lib), then its own text.
+  std::array<std::string_view, 3> libraries;
   std::string_view body;
 };
 
-constexpr std::array<ScriptText, 3> kScripts = {{
-    {"acquire", redis_scripts::k_acquire},
-    {"release", redis_scripts::k_release},
-    {"renew", redis_scripts::k_renew},
+using redis_scripts::k_exclusive_hold;
+using redis_scripts::k_fence;
+using redis_scripts::k_shared_holds;
+
+const std::array<ScriptText, kScriptCount> kScripts = {{
+    {"acquire", {k_fence, k_exclusive_hold}, redis_scripts::k_acquire},
+    {"release", {}, redis_scripts::k_release},
+    {"renew", {}, redis_scripts::k_renew},
+    {"acquire_write", {k_fence, k_exclusive_hold, k_shared_holds}, redis_scripts::k_acquire_write},
+    {"acquire_read", {k_fence, k_shared_holds}, redis_scripts::k_acquire_read},
+    {"withdraw_writer", {}, redis_scripts::k_withdraw_writer},
+    {"acquire_permit", {k_fence, k_shared_holds}, redis_scripts::k_acquire_permit},
+    {"renew_shared", {k_shared_holds}, redis_scripts::k_renew_shared},
+    {"release_shared", {k_shared_holds}, redis_scripts::k_release_shared},
 }};
 
-const ScriptText& text_of(Script script) { return kScripts[static_cast<std::size_t>(script)]; }
+std::string full_text(const ScriptText& script) {
+  std::string text;
+  for (const std::string_view library : script.libraries) text += library;
+  text += script.body;
+  return text;
+}
+
+// What EVAL sends when the server lost its cache: built once, on first need.
+const std::string& body_of(Script script) {
+  static const auto bodies = [] {
+    std::array<std::string, kScriptCount> all;
+    for (std::size_t i = 0; i < kScriptCount; ++i) all[i] = full_text(kScripts[i]);
+    return all;
+  }();
+  return bodies[static_cast<std::size_t>(script)];
+}
 
 bool is_noscript(const redisReply& reply) {
   return is_error(reply) && reply_text(reply).starts_with("NOSCRIPT");
@@ -39,7 +68,7 @@ void append_call(Connection& connection, std::string_view verb, std::string_view
 
 ScriptRunner::ScriptRunner(Connection& connection) {
   for (std::size_t i = 0; i < kScripts.size(); ++i) {
-    const std::string_view command[] = {"SCRIPT", "LOAD", kScripts[i].body};
+    const std::string_view command[] = {"SCRIPT", "LOAD", body_of(static_cast<Script>(i))};
     const Reply reply = connection.command(command);
     if (reply->type != REDIS_REPLY_STRING)
       throw ServerError(connection.server(), "cannot load the " + std::string(kScripts[i].name) +
@@ -48,14 +77,14 @@ ScriptRunner::ScriptRunner(Connection& connection) {
   }
 }
 
-Reply ScriptRunner::run(Connection& connection, Script script, const ScriptCall& call) const {
-  return std::move(run_all(connection, script, std::span(&call, 1)).front());
+Reply ScriptRunner::run(Connection& connection, const ScriptCall& call) const {
+  return std::move(run_all(connection, std::span(&call, 1)).front());
 }
 
-std::vector<Reply> ScriptRunner::run_all(Connection& connection, Script script,
+std::vector<Reply> ScriptRunner::run_all(Connection& connection,
                                          std::span<const ScriptCall> calls) const {
-  const std::string& digest = digests_[static_cast<std::size_t>(script)];
-  for (const auto& call : calls) append_call(connection, "EVALSHA", digest, call);
+  for (const auto& call : calls)
+    append_call(connection, "EVALSHA", digests_[static_cast<std::size_t>(call.script)], call);
   std::vector<Reply> replies;
   replies.reserve(calls.size());
   for (std::size_t i = 0; i < calls.size(); ++i) replies.push_back(connection.read_reply());
@@ -64,7 +93,7 @@ std::vector<Reply> ScriptRunner::run_all(Connection& connection, Script script,
   for (std::size_t i = 0; i < replies.size(); ++i)
     if (is_noscript(*replies[i])) missed.push_back(i);
   // EVAL also puts the script back into the server's cache, so EVALSHA works again next time.
-  for (const auto i : missed) append_call(connection, "EVAL", text_of(script).body, calls[i]);
+  for (const auto i : missed) append_call(connection, "EVAL", body_of(calls[i].script), calls[i]);
   for (const auto i : missed) replies[i] = connection.read_reply();
   return replies;
 }

@@ -13,10 +13,23 @@
 
 namespace distlock::detail::redis {
 
-enum class Script { acquire, release, renew };
+enum class Script {
+  acquire,
+  release,
+  renew,
+  acquire_write,
+  acquire_read,
+  withdraw_writer,
+  acquire_permit,
+  renew_shared,
+  release_shared,
+};
+inline constexpr std::size_t kScriptCount = 9;
 
-// The keys and arguments of one call; they stay the caller's and must outlive the call.
+// One call: the script, its keys and arguments. They stay the caller's and must outlive the
+// call.
 struct ScriptCall {
+  Script script;
   std::span<const std::string_view> keys;
   std::span<const std::string_view> args;
 };
@@ -28,13 +41,12 @@ class ScriptRunner {
   explicit ScriptRunner(Connection& connection);
 
   // One call. Error replies of the script are returned; failed exchanges throw ServerError.
-  Reply run(Connection& connection, Script script, const ScriptCall& call) const;
-  // Many calls of one script, pipelined: one round trip, two if the cache was lost.
-  std::vector<Reply> run_all(Connection& connection, Script script,
-                             std::span<const ScriptCall> calls) const;
+  Reply run(Connection& connection, const ScriptCall& call) const;
+  // Many calls, pipelined: one round trip, two if the cache was lost.
+  std::vector<Reply> run_all(Connection& connection, std::span<const ScriptCall> calls) const;
 
  private:
-  std::array<std::string, 3> digests_;
+  std::array<std::string, kScriptCount> digests_;
 };
 
 }  // namespace distlock::detail::redis
