@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -451,53 +452,177 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
   EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
 }
 
-TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
+// Which lock kinds a backend has (the other tests of a kind run on these backends only).
+bool has_read_write(Backend backend) {
+  return backend == Backend::redis || backend == Backend::redis_sentinel ||
+         backend == Backend::redis_cluster || backend == Backend::zookeeper;
+}
+bool has_permits(Backend backend) {
+  return backend == Backend::redis || backend == Backend::redis_sentinel ||
+         backend == Backend::redis_cluster;
+}
+
+// Runs `acquire` on another thread and hands back its lease, or its exception.
+std::future<Lease> acquire_elsewhere(std::function<Lease()> acquire) {
+  return std::async(std::launch::async, std::move(acquire));
+}
+
+TEST_P(LockBehaviour, ReadersShareTheLockAndWritersExcludeEveryone) {
   auto client = connect();
-  if (GetParam() == Backend::zookeeper) {
-    // Readers share the lock; a writer waits for them, and excludes readers and writers.
-    auto other_reader = connect();
-    auto writer = connect();
-    const auto reading = distlock::spec(type_, 5s, distlock::read);
-    const auto writing = distlock::spec(type_, 5s, distlock::write);
-
-    Lease first = client->acquire(reading, key_);
-    auto second = other_reader->try_acquire(reading, key_);
-    ASSERT_TRUE(second.has_value()) << "a second reader was refused beside the first";
-    EXPECT_TRUE(first.valid());
-    EXPECT_TRUE(second->valid());
-    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value())
-        << "a writer got in beside readers";
-    EXPECT_THROW(writer->acquire(distlock::spec(type_, 5s, wait(200ms), distlock::write), key_),
-                 LockTimeout);
-    first.release();
-    EXPECT_FALSE(writer->try_acquire(writing, key_).has_value())
-        << "a writer got in beside the remaining reader";
-    second->release();
-
-    auto written = writer->try_acquire(writing, key_);
-    ASSERT_TRUE(written.has_value()) << "the writer was refused once the readers had gone";
-    EXPECT_TRUE(written->valid());
-    EXPECT_GT(written->fence(), first.fence());
-    EXPECT_FALSE(client->try_acquire(reading, key_).has_value())
-        << "a reader got in beside a writer";
-    EXPECT_FALSE(other_reader->try_acquire(writing, key_).has_value())
-        << "a second writer got in beside the first";
-    written->release();
-    EXPECT_TRUE(client->try_acquire(reading, key_).has_value());
+  const auto reading = distlock::spec(type_, 5s, distlock::read);
+  const auto writing = distlock::spec(type_, 5s, distlock::write);
+  if (!has_read_write(GetParam())) {
+    for (const LockSpec& spec : {reading, writing}) {
+      try {
+        (void)client->acquire(spec, key_);
+        ADD_FAILURE() << "a read-write lock was granted on " << url_;
+      } catch (const ConfigError& error) {
+        EXPECT_EQ(error.lock(), type_);
+        EXPECT_EQ(error.server(), client->server());
+        EXPECT_NE(std::string(error.what()).find("read-write locks"), std::string::npos)
+            << error.what();
+      }
+    }
+    EXPECT_TRUE(client->try_acquire(distlock::spec(type_, 5s), key_).has_value());
     return;
   }
-  for (const LockSpec& spec :
-       {distlock::spec(type_, 5s, distlock::read), distlock::spec(type_, 5s, distlock::write)}) {
+  auto other_reader = connect();
+  auto writer = connect();
+  Lease first = client->acquire(reading, key_);
+  auto second = other_reader->try_acquire(reading, key_);
+  ASSERT_TRUE(second.has_value()) << "a second reader was refused beside the first";
+  EXPECT_TRUE(first.valid());
+  EXPECT_TRUE(second->valid());
+  EXPECT_GT(second->fence(), first.fence()) << "each read acquisition has a fence of its own";
+  EXPECT_FALSE(writer->try_acquire(writing, key_).has_value()) << "a writer got in beside readers";
+  EXPECT_THROW(writer->acquire(distlock::spec(type_, 5s, wait(200ms), distlock::write), key_),
+               LockTimeout);
+  first.release();
+  EXPECT_FALSE(writer->try_acquire(writing, key_).has_value())
+      << "a writer got in beside the remaining reader";
+  second->release();
+
+  auto written = writer->try_acquire(writing, key_);
+  ASSERT_TRUE(written.has_value()) << "the writer was refused once the readers had gone";
+  EXPECT_TRUE(written->valid());
+  EXPECT_GT(written->fence(), second->fence());
+  EXPECT_FALSE(client->try_acquire(reading, key_).has_value()) << "a reader got in beside a writer";
+  EXPECT_FALSE(other_reader->try_acquire(writing, key_).has_value())
+      << "a second writer got in beside the first";
+  written->release();
+  EXPECT_TRUE(client->try_acquire(reading, key_).has_value());
+}
+
+// The backends that have read-write locks, and those that have semaphores.
+class ReadWriteBehaviour : public LockBehaviour {};
+class PermitBehaviour : public LockBehaviour {};
+
+TEST_P(ReadWriteBehaviour, AWaitingWriterHoldsNewReadersBack) {
+  auto reader = connect();
+  auto late_reader = connect();
+  auto writer = connect();
+  const auto reading = distlock::spec(type_, 30s, distlock::read);
+  Lease held = reader->acquire(reading, key_);
+  auto written = acquire_elsewhere([&] {
+    return writer->acquire(distlock::spec(type_, 30s, wait(20s), distlock::write), key_);
+  });
+  ASSERT_TRUE(eventually([&] { return writer->stats().waiting == 1; }))
+      << "the writer never started waiting";
+
+  EXPECT_FALSE(late_reader->try_acquire(reading, key_).has_value())
+      << "a new reader got in ahead of the waiting writer";
+  {
+    // A reader that already reads may read again: holding it back would deadlock it.
+    auto again = reader->try_acquire(reading, key_);
+    EXPECT_TRUE(again.has_value()) << "a reentrant read was held back by the waiting writer";
+  }
+  held.release();
+  ASSERT_EQ(written.wait_for(20s), std::future_status::ready);
+  Lease writing = written.get();
+  EXPECT_TRUE(writing.valid());
+  EXPECT_FALSE(late_reader->try_acquire(reading, key_).has_value());
+  writing.release();
+  EXPECT_TRUE(late_reader->try_acquire(reading, key_).has_value());
+}
+
+TEST_P(ReadWriteBehaviour, TheWriterMayReadWhatItHoldsButAReaderCannotUpgrade) {
+  auto client = connect();
+  const auto reading = distlock::spec(type_, 5s, distlock::read);
+  const auto writing = distlock::spec(type_, 5s, distlock::write);
+  {
+    Lease written = client->acquire(writing, key_);
+    auto read_too = client->try_acquire(reading, key_);
+    ASSERT_TRUE(read_too.has_value()) << "the write holder was refused a read";
+    EXPECT_FALSE(free_for_another_thread(*client, reading, key_));
+  }
+  Lease read = client->acquire(reading, key_);
+  try {
+    (void)client->acquire(writing, key_);
+    ADD_FAILURE() << "a read lock was upgraded";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot be upgraded"), std::string::npos)
+        << error.what();
+    EXPECT_EQ(error.server(), client->server());
+  }
+  EXPECT_TRUE(read.valid());
+}
+
+TEST_P(LockBehaviour, PermitsLetUpToTheirNumberOfHoldersIn) {
+  auto client = connect();
+  const auto three = distlock::spec(type_, 5s, distlock::permits(3));
+  if (!has_permits(GetParam())) {
     try {
-      (void)client->acquire(spec, key_);
-      ADD_FAILURE() << "a read-write lock was granted on " << url_;
+      (void)client->acquire(three, key_);
+      ADD_FAILURE() << "a semaphore was granted on " << url_;
     } catch (const ConfigError& error) {
       EXPECT_EQ(error.lock(), type_);
-      EXPECT_EQ(error.server(), client->server());
-      EXPECT_NE(std::string(error.what()).find("zookeeper://"), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("semaphores"), std::string::npos) << error.what();
     }
+    return;
   }
-  EXPECT_TRUE(client->try_acquire(distlock::spec(type_, 5s), key_).has_value());
+  auto other = connect();
+  std::vector<Lease> held;
+  held.push_back(client->acquire(three, key_));
+  // One thread may take a second permit: permits are not reentered.
+  held.push_back(client->acquire(three, key_));
+  held.push_back(other->acquire(three, key_));
+  for (std::size_t i = 1; i < held.size(); ++i) EXPECT_GT(held[i].fence(), held[i - 1].fence());
+  EXPECT_FALSE(other->try_acquire(three, key_).has_value()) << "a fourth holder got in";
+  // The exclusive lock of the same name is another lock.
+  EXPECT_TRUE(other->try_acquire(distlock::spec(type_, 5s), key_).has_value());
+
+  auto fourth = acquire_elsewhere(
+      [&] { return other->acquire(distlock::spec(type_, 5s, wait(20s), distlock::permits(3)), key_); });
+  ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; }))
+      << "the fourth never started waiting";
+  const std::uint64_t last_fence = held.back().fence();
+  held.erase(held.begin());
+  ASSERT_EQ(fourth.wait_for(20s), std::future_status::ready);
+  Lease got = fourth.get();
+  EXPECT_TRUE(got.valid());
+  EXPECT_GT(got.fence(), last_fence);
+  EXPECT_FALSE(client->try_acquire(three, key_).has_value());
+}
+
+TEST_P(PermitBehaviour, OnePermitExcludesLikeALock) {
+  auto client = connect();
+  const auto one = distlock::spec(type_, 5s, distlock::permits(1));
+  Lease held = client->acquire(one, key_);
+  EXPECT_FALSE(client->try_acquire(one, key_).has_value()) << "the same thread got a second permit";
+  EXPECT_FALSE(free_for_another_thread(*client, one, key_));
+  held.release();
+  EXPECT_TRUE(free_for_another_thread(*client, one, key_));
+}
+
+TEST_P(PermitBehaviour, APermitThatIsNotRenewedComesBackAfterItsTtl) {
+  auto holder = connect();
+  auto waiter = connect();
+  Lease lapsing =
+      holder->acquire(distlock::spec(type_, 300ms, distlock::permits(1), renew(false)), key_);
+  Lease next = waiter->acquire(distlock::spec(type_, 5s, wait(10s), distlock::permits(1)), key_);
+  EXPECT_FALSE(lapsing.valid());
+  EXPECT_TRUE(next.valid());
+  EXPECT_GT(next.fence(), lapsing.fence());
 }
 
 #ifdef DISTLOCK_TEST_ZOOKEEPER
@@ -634,10 +759,24 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                            Backend::redis_redlock, Backend::redis_cluster,
                                            Backend::zookeeper),
                          backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_cluster, Backend::zookeeper),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_cluster),
+                         backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_redlock),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
                          backend_name);
 #endif
 

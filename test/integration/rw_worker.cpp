@@ -1,16 +1,19 @@
-// Child process of the ZooKeeper multi-process tests (read-write locks, Curator interop, the
-// ensemble): like counter_worker, with a lock mode, a lock name of the test's choosing, hold
-// intervals written to a file, and optional riding out of server failures.
+// Child process of the multi-process tests of lock kinds (read-write locks and semaphores on
+// Redis and ZooKeeper, Curator interop, the ensemble): like counter_worker, with a lock mode, a
+// lock name of the test's choosing, hold intervals written to a file, and optional riding out
+// of server failures.
 //
-//   rw_worker --url URL --type T [--key K] --mode exclusive|read|write --iterations N
-//             --counter FILE [--threads N] [--intervals FILE] [--pause-us N] [--retry]
+//   rw_worker --url URL --type T [--key K] --mode exclusive|read|write|permits:N
+//             --iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N]
+//             [--retry]
 //
 // Each thread, N times: acquires, works on the counter file ("<count> <fence>"), releases.
 //   exclusive, write: read, pause up to --pause-us, write count + 1 with the lease's fence;
 //                     a fence not larger than the previous writer's is a violation.
 //   read:             read, pause, read again; a changed count is a violation (a writer held
 //                     the lock at the same time).
-// With --intervals, each hold appends "<R|W> <start-ns> <end-ns> distlock-<pid>" (steady_clock,
+//   permits:N         a semaphore of N permits: pause (the counter is not touched).
+// With --intervals, each hold appends "<R|W|P> <start-ns> <end-ns> distlock-<pid>" (steady_clock,
 // which is CLOCK_MONOTONIC, like Java's System.nanoTime()).
 // --retry: an acquisition that fails with BackendUnavailable is tried again, and a lease
 // found lost after its work (ensure_held, release) is counted, not fatal: for tests that kill
@@ -48,6 +51,7 @@ struct Settings {
   std::string type;
   std::optional<std::string> key;
   distlock::Mode mode = distlock::Mode::exclusive;
+  long long permits = 0;  // a semaphore of this many permits; 0: a lock of `mode`
   int iterations = 0;
   int threads = 1;
   std::string counter;
@@ -57,9 +61,9 @@ struct Settings {
 };
 
 int usage() {
-  std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode exclusive|read|write "
-               "--iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N] "
-               "[--retry]\n";
+  std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode "
+               "exclusive|read|write|permits:N --iterations N --counter FILE [--threads N] "
+               "[--intervals FILE] [--pause-us N] [--retry]\n";
   return 64;
 }
 
@@ -82,6 +86,9 @@ int run(const Settings& settings) {
   auto client = distlock::Client::connect(settings.url);
   std::cout << "ready" << std::endl;
   const auto lock_spec = [&] {
+    if (settings.permits > 0)
+      return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
+                            distlock::permits(settings.permits));
     switch (settings.mode) {
       case distlock::Mode::read:
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
@@ -95,6 +102,7 @@ int run(const Settings& settings) {
   }();
   const distlock::Key key = settings.key ? distlock::Key(*settings.key) : distlock::Key();
   const bool reader = settings.mode == distlock::Mode::read;
+  const bool permit = settings.permits > 0;
   const std::string who = " distlock-" + std::to_string(::getpid()) + "\n";
 
   std::atomic<int> holds{0};
@@ -118,7 +126,10 @@ int run(const Settings& settings) {
             }
           }
           const long long start = now_ns();
-          if (reader) {
+          if (permit) {
+            std::this_thread::sleep_for(std::chrono::microseconds(
+                std::uniform_int_distribution<long>(0, settings.pause_us)(random)));
+          } else if (reader) {
             const auto before = distlock::testing::read_counter_file(settings.counter);
             std::this_thread::sleep_for(std::chrono::microseconds(
                 std::uniform_int_distribution<long>(0, settings.pause_us)(random)));
@@ -137,7 +148,7 @@ int run(const Settings& settings) {
           }
           const long long end = now_ns();
           if (!settings.intervals.empty()) {
-            append_line(settings.intervals, std::string(reader ? "R " : "W ") +
+            append_line(settings.intervals, std::string(permit ? "P " : reader ? "R " : "W ") +
                                                 std::to_string(start) + " " + std::to_string(end) +
                                                 who);
           }
@@ -194,6 +205,8 @@ int main(int argc, char** argv) {
           settings.mode = distlock::Mode::read;
         else if (value == "write")
           settings.mode = distlock::Mode::write;
+        else if (value.rfind("permits:", 0) == 0)
+          settings.permits = std::stoll(value.substr(8));
         else
           return usage();
       } else if (arg == "--iterations")

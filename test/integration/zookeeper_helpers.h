@@ -1,5 +1,5 @@
 // Helpers shared by the ZooKeeper suites: a suite-wide server, lock paths, Curator's node
-// names, hold intervals, and the Curator driver as a child process.
+// names, and the Curator driver as a child process.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hold_intervals.h"
 #include "subprocess.h"
 #include "zookeeper_server.h"
 
@@ -85,68 +86,6 @@ inline bool is_read_node(const std::string& name) { return is_curator_node(name,
 inline bool is_write_node(const std::string& name) { return is_curator_node(name, "__WRIT__"); }
 // The 36-character UUID of a protected node name.
 inline std::string node_uuid(const std::string& name) { return name.substr(3, 36); }
-
-// One hold, as rw_worker and CuratorContender record it.
-struct HoldInterval {
-  bool write = false;
-  std::int64_t start = 0;  // steady_clock / System.nanoTime() nanoseconds
-  std::int64_t end = 0;
-  std::string who;
-};
-
-inline std::vector<HoldInterval> read_intervals(const std::string& path) {
-  std::vector<HoldInterval> result;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string kind;
-    HoldInterval interval;
-    if (!(fields >> kind >> interval.start >> interval.end >> interval.who) ||
-        (kind != "R" && kind != "W")) {
-      throw std::runtime_error("malformed interval line in " + path + ": \"" + line + "\"");
-    }
-    interval.write = kind == "W";
-    result.push_back(interval);
-  }
-  return result;
-}
-
-// Pairs of holds that overlapped although one of them was a write (exclusive) hold, as text;
-// empty when there are none.
-inline std::string write_overlaps(std::vector<HoldInterval> holds, int max_reported = 5) {
-  std::sort(holds.begin(), holds.end(),
-            [](const HoldInterval& a, const HoldInterval& b) { return a.start < b.start; });
-  std::string report;
-  int reported = 0;
-  for (std::size_t i = 0; i < holds.size(); ++i) {
-    for (std::size_t j = i + 1; j < holds.size() && holds[j].start < holds[i].end; ++j) {
-      if (!holds[i].write && !holds[j].write) continue;
-      if (++reported > max_reported) continue;
-      report += std::string(holds[i].write ? "W " : "R ") + holds[i].who + " [" +
-                std::to_string(holds[i].start) + ", " + std::to_string(holds[i].end) + ") and " +
-                (holds[j].write ? "W " : "R ") + holds[j].who + " [" +
-                std::to_string(holds[j].start) + ", " + std::to_string(holds[j].end) + ")\n";
-    }
-  }
-  if (reported > max_reported) {
-    report += "... " + std::to_string(reported - max_reported) + " more\n";
-  }
-  return report;
-}
-
-// Pairs of read holds that overlapped: readers did share the lock.
-inline int read_overlaps(std::vector<HoldInterval> holds) {
-  std::sort(holds.begin(), holds.end(),
-            [](const HoldInterval& a, const HoldInterval& b) { return a.start < b.start; });
-  int count = 0;
-  for (std::size_t i = 0; i < holds.size(); ++i) {
-    for (std::size_t j = i + 1; j < holds.size() && holds[j].start < holds[i].end; ++j) {
-      if (!holds[i].write && !holds[j].write) ++count;
-    }
-  }
-  return count;
-}
 
 #ifdef DISTLOCK_CURATOR_CONTENDER_CLASSPATH
 // CuratorContender (test/interop) as a child process: `java -cp <its class path>

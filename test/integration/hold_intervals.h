@@ -1,0 +1,97 @@
+// Hold intervals that multi-process tests record (rw_worker, CuratorContender: one line per
+// hold, "<R|W|P> <start-ns> <end-ns> <who>") and what the tests check in them.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace distlock::testing {
+
+// One hold, as rw_worker and CuratorContender record it.
+struct HoldInterval {
+  bool write = false;  // a write or exclusive hold ("W"); reads ("R") and permits ("P") share
+  std::int64_t start = 0;  // steady_clock / System.nanoTime() nanoseconds
+  std::int64_t end = 0;
+  std::string who;
+};
+
+inline std::vector<HoldInterval> read_intervals(const std::string& path) {
+  std::vector<HoldInterval> result;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string kind;
+    HoldInterval interval;
+    if (!(fields >> kind >> interval.start >> interval.end >> interval.who) ||
+        (kind != "R" && kind != "W" && kind != "P")) {
+      throw std::runtime_error("malformed interval line in " + path + ": \"" + line + "\"");
+    }
+    interval.write = kind == "W";
+    result.push_back(interval);
+  }
+  return result;
+}
+
+// Pairs of holds that overlapped although one of them was a write (exclusive) hold, as text;
+// empty when there are none.
+inline std::string write_overlaps(std::vector<HoldInterval> holds, int max_reported = 5) {
+  std::sort(holds.begin(), holds.end(),
+            [](const HoldInterval& a, const HoldInterval& b) { return a.start < b.start; });
+  std::string report;
+  int reported = 0;
+  for (std::size_t i = 0; i < holds.size(); ++i) {
+    for (std::size_t j = i + 1; j < holds.size() && holds[j].start < holds[i].end; ++j) {
+      if (!holds[i].write && !holds[j].write) continue;
+      if (++reported > max_reported) continue;
+      report += std::string(holds[i].write ? "W " : "R ") + holds[i].who + " [" +
+                std::to_string(holds[i].start) + ", " + std::to_string(holds[i].end) + ") and " +
+                (holds[j].write ? "W " : "R ") + holds[j].who + " [" +
+                std::to_string(holds[j].start) + ", " + std::to_string(holds[j].end) + ")\n";
+    }
+  }
+  if (reported > max_reported) {
+    report += "... " + std::to_string(reported - max_reported) + " more\n";
+  }
+  return report;
+}
+
+// Pairs of read holds that overlapped: readers did share the lock.
+inline int read_overlaps(std::vector<HoldInterval> holds) {
+  std::sort(holds.begin(), holds.end(),
+            [](const HoldInterval& a, const HoldInterval& b) { return a.start < b.start; });
+  int count = 0;
+  for (std::size_t i = 0; i < holds.size(); ++i) {
+    for (std::size_t j = i + 1; j < holds.size() && holds[j].start < holds[i].end; ++j) {
+      if (!holds[i].write && !holds[j].write) ++count;
+    }
+  }
+  return count;
+}
+
+// The most holds that overlapped at one moment.
+inline std::size_t most_at_once(const std::vector<HoldInterval>& holds) {
+  // +1 at each start, -1 at each end; an end sorts before a start at the same time.
+  std::vector<std::pair<std::int64_t, int>> events;
+  events.reserve(holds.size() * 2);
+  for (const auto& hold : holds) {
+    events.emplace_back(hold.start, 1);
+    events.emplace_back(hold.end, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::size_t most = 0;
+  long now = 0;
+  for (const auto& [at, change] : events) {
+    now += change;
+    most = std::max(most, static_cast<std::size_t>(std::max(now, 0L)));
+  }
+  return most;
+}
+
+}  // namespace distlock::testing

@@ -1,0 +1,110 @@
+// Read-write locks and semaphores on a real redis-server, across processes: rw_worker children
+// record each hold's interval, and the test checks them. (The rules of each kind, one client at
+// a time, are in lock_behaviour_test.cpp; these are the races.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "counter_file.h"
+#include "hold_intervals.h"
+#include "integration_helpers.h"
+#include "redis_server.h"
+#include "subprocess.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// "done <holds> unavailable <n> lost <n>": the holds.
+std::uint64_t holds_reported(const std::string& output) {
+  const auto at = output.rfind("done ");
+  if (at == std::string::npos) return 0;
+  return std::stoull(output.substr(at + 5));
+}
+
+class RedisLockKinds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counter_ = (directory_.path() / "counter").string();
+    intervals_ = (directory_.path() / "intervals").string();
+    write_counter_file(counter_, {0, 0});
+  }
+
+  std::unique_ptr<Subprocess> worker(const std::string& mode, int iterations, int threads) {
+    auto process = std::make_unique<Subprocess>(
+        DISTLOCK_RW_WORKER,
+        std::vector<std::string>{"--url", server_.url(), "--type", type_, "--key", "shared",
+                                 "--mode", mode, "--iterations", std::to_string(iterations),
+                                 "--threads", std::to_string(threads), "--counter", counter_,
+                                 "--intervals", intervals_, "--pause-us", "2000"});
+    EXPECT_EQ(process->read_line(30s), "ready") << "rw_worker " << mode << " did not start";
+    return process;
+  }
+
+  // Waits for a worker and returns the holds it reports.
+  static std::uint64_t finish(Subprocess& worker, const std::string& what) {
+    const std::string output = worker.read_all(150s);
+    const ExitStatus status = worker.wait(30s);
+    EXPECT_TRUE(status.success()) << what << " (pid " << worker.pid() << "): " << status.describe()
+                                  << " (2: a violation), output: " << output;
+    return holds_reported(output);
+  }
+
+  RedisServer server_;
+  TempDirectory directory_;
+  const std::string type_ = unique_name("kinds");
+  std::string counter_;
+  std::string intervals_;
+};
+
+TEST_F(RedisLockKinds, ReadersShareAndNoWriterOverlapsAnyHoldAcrossProcesses) {
+  constexpr int kIterations = 25;
+  auto readers_a = worker("read", kIterations, 2);
+  auto readers_b = worker("read", kIterations, 2);
+  auto writer_a = worker("write", kIterations, 2);
+  auto writer_b = worker("write", kIterations, 2);
+  const std::uint64_t writes = finish(*writer_a, "writer a") + finish(*writer_b, "writer b");
+  const std::uint64_t reads = finish(*readers_a, "readers a") + finish(*readers_b, "readers b");
+  EXPECT_EQ(writes, 2u * 2 * kIterations);
+  EXPECT_EQ(reads, 2u * 2 * kIterations);
+  EXPECT_EQ(read_counter_file(counter_).count, writes) << "lost updates: two writers at once";
+
+  const auto holds = read_intervals(intervals_);
+  EXPECT_EQ(holds.size(), writes + reads);
+  const std::string overlaps = write_overlaps(holds);
+  EXPECT_EQ(overlaps, "") << "a write hold overlapped another hold:\n" << overlaps;
+  const int shared = read_overlaps(holds);
+  EXPECT_GT(shared, 0) << "no two readers ever held the lock together";
+  std::cout << "[ figures  ] " << writes << " writes, " << reads << " reads, " << shared
+            << " pairs of overlapping reads\n";
+}
+
+TEST_F(RedisLockKinds, ASemaphoreNeverHasMoreHoldersThanPermits) {
+  constexpr int kPermits = 3;
+  constexpr int kIterations = 15;
+  std::vector<std::unique_ptr<Subprocess>> workers;
+  for (int i = 0; i < 4; ++i)
+    workers.push_back(worker("permits:" + std::to_string(kPermits), kIterations, 4));
+  std::uint64_t holds_done = 0;
+  for (auto& process : workers) holds_done += finish(*process, "permit holder");
+  EXPECT_EQ(holds_done, 4u * 4 * kIterations);
+
+  const auto holds = read_intervals(intervals_);
+  EXPECT_EQ(holds.size(), holds_done);
+  const std::size_t most = most_at_once(holds);
+  EXPECT_LE(most, static_cast<std::size_t>(kPermits)) << "more holders than permits at once";
+  EXPECT_GT(most, 1u) << "the permits were never shared";
+  std::cout << "[ figures  ] " << holds_done << " holds of " << kPermits
+            << " permits, at most " << most << " at once\n";
+}
+
+}  // namespace
+}  // namespace distlock::testing
