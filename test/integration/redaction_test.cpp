@@ -131,8 +131,10 @@ TEST_F(Redaction, LocksOnRedis) {
                                [&] { other->acquire(spec("order", 5s, try_only), key_of(1)); });
   expect_redacted<LockTimeout>("wait ran out",
                                [&] { other->acquire(spec("order", 5s, wait(100ms)), key_of(1)); });
-  expect_redacted<ConfigError>(
-      "read mode on Redis", [&] { client->acquire(spec("order", 5s, distlock::read), key_of(2)); });
+  const Lease reading = client->acquire(spec("order", 5s, distlock::read), key_of(2));
+  expect_redacted<ConfigError>("a read lock upgraded", [&] {
+    client->acquire(spec("order", 5s, distlock::write), key_of(2));
+  });
   expect_redacted<ConfigError>("lock name too long",
                                [&] { client->acquire(spec("order", 5s), std::string(2000, 'k')); });
 

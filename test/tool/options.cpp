@@ -1,6 +1,7 @@
 // Every option of the annotation reaches the spec the guard builds: the woven program reads
 // the spec back inside each locked function (distlock_woven_lock_ is the guard's own name),
-// and read/write reach the runtime, which refuses them on memory:// (they need ZooKeeper).
+// and read/write reach the runtime, which refuses them on memory:// (they need Redis or
+// ZooKeeper).
 // RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-syntax %t.cpp

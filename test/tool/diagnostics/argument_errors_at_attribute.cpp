@@ -19,6 +19,14 @@ constexpr int kZero = 0;
 // CLANG: note: non-constexpr function 'error_ttl_must_be_positive' cannot be used in a constant expression
 [[distlock::lock("order", kZero)]] void b() {}
 
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_lock_' must be initialized by a constant expression
+// CLANG: note: non-constexpr function 'error_permits_must_be_between_1_and_4294967295' cannot be used in a constant expression
+[[distlock::lock("pool", 1000, distlock::permits(0))]] void no_permits() {}
+
+// CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:{{[0-9]+}}: error: constexpr variable 'distlock_woven_lock_' must be initialized by a constant expression
+// CLANG: note: non-constexpr function 'error_permits_cannot_be_read_or_write' cannot be used in a constant expression
+[[distlock::lock("pool", 1000, distlock::permits(2), distlock::read)]] void read_permits() {}
+
 // CLANG: argument_errors_at_attribute.cpp:[[@LINE+2]]:18: error: use of undeclared identifier 'kUnknownType'
 // GCC: argument_errors_at_attribute.cpp:[[@LINE+1]]:18: error: 'kUnknownType' was not declared in this scope
 [[distlock::lock(kUnknownType, 1000)]] void c() {}
