@@ -4,13 +4,17 @@
 //
 //   rw_worker --url URL --type T [--key K] --mode exclusive|read|write --iterations N
 //             --counter FILE [--threads N] [--intervals FILE] [--pause-us N] [--retry]
+//   rw_worker --url URL --type T [--key K] --permits N --iterations N [--threads N]
+//             [--intervals FILE] [--pause-us N] [--retry]
 //
 // Each thread, N times: acquires, works on the counter file ("<count> <fence>"), releases.
 //   exclusive, write: read, pause up to --pause-us, write count + 1 with the lease's fence;
 //                     a fence not larger than the previous writer's is a violation.
 //   read:             read, pause, read again; a changed count is a violation (a writer held
 //                     the lock at the same time).
-// With --intervals, each hold appends "<R|W> <start-ns> <end-ns> distlock-<pid>" (steady_clock,
+//   --permits N:      a permit of a semaphore of N: pause up to --pause-us (no counter, which
+//                     up to N holders share; the intervals show how many held at once).
+// With --intervals, each hold appends "<R|W|P> <start-ns> <end-ns> distlock-<pid>" (steady_clock,
 // which is CLOCK_MONOTONIC, like Java's System.nanoTime()).
 // --retry: an acquisition that fails with BackendUnavailable is tried again, and a lease
 // found lost after its work (ensure_held, release) is counted, not fatal: for tests that kill
@@ -48,6 +52,7 @@ struct Settings {
   std::string type;
   std::optional<std::string> key;
   distlock::Mode mode = distlock::Mode::exclusive;
+  long long permits = 0;  // a semaphore of that many permits instead of the lock
   int iterations = 0;
   int threads = 1;
   std::string counter;
@@ -59,7 +64,9 @@ struct Settings {
 int usage() {
   std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode exclusive|read|write "
                "--iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N] "
-               "[--retry]\n";
+               "[--retry]\n"
+               "       rw_worker --url URL --type T [--key K] --permits N --iterations N "
+               "[--threads N] [--intervals FILE] [--pause-us N] [--retry]\n";
   return 64;
 }
 
@@ -90,11 +97,15 @@ int run(const Settings& settings) {
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
                               distlock::write);
       default:
+        if (settings.permits > 0)
+          return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
+                                distlock::permits(settings.permits));
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s));
     }
   }();
   const distlock::Key key = settings.key ? distlock::Key(*settings.key) : distlock::Key();
   const bool reader = settings.mode == distlock::Mode::read;
+  const bool permit = settings.permits > 0;
   const std::string who = " distlock-" + std::to_string(::getpid()) + "\n";
 
   std::atomic<int> holds{0};
@@ -118,7 +129,10 @@ int run(const Settings& settings) {
             }
           }
           const long long start = now_ns();
-          if (reader) {
+          if (permit) {
+            std::this_thread::sleep_for(std::chrono::microseconds(
+                std::uniform_int_distribution<long>(0, settings.pause_us)(random)));
+          } else if (reader) {
             const auto before = distlock::testing::read_counter_file(settings.counter);
             std::this_thread::sleep_for(std::chrono::microseconds(
                 std::uniform_int_distribution<long>(0, settings.pause_us)(random)));
@@ -137,7 +151,7 @@ int run(const Settings& settings) {
           }
           const long long end = now_ns();
           if (!settings.intervals.empty()) {
-            append_line(settings.intervals, std::string(reader ? "R " : "W ") +
+            append_line(settings.intervals, std::string(permit ? "P " : reader ? "R " : "W ") +
                                                 std::to_string(start) + " " + std::to_string(end) +
                                                 who);
           }
@@ -198,6 +212,8 @@ int main(int argc, char** argv) {
           return usage();
       } else if (arg == "--iterations")
         settings.iterations = std::stoi(value);
+      else if (arg == "--permits")
+        settings.permits = std::stoll(value);
       else if (arg == "--threads")
         settings.threads = std::stoi(value);
       else if (arg == "--counter")
@@ -209,7 +225,10 @@ int main(int argc, char** argv) {
       else
         return usage();
     }
-    if (settings.url.empty() || settings.type.empty() || settings.counter.empty() ||
+    const bool permits_ok =
+        settings.permits == 0 || settings.mode == distlock::Mode::exclusive;
+    if (settings.url.empty() || settings.type.empty() || !permits_ok ||
+        (settings.counter.empty() && settings.permits == 0) ||
         settings.iterations < 1 || settings.threads < 1) {
       return usage();
     }

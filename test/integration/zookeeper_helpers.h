@@ -86,7 +86,8 @@ inline bool is_write_node(const std::string& name) { return is_curator_node(name
 // The 36-character UUID of a protected node name.
 inline std::string node_uuid(const std::string& name) { return name.substr(3, 36); }
 
-// One hold, as rw_worker and CuratorContender record it.
+// One hold, as rw_worker and CuratorContender record it: "R" (read), "W" (write or exclusive)
+// or "P" (a semaphore's permit).
 struct HoldInterval {
   bool write = false;
   std::int64_t start = 0;  // steady_clock / System.nanoTime() nanoseconds
@@ -103,7 +104,7 @@ inline std::vector<HoldInterval> read_intervals(const std::string& path) {
     std::string kind;
     HoldInterval interval;
     if (!(fields >> kind >> interval.start >> interval.end >> interval.who) ||
-        (kind != "R" && kind != "W")) {
+        (kind != "R" && kind != "W" && kind != "P")) {
       throw std::runtime_error("malformed interval line in " + path + ": \"" + line + "\"");
     }
     interval.write = kind == "W";
@@ -146,6 +147,20 @@ inline int read_overlaps(std::vector<HoldInterval> holds) {
     }
   }
   return count;
+}
+
+// The most holds that overlapped at one time (a hold ending as another starts does not count).
+inline int most_at_once(const std::vector<HoldInterval>& holds) {
+  std::vector<std::pair<std::int64_t, int>> events;  // (time, +1 start / -1 end); ends first
+  for (const auto& hold : holds) {
+    events.emplace_back(hold.start, 1);
+    events.emplace_back(hold.end, -1);
+  }
+  std::sort(events.begin(), events.end());
+  int now = 0;
+  int most = 0;
+  for (const auto& event : events) most = std::max(most, now += event.second);
+  return most;
 }
 
 #ifdef DISTLOCK_CURATOR_CONTENDER_CLASSPATH
