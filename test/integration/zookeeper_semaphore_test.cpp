@@ -102,9 +102,12 @@ TEST_F(ZooKeeperSemaphore, PermitsAreLeaseNodesFencedByTheirCzxidAndNeverReenter
   const std::uint64_t highest = leases.back().fence();
   leases.front().release();
   EXPECT_EQ(raw().children(path + "/leases").size(), 2u) << "the release left its node";
+  const auto trips_before = client->stats().round_trips;
   auto again = client->try_acquire(pool, key);
   ASSERT_TRUE(again.has_value()) << "the released permit did not come back";
   EXPECT_GT(again->fence(), highest);
+  // The mutex's create and listing, the lease's create and listing, the mutex's delete.
+  EXPECT_EQ(client->stats().round_trips - trips_before, 3u);
 }
 
 TEST_F(ZooKeeperSemaphore, WaiterGetsAPermitWhenAHolderReleases) {
@@ -130,6 +133,7 @@ TEST_F(ZooKeeperSemaphore, WaiterGetsAPermitWhenAHolderReleases) {
   EXPECT_GT(third.fence(), second.fence());
   EXPECT_TRUE(first.valid());
   EXPECT_GE(waiters->stats().woken_by_release, 1u) << "woken by its deadline, not the release";
+  EXPECT_EQ(waiters->stats().contended, 1u) << "one acquisition found the permits taken";
   std::cout << "[ figures  ] waiter granted "
             << std::chrono::duration_cast<std::chrono::microseconds>(took).count()
             << " us after the release\n";

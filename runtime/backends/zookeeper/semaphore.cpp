@@ -72,7 +72,9 @@ std::optional<Won> SemaphoreContention::run() {
   const std::string mutex_path = semaphore_mutex_path(path_);
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
-    const auto mutex = Contention(context_, mutex_request, mutex_path, std::nullopt).run();
+    Contention mutex_contention(context_, mutex_request, mutex_path, std::nullopt);
+    const auto mutex = mutex_contention.run();
+    contended_ = contended_ || mutex_contention.contended();
     if (!mutex) return std::nullopt;
     const auto session = context_.ready_session(request_.hold.name);
     // Its session ended meanwhile, and the mutex node with it.
@@ -155,6 +157,10 @@ SemaphoreContention::Outcome SemaphoreContention::take_lease(
         return Outcome::won;
       }
       if (SteadyClock::now() >= request_.deadline) return Outcome::timed_out;
+      if (!contended_) {
+        contended_ = true;
+        ++context_.stats.contended;
+      }
 
       // All taken: the listing left a watch on the leases, and a lease that goes wakes us.
       Wakeup::Cause cause = Wakeup::Cause::none;

@@ -49,6 +49,7 @@ class SemaphoreContention {
   const AcquireRequest& request_;
   const std::string path_;
   const std::string leases_;
+  bool contended_ = false;  // counted in stats.contended, waiting for the mutex or a lease
 };
 
 }  // namespace distlock::detail::zookeeper
