@@ -44,10 +44,10 @@ int usage() {
 int hold(const std::string& url, const std::string& type, const std::string& key, long ttl_ms,
          long long permits) {
   auto client = distlock::Client::connect(url);
-  const auto lock_spec =
-      permits > 0 ? distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s),
-                                   distlock::permits(permits))
-                  : distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s));
+  const auto lock_spec = permits > 0
+                             ? distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s),
+                                              distlock::permits(permits))
+                             : distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s));
   distlock::Lease lease = client->acquire(lock_spec, key);
   std::cout << "acquired " << lease.fence() << std::endl;  // endl: flushed at once
   for (;;) ::pause();
@@ -112,7 +112,8 @@ int count(const std::string& url, const std::string& path, int iterations, int t
 int main(int argc, char** argv) {
   try {
     if ((argc == 6 || argc == 7) && std::string(argv[1]) == "--hold") {
-      return hold(argv[2], argv[3], argv[4], std::stol(argv[5]), argc == 7 ? std::stoll(argv[6]) : 0);
+      return hold(argv[2], argv[3], argv[4], std::stol(argv[5]),
+                  argc == 7 ? std::stoll(argv[6]) : 0);
     }
     if (argc == 5) return count(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]), false);
     if (argc == 6 && std::string(argv[1]) == "--through-failover")

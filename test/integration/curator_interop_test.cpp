@@ -370,10 +370,10 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
   const std::string go = (directory_.path() / "go").string();
   std::vector<std::unique_ptr<Subprocess>> curators;
   for (int i = 0; i < 2; ++i) {
-    curators.push_back(curator({"--path", path, "--mode", "semaphore", "--max-leases",
-                                std::to_string(kPermits), "--iterations",
-                                std::to_string(kIterations), "--threads", "2", "--intervals",
-                                intervals_, "--pause-us", "10000", "--go", go}));
+    curators.push_back(
+        curator({"--path", path, "--mode", "semaphore", "--max-leases", std::to_string(kPermits),
+                 "--iterations", std::to_string(kIterations), "--threads", "2", "--intervals",
+                 intervals_, "--pause-us", "10000", "--go", go}));
   }
   std::vector<std::unique_ptr<Subprocess>> distlocks;
   for (int i = 0; i < 2; ++i) {
@@ -401,8 +401,8 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
   int mixed = 0;
   for (const auto& a : holds) {
     for (const auto& b : holds) {
-      if (a.who.rfind("curator", 0) == 0 && b.who.rfind("distlock", 0) == 0 &&
-          a.start < b.end && b.start < a.end)
+      if (a.who.rfind("curator", 0) == 0 && b.who.rfind("distlock", 0) == 0 && a.start < b.end &&
+          b.start < a.end)
         ++mixed;
     }
   }

@@ -151,9 +151,9 @@ int run(const Settings& settings) {
           }
           const long long end = now_ns();
           if (!settings.intervals.empty()) {
-            append_line(settings.intervals, std::string(permit ? "P " : reader ? "R " : "W ") +
-                                                std::to_string(start) + " " + std::to_string(end) +
-                                                who);
+            const char* kind = permit ? "P " : reader ? "R " : "W ";
+            append_line(settings.intervals,
+                        kind + std::to_string(start) + " " + std::to_string(end) + who);
           }
           ++holds;
           try {
@@ -225,11 +225,10 @@ int main(int argc, char** argv) {
       else
         return usage();
     }
-    const bool permits_ok =
-        settings.permits == 0 || settings.mode == distlock::Mode::exclusive;
+    const bool permits_ok = settings.permits == 0 || settings.mode == distlock::Mode::exclusive;
     if (settings.url.empty() || settings.type.empty() || !permits_ok ||
-        (settings.counter.empty() && settings.permits == 0) ||
-        settings.iterations < 1 || settings.threads < 1) {
+        (settings.counter.empty() && settings.permits == 0) || settings.iterations < 1 ||
+        settings.threads < 1) {
       return usage();
     }
     return run(settings);

@@ -85,8 +85,8 @@ TEST_F(ZooKeeperSemaphore, PermitsAreLeaseNodesFencedByTheirCzxidAndNeverReenter
   }
   EXPECT_TRUE(children_of(path + "/locks").empty()) << "the semaphore's mutex was kept";
   for (std::size_t i = 0; i < leases.size(); ++i) {
-    EXPECT_EQ(czxids.count(leases[i].fence()), 1u) << "fence " << leases[i].fence()
-                                                   << " is no lease node's czxid";
+    EXPECT_EQ(czxids.count(leases[i].fence()), 1u)
+        << "fence " << leases[i].fence() << " is no lease node's czxid";
     if (i > 0) {
       EXPECT_GT(leases[i].fence(), leases[i - 1].fence()) << "fences not increasing";
     }
@@ -164,8 +164,8 @@ TEST_F(ZooKeeperSemaphore, PermitOfAKilledHolderComesBackWhenItsSessionEnds) {
       << "the permit came back before the holder's session could have ended";
 
   std::optional<Lease> lease;
-  ASSERT_NO_THROW(
-      lease.emplace(client->acquire(spec(type, 1s, permits(2), wait(kZooKeeperSession + 6s)), key)));
+  ASSERT_NO_THROW(lease.emplace(
+      client->acquire(spec(type, 1s, permits(2), wait(kZooKeeperSession + 6s)), key)));
   const auto waited = Clock::now() - killed_at;
   EXPECT_GT(lease->fence(), holder_fence);
   EXPECT_GE(waited, 2s) << "given back long before the 4 s session could expire";
@@ -244,14 +244,13 @@ TEST_F(ZooKeeperSemaphore, FourProcessesOfFourThreadsNeverExceedThePermits) {
         DISTLOCK_RW_WORKER,
         std::vector<std::string>{"--url", url(), "--type", "multipool", "--key", key, "--permits",
                                  std::to_string(kPermits), "--iterations",
-                                 std::to_string(kIterations), "--threads",
-                                 std::to_string(kThreads), "--intervals", intervals,
-                                 "--pause-us", "20000"}));
+                                 std::to_string(kIterations), "--threads", std::to_string(kThreads),
+                                 "--intervals", intervals, "--pause-us", "20000"}));
   }
   for (auto& worker : workers) {
     const ExitStatus status = worker->wait(120s);
-    EXPECT_TRUE(status.exited && status.code == 0)
-        << status.describe() << "\n" << worker->pending_output();
+    EXPECT_TRUE(status.exited && status.code == 0) << status.describe() << "\n"
+                                                   << worker->pending_output();
   }
   const auto holds = read_intervals(intervals);
   std::filesystem::remove_all(dir);
@@ -259,8 +258,8 @@ TEST_F(ZooKeeperSemaphore, FourProcessesOfFourThreadsNeverExceedThePermits) {
   const int most = most_at_once(holds);
   EXPECT_LE(most, kPermits) << "more holders at once than permits";
   EXPECT_EQ(most, kPermits) << "the permits were never all in use: the test shows nothing";
-  std::cout << "[ figures  ] " << holds.size() << " holds, at most " << most
-            << " at once (permits " << kPermits << ")\n";
+  std::cout << "[ figures  ] " << holds.size() << " holds, at most " << most << " at once (permits "
+            << kPermits << ")\n";
 }
 
 }  // namespace

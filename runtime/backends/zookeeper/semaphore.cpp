@@ -101,10 +101,9 @@ SemaphoreContention::Outcome SemaphoreContention::take_lease(
   CreateReply created;
   ChildrenReply listed;
   for (int parent_rounds = 0;;) {
-    std::tie(created, listed) =
-        context_.requests.create_and_list(*session, leases_ + "/" + prefix,
-                                          ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), leases_,
-                                          watch->id());
+    std::tie(created, listed) = context_.requests.create_and_list(
+        *session, leases_ + "/" + prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), leases_,
+        watch->id());
     if (created.rc != ZNONODE) break;
     if (++parent_rounds > kParentRounds)
       fail(created.rc, "creating the leases node " + leases_ + " kept failing");
