@@ -1,8 +1,9 @@
 // distlock and Apache Curator (Debian's jars, driven by test/interop/CuratorContender.java) on
-// the same ZooKeeper lock paths: InterProcessMutex against distlock's exclusive lock, and
-// InterProcessReadWriteLock against distlock::read / distlock::write. Each side must see the
-// other's nodes as contenders: a shared counter stays exact, and no write hold overlaps
-// another hold.
+// the same ZooKeeper lock paths: InterProcessMutex against distlock's exclusive lock,
+// InterProcessReadWriteLock against distlock::read / distlock::write, and
+// InterProcessSemaphoreV2 against distlock::permits. Each side must see the other's nodes as
+// contenders: a shared counter stays exact, no write hold overlaps another hold, and a
+// semaphore's holders of both sides together never exceed its permits.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -295,6 +296,120 @@ TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
   std::cout << "[ figures  ] " << writes << " writes, " << reads << " reads, " << shared
             << " pairs of overlapping reads, " << turns << " turns between Curator and distlock\n";
   EXPECT_TRUE(raw_->children(path).empty());
+}
+
+TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
+  const std::string key = unique_name("pool");
+  const std::string path = zk_lock_path("interop", key);
+  const std::string leases = path + "/leases";
+  auto client = Client::connect(url());
+  const auto pool = spec("interop", 30s, permits(2));
+  const auto holding = [&](int count) {
+    return curator({"--path", path, "--mode", "semaphore", "--max-leases", "2", "--leases",
+                    std::to_string(count), "--hold"});
+  };
+
+  {
+    // Curator holds both leases: distlock gets none.
+    auto holder = holding(2);
+    const auto line = holder->read_line(60s);
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+        << "Curator did not take its leases: " << line.value_or("(no output)");
+    EXPECT_FALSE(client->try_acquire(pool, key).has_value())
+        << "distlock took a third permit of 2 beside Curator's two";
+    EXPECT_EQ(raw_->children(leases).size(), 2u);
+    holder->terminate(30s);
+  }
+  {
+    // Curator holds one: distlock gets the other, and no more.
+    auto holder = holding(1);
+    const auto line = holder->read_line(60s);
+    ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
+        << "Curator did not take its lease: " << line.value_or("(no output)");
+    auto mine = client->try_acquire(pool, key);
+    EXPECT_TRUE(mine.has_value()) << "distlock got no permit beside Curator's one of 2";
+    EXPECT_FALSE(client->try_acquire(pool, key).has_value())
+        << "distlock took a second permit beside Curator's one of 2";
+    const auto nodes = raw_->children(leases);
+    EXPECT_EQ(nodes.size(), 2u);
+    for (const auto& node : nodes) {
+      EXPECT_TRUE(is_curator_node(node, "lease-")) << node << " is not named as Curator names";
+    }
+    holder->terminate(30s);
+  }
+  {
+    // distlock holds both permits: Curator waits, and gets one when distlock returns one.
+    Lease first = client->acquire(pool, key);
+    Lease second = client->acquire(pool, key);
+    auto follower = holding(1);
+    // Curator's lease node waits beside distlock's two (holding the semaphore's mutex).
+    ASSERT_TRUE(eventually([&] { return raw_->children(leases).size() == 3; }))
+        << "Curator never queued: " << raw_->children(leases).size() << " lease nodes";
+    EXPECT_FALSE(client->try_acquire(pool, key).has_value());
+    const auto released_at = Clock::now();
+    second.release();
+    const auto line = follower->read_line(30s);
+    const auto granted_at = curator_acquired_at(line);
+    ASSERT_TRUE(granted_at.has_value())
+        << "Curator was not granted after distlock's release: " << line.value_or("(no output)");
+    EXPECT_GT(*granted_at, released_at) << "Curator took a third permit of 2";
+    EXPECT_FALSE(client->try_acquire(pool, key).has_value())
+        << "distlock took a third permit of 2 beside Curator's one";
+    EXPECT_TRUE(first.valid());
+    follower->terminate(30s);
+  }
+  EXPECT_TRUE(eventually([&] { return raw_->children(leases).empty(); }));
+}
+
+TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
+  constexpr int kPermits = 3;
+  constexpr int kIterations = 15;
+  const std::string key = "pool";
+  const std::string type = unique_name("interop");
+  const std::string path = zk_lock_path(type, key);
+  const std::string go = (directory_.path() / "go").string();
+  std::vector<std::unique_ptr<Subprocess>> curators;
+  for (int i = 0; i < 2; ++i) {
+    curators.push_back(
+        curator({"--path", path, "--mode", "semaphore", "--max-leases", std::to_string(kPermits),
+                 "--iterations", std::to_string(kIterations), "--threads", "2", "--intervals",
+                 intervals_, "--pause-us", "10000", "--go", go}));
+  }
+  std::vector<std::unique_ptr<Subprocess>> distlocks;
+  for (int i = 0; i < 2; ++i) {
+    distlocks.push_back(std::make_unique<Subprocess>(
+        DISTLOCK_RW_WORKER,
+        std::vector<std::string>{"--url", url(), "--type", type, "--key", key, "--permits",
+                                 std::to_string(kPermits), "--iterations",
+                                 std::to_string(kIterations), "--threads", "2", "--intervals",
+                                 intervals_, "--pause-us", "10000"}));
+  }
+  write_counter_file(go, {0, 0});
+  std::uint64_t total = 0;
+  for (auto& p : distlocks) total += finish(*p, "rw_worker --permits");
+  for (auto& p : curators) total += finish(*p, "CuratorContender --mode semaphore");
+  EXPECT_EQ(total, 4u * 2 * kIterations);
+
+  const auto holds = read_intervals(intervals_);
+  EXPECT_EQ(holds.size(), total);
+  const int most = most_at_once(holds);
+  EXPECT_LE(most, kPermits) << "more holders at once than permits";
+  int curator_holds = 0;
+  for (const auto& hold : holds) curator_holds += hold.who.rfind("curator", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(curator_holds, 2 * 2 * kIterations);
+  // Both sides held permits together: some Curator hold overlapped some distlock hold.
+  int mixed = 0;
+  for (const auto& a : holds) {
+    for (const auto& b : holds) {
+      if (a.who.rfind("curator", 0) == 0 && b.who.rfind("distlock", 0) == 0 && a.start < b.end &&
+          b.start < a.end)
+        ++mixed;
+    }
+  }
+  EXPECT_GT(mixed, 0) << "no Curator and distlock holders ever shared the semaphore";
+  std::cout << "[ figures  ] " << holds.size() << " holds, at most " << most << " at once (permits "
+            << kPermits << "), " << mixed << " overlapping Curator-distlock pairs\n";
+  EXPECT_TRUE(eventually([&] { return raw_->children(path + "/leases").empty(); }));
 }
 
 }  // namespace

@@ -75,21 +75,20 @@ inline int read_overlaps(std::vector<HoldInterval> holds) {
   return count;
 }
 
-// The most holds that overlapped at one moment.
-inline std::size_t most_at_once(const std::vector<HoldInterval>& holds) {
-  // +1 at each start, -1 at each end; an end sorts before a start at the same time.
-  std::vector<std::pair<std::int64_t, int>> events;
+// The most holds that overlapped at one time (a hold ending as another starts does not count).
+inline int most_at_once(const std::vector<HoldInterval>& holds) {
+  std::vector<std::pair<std::int64_t, int>> events;  // (time, +1 start / -1 end); ends first
   events.reserve(holds.size() * 2);
   for (const auto& hold : holds) {
     events.emplace_back(hold.start, 1);
     events.emplace_back(hold.end, -1);
   }
   std::sort(events.begin(), events.end());
-  std::size_t most = 0;
-  long now = 0;
-  for (const auto& [at, change] : events) {
-    now += change;
-    most = std::max(most, static_cast<std::size_t>(std::max(now, 0L)));
+  int now = 0;
+  int most = 0;
+  for (const auto& event : events) {
+    now += event.second;
+    most = std::max(most, now);
   }
   return most;
 }

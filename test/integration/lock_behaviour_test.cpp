@@ -457,10 +457,7 @@ bool has_read_write(Backend backend) {
   return backend == Backend::redis || backend == Backend::redis_sentinel ||
          backend == Backend::redis_cluster || backend == Backend::zookeeper;
 }
-bool has_permits(Backend backend) {
-  return backend == Backend::redis || backend == Backend::redis_sentinel ||
-         backend == Backend::redis_cluster;
-}
+bool has_permits(Backend backend) { return has_read_write(backend); }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
 std::future<Lease> acquire_elsewhere(std::function<Lease()> acquire) {
@@ -513,9 +510,11 @@ TEST_P(LockBehaviour, ReadersShareTheLockAndWritersExcludeEveryone) {
   EXPECT_TRUE(client->try_acquire(reading, key_).has_value());
 }
 
-// The backends that have read-write locks, and those that have semaphores.
+// The backends that have read-write locks; those that have semaphores; those whose permits
+// end with their ttl (a ZooKeeper permit ends with its holder's session).
 class ReadWriteBehaviour : public LockBehaviour {};
 class PermitBehaviour : public LockBehaviour {};
+class ExpiringPermitBehaviour : public LockBehaviour {};
 
 TEST_P(ReadWriteBehaviour, AWaitingWriterHoldsNewReadersBack) {
   auto reader = connect();
@@ -614,7 +613,7 @@ TEST_P(PermitBehaviour, OnePermitExcludesLikeALock) {
   EXPECT_TRUE(free_for_another_thread(*client, one, key_));
 }
 
-TEST_P(PermitBehaviour, APermitThatIsNotRenewedComesBackAfterItsTtl) {
+TEST_P(ExpiringPermitBehaviour, APermitThatIsNotRenewedComesBackAfterItsTtl) {
   auto holder = connect();
   auto waiter = connect();
   Lease lapsing =
@@ -765,6 +764,10 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_cluster, Backend::zookeeper),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
@@ -776,6 +779,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::Values(Backend::redis, Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
+                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::Values(Backend::redis, Backend::redis_sentinel),
                          backend_name);
 #endif

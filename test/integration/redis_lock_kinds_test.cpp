@@ -38,14 +38,19 @@ class RedisLockKinds : public ::testing::Test {
     write_counter_file(counter_, {0, 0});
   }
 
-  std::unique_ptr<Subprocess> worker(const std::string& mode, int iterations, int threads) {
-    auto process = std::make_unique<Subprocess>(
-        DISTLOCK_RW_WORKER,
-        std::vector<std::string>{"--url", server_.url(), "--type", type_, "--key", "shared",
-                                 "--mode", mode, "--iterations", std::to_string(iterations),
-                                 "--threads", std::to_string(threads), "--counter", counter_,
-                                 "--intervals", intervals_, "--pause-us", "2000"});
-    EXPECT_EQ(process->read_line(30s), "ready") << "rw_worker " << mode << " did not start";
+  // `kind`: {"--mode", "read"}, {"--permits", "3"}, ...
+  std::unique_ptr<Subprocess> worker(const std::vector<std::string>& kind, int iterations,
+                                     int threads) {
+    std::vector<std::string> args = {"--url",        server_.url(), "--type",
+                                     type_,          "--key",       "shared",
+                                     "--iterations", std::to_string(iterations),
+                                     "--threads",    std::to_string(threads),
+                                     "--counter",    counter_,
+                                     "--intervals",  intervals_,
+                                     "--pause-us",   "2000"};
+    args.insert(args.end(), kind.begin(), kind.end());
+    auto process = std::make_unique<Subprocess>(DISTLOCK_RW_WORKER, args);
+    EXPECT_EQ(process->read_line(30s), "ready") << "rw_worker " << kind.back() << " did not start";
     return process;
   }
 
@@ -67,10 +72,10 @@ class RedisLockKinds : public ::testing::Test {
 
 TEST_F(RedisLockKinds, ReadersShareAndNoWriterOverlapsAnyHoldAcrossProcesses) {
   constexpr int kIterations = 25;
-  auto readers_a = worker("read", kIterations, 2);
-  auto readers_b = worker("read", kIterations, 2);
-  auto writer_a = worker("write", kIterations, 2);
-  auto writer_b = worker("write", kIterations, 2);
+  auto readers_a = worker({"--mode", "read"}, kIterations, 2);
+  auto readers_b = worker({"--mode", "read"}, kIterations, 2);
+  auto writer_a = worker({"--mode", "write"}, kIterations, 2);
+  auto writer_b = worker({"--mode", "write"}, kIterations, 2);
   const std::uint64_t writes = finish(*writer_a, "writer a") + finish(*writer_b, "writer b");
   const std::uint64_t reads = finish(*readers_a, "readers a") + finish(*readers_b, "readers b");
   EXPECT_EQ(writes, 2u * 2 * kIterations);
@@ -92,16 +97,16 @@ TEST_F(RedisLockKinds, ASemaphoreNeverHasMoreHoldersThanPermits) {
   constexpr int kIterations = 15;
   std::vector<std::unique_ptr<Subprocess>> workers;
   for (int i = 0; i < 4; ++i)
-    workers.push_back(worker("permits:" + std::to_string(kPermits), kIterations, 4));
+    workers.push_back(worker({"--permits", std::to_string(kPermits)}, kIterations, 4));
   std::uint64_t holds_done = 0;
   for (auto& process : workers) holds_done += finish(*process, "permit holder");
   EXPECT_EQ(holds_done, 4u * 4 * kIterations);
 
   const auto holds = read_intervals(intervals_);
   EXPECT_EQ(holds.size(), holds_done);
-  const std::size_t most = most_at_once(holds);
-  EXPECT_LE(most, static_cast<std::size_t>(kPermits)) << "more holders than permits at once";
-  EXPECT_GT(most, 1u) << "the permits were never shared";
+  const int most = most_at_once(holds);
+  EXPECT_LE(most, kPermits) << "more holders than permits at once";
+  EXPECT_GT(most, 1) << "the permits were never shared";
   std::cout << "[ figures  ] " << holds_done << " holds of " << kPermits
             << " permits, at most " << most << " at once\n";
 }

@@ -1,18 +1,19 @@
-// Child process of the multi-process tests of lock kinds (read-write locks and semaphores on
-// Redis and ZooKeeper, Curator interop, the ensemble): like counter_worker, with a lock mode, a
-// lock name of the test's choosing, hold intervals written to a file, and optional riding out
-// of server failures.
+// Child process of the ZooKeeper multi-process tests (read-write locks, Curator interop, the
+// ensemble): like counter_worker, with a lock mode, a lock name of the test's choosing, hold
+// intervals written to a file, and optional riding out of server failures.
 //
-//   rw_worker --url URL --type T [--key K] --mode exclusive|read|write|permits:N
-//             --iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N]
-//             [--retry]
+//   rw_worker --url URL --type T [--key K] --mode exclusive|read|write --iterations N
+//             --counter FILE [--threads N] [--intervals FILE] [--pause-us N] [--retry]
+//   rw_worker --url URL --type T [--key K] --permits N --iterations N [--threads N]
+//             [--intervals FILE] [--pause-us N] [--retry]
 //
 // Each thread, N times: acquires, works on the counter file ("<count> <fence>"), releases.
 //   exclusive, write: read, pause up to --pause-us, write count + 1 with the lease's fence;
 //                     a fence not larger than the previous writer's is a violation.
 //   read:             read, pause, read again; a changed count is a violation (a writer held
 //                     the lock at the same time).
-//   permits:N         a semaphore of N permits: pause (the counter is not touched).
+//   --permits N:      a permit of a semaphore of N: pause up to --pause-us (no counter, which
+//                     up to N holders share; the intervals show how many held at once).
 // With --intervals, each hold appends "<R|W|P> <start-ns> <end-ns> distlock-<pid>" (steady_clock,
 // which is CLOCK_MONOTONIC, like Java's System.nanoTime()).
 // --retry: an acquisition that fails with BackendUnavailable is tried again, and a lease
@@ -51,7 +52,7 @@ struct Settings {
   std::string type;
   std::optional<std::string> key;
   distlock::Mode mode = distlock::Mode::exclusive;
-  long long permits = 0;  // a semaphore of this many permits; 0: a lock of `mode`
+  long long permits = 0;  // a semaphore of that many permits instead of the lock
   int iterations = 0;
   int threads = 1;
   std::string counter;
@@ -61,9 +62,11 @@ struct Settings {
 };
 
 int usage() {
-  std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode "
-               "exclusive|read|write|permits:N --iterations N --counter FILE [--threads N] "
-               "[--intervals FILE] [--pause-us N] [--retry]\n";
+  std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode exclusive|read|write "
+               "--iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N] "
+               "[--retry]\n"
+               "       rw_worker --url URL --type T [--key K] --permits N --iterations N "
+               "[--threads N] [--intervals FILE] [--pause-us N] [--retry]\n";
   return 64;
 }
 
@@ -86,9 +89,6 @@ int run(const Settings& settings) {
   auto client = distlock::Client::connect(settings.url);
   std::cout << "ready" << std::endl;
   const auto lock_spec = [&] {
-    if (settings.permits > 0)
-      return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
-                            distlock::permits(settings.permits));
     switch (settings.mode) {
       case distlock::Mode::read:
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
@@ -97,6 +97,9 @@ int run(const Settings& settings) {
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
                               distlock::write);
       default:
+        if (settings.permits > 0)
+          return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s),
+                                distlock::permits(settings.permits));
         return distlock::spec(std::string_view(settings.type), 30s, distlock::wait(120s));
     }
   }();
@@ -148,9 +151,9 @@ int run(const Settings& settings) {
           }
           const long long end = now_ns();
           if (!settings.intervals.empty()) {
-            append_line(settings.intervals, std::string(permit ? "P " : reader ? "R " : "W ") +
-                                                std::to_string(start) + " " + std::to_string(end) +
-                                                who);
+            const char* kind = permit ? "P " : reader ? "R " : "W ";
+            append_line(settings.intervals,
+                        kind + std::to_string(start) + " " + std::to_string(end) + who);
           }
           ++holds;
           try {
@@ -205,12 +208,12 @@ int main(int argc, char** argv) {
           settings.mode = distlock::Mode::read;
         else if (value == "write")
           settings.mode = distlock::Mode::write;
-        else if (value.rfind("permits:", 0) == 0)
-          settings.permits = std::stoll(value.substr(8));
         else
           return usage();
       } else if (arg == "--iterations")
         settings.iterations = std::stoi(value);
+      else if (arg == "--permits")
+        settings.permits = std::stoll(value);
       else if (arg == "--threads")
         settings.threads = std::stoi(value);
       else if (arg == "--counter")
@@ -222,8 +225,10 @@ int main(int argc, char** argv) {
       else
         return usage();
     }
-    if (settings.url.empty() || settings.type.empty() || settings.counter.empty() ||
-        settings.iterations < 1 || settings.threads < 1) {
+    const bool permits_ok = settings.permits == 0 || settings.mode == distlock::Mode::exclusive;
+    if (settings.url.empty() || settings.type.empty() || !permits_ok ||
+        (settings.counter.empty() && settings.permits == 0) || settings.iterations < 1 ||
+        settings.threads < 1) {
       return usage();
     }
     return run(settings);

@@ -1,16 +1,19 @@
 // A Java service using Apache Curator's lock recipes, contending with distlock on the same
 // ZooKeeper path (Debian's Curator jars). The interop tests run it beside distlock processes.
 //
-//   CuratorContender --connect HOSTS --path /distlock/<type>/<key> --mode mutex|read|write
+//   CuratorContender --connect HOSTS --path /distlock/<type>/<key>
+//                    --mode mutex|read|write|semaphore [--max-leases N] [--leases N]
 //                    [--iterations N] [--threads N] [--counter FILE] [--intervals FILE]
 //                    [--pause-us N] [--session-timeout-ms N] [--go FILE] [--hold]
 //
-// Loop (default): each thread, N times: acquire (InterProcessMutex, or the read or write side
-// of InterProcessReadWriteLock) -> work -> release. The work on the counter file
-// ("<count> <fence>", as distlock's counter_worker writes it):
+// Loop (default): each thread, N times: acquire (InterProcessMutex, the read or write side
+// of InterProcessReadWriteLock, or one lease of an InterProcessSemaphoreV2 of --max-leases)
+// -> work -> release. The work on the counter file ("<count> <fence>", as distlock's
+// counter_worker writes it):
 //   mutex, write: read it, pause up to --pause-us, write count + 1 (the fence kept as is);
-//   read:         read it, pause, read it again: a change means a writer held the lock too.
-// With --intervals, every hold appends "<R|W> <start-ns> <end-ns> curator-<pid>" (monotonic
+//   read:         read it, pause, read it again: a change means a writer held the lock too;
+//   semaphore:    pause only (up to N holders share it; no counter).
+// With --intervals, every hold appends "<R|W|P> <start-ns> <end-ns> curator-<pid>" (monotonic
 // clock, System.nanoTime(), which is CLOCK_MONOTONIC on Linux like C++'s steady_clock).
 // Prints "ready" once connected and "done <holds>" at the end. With --go, the loop starts only
 // once FILE exists (a start line for several processes, checked every millisecond). Exit code 0: all went well;
@@ -18,7 +21,8 @@
 //
 // --hold: acquires once (waiting as long as it takes), prints "acquired <our node> <ns>" (ns:
 // System.nanoTime() once acquire() returned) and holds the lock until SIGTERM, then releases
-// it (a shutdown hook) and exits.
+// it (a shutdown hook) and exits. A semaphore takes --leases leases (default 1), one after the
+// other, and prints their nodes separated by commas.
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,12 +43,16 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorContender {
   private String connect;
   private String path;
   private String mode = "mutex";
+  private int maxLeases = 1;
+  private int leases = 1;
   private int iterations = 10;
   private int threads = 1;
   private Path counter;
@@ -82,6 +90,8 @@ public final class CuratorContender {
         case "--connect": connect = value; break;
         case "--path": path = value; break;
         case "--mode": mode = value; break;
+        case "--max-leases": maxLeases = Integer.parseInt(value); break;
+        case "--leases": leases = Integer.parseInt(value); break;
         case "--iterations": iterations = Integer.parseInt(value); break;
         case "--threads": threads = Integer.parseInt(value); break;
         case "--counter": counter = Paths.get(value); break;
@@ -95,13 +105,57 @@ public final class CuratorContender {
     if (connect == null || path == null) {
       throw new IllegalArgumentException("--connect and --path are required");
     }
-    if (!mode.equals("mutex") && !mode.equals("read") && !mode.equals("write")) {
-      throw new IllegalArgumentException("--mode must be mutex, read or write");
+    if (!mode.equals("mutex") && !mode.equals("read") && !mode.equals("write")
+        && !mode.equals("semaphore")) {
+      throw new IllegalArgumentException("--mode must be mutex, read, write or semaphore");
     }
-    if (!hold && counter == null) throw new IllegalArgumentException("--counter is required");
+    if (!hold && counter == null && !semaphore()) {
+      throw new IllegalArgumentException("--counter is required");
+    }
+  }
+
+  private boolean semaphore() {
+    return mode.equals("semaphore");
+  }
+
+  // One lease of an InterProcessSemaphoreV2, held and returned as a lock is.
+  private static final class SemaphoreLease implements InterProcessLock {
+    private final InterProcessSemaphoreV2 semaphore;
+    private volatile Lease lease;
+
+    SemaphoreLease(CuratorFramework client, String path, int maxLeases) {
+      semaphore = new InterProcessSemaphoreV2(client, path, maxLeases);
+    }
+
+    @Override
+    public void acquire() throws Exception {
+      lease = semaphore.acquire();
+    }
+
+    @Override
+    public boolean acquire(long time, TimeUnit unit) throws Exception {
+      lease = semaphore.acquire(time, unit);
+      return lease != null;
+    }
+
+    @Override
+    public void release() {
+      semaphore.returnLease(lease);
+      lease = null;
+    }
+
+    @Override
+    public boolean isAcquiredInThisProcess() {
+      return lease != null;
+    }
+
+    String nodeName() {
+      return lease != null ? lease.getNodeName() : "?";
+    }
   }
 
   private InterProcessLock newLock(CuratorFramework client) {
+    if (semaphore()) return new SemaphoreLease(client, path, maxLeases);
     if (mode.equals("mutex")) return new InterProcessMutex(client, path);
     InterProcessReadWriteLock lock = new InterProcessReadWriteLock(client, path);
     return mode.equals("read") ? lock.readLock() : lock.writeLock();
@@ -162,7 +216,8 @@ public final class CuratorContender {
             } finally {
               long end = System.nanoTime();
               if (intervals != null) {
-                String line = (mode.equals("read") ? "R " : "W ") + start + " " + end + " " + who + "\n";
+                String kind = semaphore() ? "P " : mode.equals("read") ? "R " : "W ";
+                String line = kind + start + " " + end + " " + who + "\n";
                 Files.write(intervals, line.getBytes(StandardCharsets.US_ASCII),
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
               }
@@ -189,7 +244,8 @@ public final class CuratorContender {
   private int holdUntilTerminated(CuratorFramework client) throws Exception {
     // Curator's locks belong to the thread that acquired them: this thread acquires, waits
     // for SIGTERM (the shutdown hook), releases, and lets the hook return.
-    InterProcessLock lock = newLock(client);
+    List<InterProcessLock> locks = new ArrayList<>();
+    for (int i = 0; i < (semaphore() ? leases : 1); ++i) locks.add(newLock(client));
     CountDownLatch terminate = new CountDownLatch(1);
     CountDownLatch released = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -200,15 +256,22 @@ public final class CuratorContender {
         Thread.currentThread().interrupt();
       }
     }));
-    lock.acquire();
+    List<String> nodes = new ArrayList<>();
+    for (InterProcessLock lock : locks) {
+      lock.acquire();
+      nodes.add(lock instanceof SemaphoreLease
+          ? ((SemaphoreLease) lock).nodeName() : ourNode(client, lock));
+    }
     long acquiredAt = System.nanoTime();
-    System.out.println("acquired " + ourNode(client, lock) + " " + acquiredAt);
+    System.out.println("acquired " + String.join(",", nodes) + " " + acquiredAt);
     System.out.flush();
     terminate.await();
-    try {
-      lock.release();
-    } catch (Exception e) {
-      System.err.println("CuratorContender: release: " + e);
+    for (InterProcessLock lock : locks) {
+      try {
+        lock.release();
+      } catch (Exception e) {
+        System.err.println("CuratorContender: release: " + e);
+      }
     }
     client.close();
     released.countDown();
@@ -217,9 +280,12 @@ public final class CuratorContender {
 
   // One hold's work on the counter file. False: a reader saw the count change.
   private boolean work() throws Exception {
+    if (semaphore()) {
+      pause();
+      return true;
+    }
     long[] before = readCounter();
-    long pause = pauseMicros > 0 ? ThreadLocalRandom.current().nextLong(pauseMicros + 1) : 0;
-    if (pause > 0) TimeUnit.MICROSECONDS.sleep(pause);
+    pause();
     if (mode.equals("read")) {
       long[] after = readCounter();
       return after[0] == before[0];
@@ -228,6 +294,11 @@ public final class CuratorContender {
     Files.write(counter, text.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.CREATE,
         StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     return true;
+  }
+
+  private void pause() throws InterruptedException {
+    long pause = pauseMicros > 0 ? ThreadLocalRandom.current().nextLong(pauseMicros + 1) : 0;
+    if (pause > 0) TimeUnit.MICROSECONDS.sleep(pause);
   }
 
   private long[] readCounter() throws IOException {

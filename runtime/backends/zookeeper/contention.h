@@ -37,6 +37,8 @@ class Contention {
   // The lock by the request's deadline, or nullopt. Throws BackendUnavailable when the
   // server cannot be reached within connect_timeout, ConfigError when it refuses access.
   std::optional<Won> run();
+  // Whether it found the lock taken (counted once in stats.contended).
+  bool contended() const { return contended_; }
 
  private:
   struct Entered {

@@ -6,7 +6,17 @@ std::string Holds::key(std::string_view path, std::string_view owner, Side side)
   std::string key(path);
   key += '\n';
   key += owner;
-  key += side == Side::shared ? "\nr" : "\nx";
+  switch (side) {
+    case Side::exclusive:
+      key += "\nx";
+      break;
+    case Side::shared:
+      key += "\nr";
+      break;
+    case Side::permit:
+      key += "\np";
+      break;
+  }
   return key;
 }
 

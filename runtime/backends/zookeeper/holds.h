@@ -15,8 +15,10 @@
 
 namespace distlock::detail::zookeeper {
 
-// Exclusive and write acquisitions share the exclusive side; read ones the shared side.
-enum class Side { exclusive, shared };
+// Exclusive and write acquisitions share the exclusive side; read ones the shared side. A
+// semaphore's permits never reenter: each is a hold of its own, on the permit side, with the
+// acquisition id standing for the owner.
+enum class Side { exclusive, shared, permit };
 constexpr Side side_of(Mode mode) { return mode == Mode::read ? Side::shared : Side::exclusive; }
 
 struct HeldNode {

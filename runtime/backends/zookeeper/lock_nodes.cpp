@@ -14,6 +14,7 @@ constexpr std::size_t kUuidLength = 36;
 constexpr std::string_view kExclusiveMarker = "lock-";  // InterProcessMutex
 constexpr std::string_view kReadMarker = "__READ__";    // InterProcessReadWriteLock
 constexpr std::string_view kWriteMarker = "__WRIT__";
+constexpr std::string_view kLeaseMarker = "lease-";  // InterProcessSemaphoreV2's leases
 
 std::string_view marker_of(Mode mode) {
   switch (mode) {
@@ -109,6 +110,22 @@ std::string contender_prefix(std::string_view uuid, Mode mode) {
   prefix += uuid;
   prefix += '-';
   prefix += marker_of(mode);
+  return prefix;
+}
+
+std::string semaphore_mutex_path(std::string_view lock_path) {
+  return std::string(lock_path) + "/locks";
+}
+
+std::string semaphore_leases_path(std::string_view lock_path) {
+  return std::string(lock_path) + "/leases";
+}
+
+std::string lease_prefix(std::string_view uuid) {
+  std::string prefix(kProtectedPrefix);
+  prefix += uuid;
+  prefix += '-';
+  prefix += kLeaseMarker;
   return prefix;
 }
 

@@ -1,12 +1,15 @@
 // Where a lock lives in ZooKeeper and how its contenders are named and ordered: the node
-// names and rules of Apache Curator's InterProcessMutex and InterProcessReadWriteLock, so a
-// Curator client and a distlock client on the same path exclude each other.
+// names and rules of Apache Curator's InterProcessMutex, InterProcessReadWriteLock and
+// InterProcessSemaphoreV2, so a Curator client and a distlock client on the same path exclude
+// each other.
 //
 //   lock "order"           -> /distlock/order
 //   lock "order:alice:42"  -> /distlock/order/alice:42
 //   contenders             -> <lock path>/_c_<uuid>-lock-<seq>       (exclusive)
 //                             <lock path>/_c_<uuid>-__READ__<seq>    (read)
 //                             <lock path>/_c_<uuid>-__WRIT__<seq>    (write)
+//   a semaphore's mutex    -> <lock path>/locks/_c_<uuid>-lock-<seq>
+//   a semaphore's leases   -> <lock path>/leases/_c_<uuid>-lease-<seq>
 #pragma once
 
 #include <optional>
@@ -31,6 +34,13 @@ std::vector<std::string> lock_path_parents(std::string_view path);
 std::string random_uuid();
 // "_c_<uuid>-" + the mode's marker; the server appends the sequence number.
 std::string contender_prefix(std::string_view uuid, Mode mode);
+
+// A semaphore's children, as InterProcessSemaphoreV2 names them: the mutex a contender holds
+// while it adds its lease, and the parent of the leases.
+std::string semaphore_mutex_path(std::string_view lock_path);
+std::string semaphore_leases_path(std::string_view lock_path);
+// "_c_<uuid>-lease-"; the server appends the sequence number.
+std::string lease_prefix(std::string_view uuid);
 
 enum class ContenderKind { exclusive, read, write };
 

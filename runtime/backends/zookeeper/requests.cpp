@@ -131,9 +131,11 @@ auto creation(const std::string& path, int mode, const ACL_vector& acl) {
   };
 }
 
-auto listing(const std::string& path) {
-  return [&path](zhandle_t* handle, const void* data) {
-    return zoo_aget_children(handle, path.c_str(), 0, &on_children, data);
+auto listing(const std::string& path, std::uint64_t watch_id) {
+  return [&path, watch_id](zhandle_t* handle, const void* data) {
+    if (watch_id == 0) return zoo_aget_children(handle, path.c_str(), 0, &on_children, data);
+    return zoo_awget_children(handle, path.c_str(), &Session::node_watcher,
+                              Session::watch_context(watch_id), &on_children, data);
   };
 }
 
@@ -148,18 +150,20 @@ CreateReply Requests::create(Session& session, const std::string& path, int mode
   return send<CreateReply>(session, std::nullopt, creation(path, mode, acl)).reply();
 }
 
-ChildrenReply Requests::children(Session& session, const std::string& path) const {
+ChildrenReply Requests::children(Session& session, const std::string& path,
+                                 std::uint64_t watch_id) const {
   ++stats_.round_trips;
-  return send<ChildrenReply>(session, command_timeout_, listing(path)).reply();
+  return send<ChildrenReply>(session, command_timeout_, listing(path, watch_id)).reply();
 }
 
 std::pair<CreateReply, ChildrenReply> Requests::create_and_list(Session& session,
                                                                 const std::string& path, int mode,
                                                                 const ACL_vector& acl,
-                                                                const std::string& parent) const {
+                                                                const std::string& parent,
+                                                                std::uint64_t watch_id) const {
   ++stats_.round_trips;
   const auto created = send<CreateReply>(session, std::nullopt, creation(path, mode, acl));
-  const auto listed = send<ChildrenReply>(session, command_timeout_, listing(parent));
+  const auto listed = send<ChildrenReply>(session, command_timeout_, listing(parent, watch_id));
   // The listing is answered after the create: waiting for it first, the caller wakes once.
   auto children = listed.reply();
   return {created.reply(), std::move(children)};

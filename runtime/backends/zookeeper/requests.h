@@ -46,12 +46,16 @@ class Requests {
 
   CreateReply create(Session& session, const std::string& path, int mode,
                      const ACL_vector& acl) const;
-  ChildrenReply children(Session& session, const std::string& path) const;
+  // With a `watch_id` (0: none), a listing that succeeds leaves a watch on the children that
+  // this id of the session receives, as `watch` does for a node.
+  ChildrenReply children(Session& session, const std::string& path,
+                         std::uint64_t watch_id = 0) const;
   // A create and, right behind it, the listing of `parent`, which then includes the node
   // created: both in one round trip.
   std::pair<CreateReply, ChildrenReply> create_and_list(Session& session, const std::string& path,
                                                         int mode, const ACL_vector& acl,
-                                                        const std::string& parent) const;
+                                                        const std::string& parent,
+                                                        std::uint64_t watch_id = 0) const;
   // Sends the listing and returns at once; `on_reply` gets the reply on the completion thread
   // (a request the client would not send: before this returns). It never blocks, so the
   // completion thread may call it, with the session whose callback it runs.

@@ -12,6 +12,7 @@
 #include "backends/zookeeper/lock_nodes.h"
 #include "backends/zookeeper/reaper.h"
 #include "backends/zookeeper/requests.h"
+#include "backends/zookeeper/semaphore.h"
 #include "backends/zookeeper/session_keeper.h"
 #include "backends/zookeeper/settings.h"
 #include "backends/zookeeper/status.h"
@@ -31,6 +32,8 @@ class ZooKeeperBackend final : public Backend {
   bool supports_read_write() const override { return true; }
   // Each contender waits for the one just before it: arrival order, one wake-up per release.
   bool supports_fair() const override { return true; }
+  // As Curator's InterProcessSemaphoreV2: a lease node each, counted under a mutex.
+  bool supports_permits() const override { return true; }
   // The session timeout the server granted: the core caps ttls at it and renews at a third.
   std::optional<Millis> lease_time_limit() const override { return keeper_.session_timeout(); }
   void set_loss_alarm(std::function<void()> alarm) override;
@@ -38,6 +41,7 @@ class ZooKeeperBackend final : public Backend {
  private:
   // A reentrant acquisition joins the owner's hold once the server confirms its node.
   std::optional<Grant> reenter(const AcquireRequest& request, const std::string& path);
+  std::optional<Grant> take_permit(const AcquireRequest& request, const std::string& path);
   ReleaseOutcome delete_held(std::string_view name, const HeldNode& held);
   void session_ended(const Session& session);
   void check_chroot();
@@ -101,6 +105,7 @@ void ZooKeeperBackend::session_ended(const Session& session) {
 
 std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   const std::string path = lock_path(request.hold.name);
+  if (request.hold.kind.semaphore()) return take_permit(request, path);
   if (auto grant = reenter(request, path)) return grant;
 
   std::optional<HeldNode> write_hold;
@@ -121,6 +126,18 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   if (!won) return std::nullopt;
   const Grant grant{won->node.fence, won->sent_at};
   holds_.add(path, request.hold.owner, side_of(request.hold.kind.mode), std::move(won->node),
+             request.hold.acquisition_id);
+  return grant;
+}
+
+// Each acquisition holds a lease node of its own, so its hold is keyed by its acquisition id;
+// renewal and release then treat it as any other hold.
+std::optional<Grant> ZooKeeperBackend::take_permit(const AcquireRequest& request,
+                                                   const std::string& path) {
+  auto won = SemaphoreContention(context_, request, path).run();
+  if (!won) return std::nullopt;
+  const Grant grant{won->node.fence, won->sent_at};
+  holds_.add(path, request.hold.acquisition_id, Side::permit, std::move(won->node),
              request.hold.acquisition_id);
   return grant;
 }
