@@ -453,7 +453,7 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 
 TEST_P(LockBehaviour, ReadWriteLocksNeedZooKeeper) {
   auto client = connect();
-  if (GetParam() == Backend::zookeeper) {
+  if (GetParam() == Backend::zookeeper || GetParam() == Backend::memory) {
     // Readers share the lock; a writer waits for them, and excludes readers and writers.
     auto other_reader = connect();
     auto writer = connect();
