@@ -245,37 +245,30 @@ TEST_F(MemoryKinds, FairWaitersAreGrantedInArrivalOrderEachWokenByOneRelease) {
   const auto fair_lock = spec(type_, 30s, distlock::fair, wait(30s));
   Lease first = client->acquire(fair_lock, key_);
 
+  // A client each, so that each waiter's wake-ups are counted apart.
   constexpr int kWaiters = 8;
-  std::mutex mutex;
-  std::vector<int> granted_order;
-  std::vector<std::thread> waiters;
-  bool queued = true;
-  for (int i = 0; i < kWaiters && queued; ++i) {
-    waiters.emplace_back([&, i] {
-      try {
-        Lease lease = client->acquire(fair_lock, key_);
-        std::lock_guard lock(mutex);
-        granted_order.push_back(i);
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "waiter " << i << ": " << e.what();
-      }
-    });
-    queued = waiting_count_reaches(*client, i + 1);
-    EXPECT_TRUE(queued) << "waiter " << i << " never started waiting";
+  std::vector<std::shared_ptr<Client>> clients;
+  std::vector<std::unique_ptr<Holder>> waiters;
+  for (int i = 0; i < kWaiters; ++i) {
+    clients.push_back(connect());
+    waiters.push_back(std::make_unique<Holder>(*clients.back(), fair_lock, key_));
+    ASSERT_TRUE(waiting_count_reaches(*clients.back(), 1)) << "waiter " << i;
   }
-  const ClientStats before = client->stats();
   first.release();
-  for (auto& waiter : waiters) waiter.join();
-  ASSERT_TRUE(queued);
-
-  std::vector<int> arrival_order(kWaiters);
-  for (int i = 0; i < kWaiters; ++i) arrival_order[i] = i;
-  EXPECT_EQ(granted_order, arrival_order);
-  // Eight releases (the first holder's, then each waiter's but the last) woke the eight
-  // waiters: one each. Waking every waiter at each release would count 36.
-  const ClientStats after = client->stats();
-  EXPECT_EQ(after.woken_by_release - before.woken_by_release, std::uint64_t{kWaiters});
-  EXPECT_EQ(after.woken_by_timeout - before.woken_by_timeout, 0u);
+  for (int i = 0; i < kWaiters; ++i) {
+    ASSERT_TRUE(waiters[i]->granted_within(5s)) << "waiter " << i << " was not granted next";
+    EXPECT_GT(waiters[i]->fence(), first.fence());
+    for (int later = i + 1; later < kWaiters; ++later)
+      EXPECT_FALSE(waiters[later]->granted_within(0ms)) << later << " overtook " << i;
+    waiters[i]->release();
+  }
+  // Each waiter was woken once, by the release before its turn: a release that woke every
+  // waiter would have woken the last one eight times.
+  for (int i = 0; i < kWaiters; ++i) {
+    const ClientStats stats = clients[i]->stats();
+    EXPECT_EQ(stats.woken_by_release, 1u) << "waiter " << i;
+    EXPECT_EQ(stats.woken_by_timeout, 0u) << "waiter " << i;
+  }
 }
 
 TEST_F(MemoryKinds, AFairWaiterThatTimesOutLeavesTheQueueAtOnce) {
