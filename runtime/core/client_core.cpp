@@ -52,14 +52,14 @@ void ClientCore::validate(const LockSpec& spec) const {
   if (spec.mode != Mode::exclusive && !backend_->supports_read_write())
     throw ConfigError(type, server(),
                       "read-write locks (distlock::read, distlock::write) need a redis:// (one "
-                      "server, Sentinel or Cluster) or zookeeper:// server");
+                      "server, Sentinel or Cluster), zookeeper:// or memory:// server");
   if (spec.permits > 0 && !backend_->supports_permits())
     throw ConfigError(type, server(),
                       "semaphores (distlock::permits) need a redis:// (one server, Sentinel or "
-                      "Cluster) or zookeeper:// server");
+                      "Cluster), zookeeper:// or memory:// server");
   if (spec.fair && !backend_->supports_fair())
     throw ConfigError(type, server(),
-                      "fair locks (distlock::fair) need a zookeeper:// server");
+                      "fair locks (distlock::fair) need a zookeeper:// or memory:// server");
   if (spec.hold_at_least > Millis::zero() && !backend_->supports_keeping())
     throw ConfigError(type, server(),
                       "hold_at_least needs a server that can keep a released lock until a time "

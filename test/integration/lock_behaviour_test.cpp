@@ -452,11 +452,9 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
   EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
 }
 
-// Which lock kinds a backend has (the other tests of a kind run on these backends only).
-bool has_read_write(Backend backend) {
-  return backend == Backend::redis || backend == Backend::redis_sentinel ||
-         backend == Backend::redis_cluster || backend == Backend::zookeeper;
-}
+// Which lock kinds a backend has (the other tests of a kind run on these backends only): all
+// but Redlock have them all.
+bool has_read_write(Backend backend) { return backend != Backend::redis_redlock; }
 bool has_permits(Backend backend) { return has_read_write(backend); }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
@@ -759,15 +757,15 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                            Backend::zookeeper),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster, Backend::zookeeper),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster, Backend::zookeeper),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
@@ -776,13 +774,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                            Backend::redis_redlock),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
                          backend_name);
 #endif
 

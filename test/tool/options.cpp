@@ -1,7 +1,6 @@
 // Every option of the annotation reaches the spec the guard builds: the woven program reads
 // the spec back inside each locked function (distlock_woven_lock_ is the guard's own name),
-// and read/write reach the runtime, which refuses them on memory:// (they need Redis or
-// ZooKeeper).
+// and the lock kinds (read, write, permits, fair) reach the runtime, which takes them on memory://.
 // RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-syntax %t.cpp
@@ -20,9 +19,10 @@ void show(const distlock::LockSpec& spec) {
   const char* mode = spec.mode == distlock::Mode::exclusive ? "exclusive"
                      : spec.mode == distlock::Mode::read    ? "read"
                                                             : "write";
-  std::printf("%s: ttl %lld wait %lld renew %d mode %s\n", distlock::current()->name().c_str(),
-              static_cast<long long>(spec.ttl.count()), static_cast<long long>(spec.wait.count()),
-              spec.renew ? 1 : 0, mode);
+  std::printf("%s: ttl %lld wait %lld renew %d mode %s permits %u fair %d\n",
+              distlock::current()->name().c_str(), static_cast<long long>(spec.ttl.count()),
+              static_cast<long long>(spec.wait.count()), spec.renew ? 1 : 0, mode,
+              static_cast<unsigned>(spec.permits), spec.fair ? 1 : 0);
 }
 
 // GUARD:void waits({{\[\[}}             ]] int id) {
@@ -105,25 +105,25 @@ void read_report([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 [[distlock::lock("report", 5s, distlock::write, distlock::wait(1s))]]
 void write_report([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
-template <class Locked>
-void refused(const char* what, Locked locked) {
-  try {
-    locked();
-    std::printf("%s: taken\n", what);
-  } catch (const distlock::ConfigError& error) {
-    std::printf("%s: refused: %s\n", what, error.what());
-  }
-}
+[[distlock::lock("pool", 5s, distlock::permits(3))]]
+void use_pool([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
 
-// LIVE:      waits:1: ttl 2000 wait 1500 renew 1 mode exclusive
-// LIVE-NEXT: tries:2: ttl 3000 wait 0 renew 1 mode exclusive
-// LIVE-NEXT: unrenewed:3: ttl 4000 wait 2000 renew 0 mode exclusive
-// LIVE-NEXT: read: refused: {{.*}}'report'{{.*}}read-write locks{{.*}}zookeeper://
-// LIVE-NEXT: write: refused: {{.*}}'report'{{.*}}read-write locks{{.*}}zookeeper://
+[[distlock::lock("queue", 5s, distlock::fair, distlock::wait(1s))]]
+void in_turn([[distlock::key]] int id) { show(distlock_woven_lock_.spec); }
+
+// LIVE:      waits:1: ttl 2000 wait 1500 renew 1 mode exclusive permits 0 fair 0
+// LIVE-NEXT: tries:2: ttl 3000 wait 0 renew 1 mode exclusive permits 0 fair 0
+// LIVE-NEXT: unrenewed:3: ttl 4000 wait 2000 renew 0 mode exclusive permits 0 fair 0
+// LIVE-NEXT: report:4: ttl 5000 wait {{[0-9]+}} renew 1 mode read permits 0 fair 0
+// LIVE-NEXT: report:5: ttl 5000 wait 1000 renew 1 mode write permits 0 fair 0
+// LIVE-NEXT: pool:6: ttl 5000 wait {{[0-9]+}} renew 1 mode exclusive permits 3 fair 0
+// LIVE-NEXT: queue:7: ttl 5000 wait 1000 renew 1 mode exclusive permits 0 fair 1
 int main() {
   waits(1);
   tries(2);
   unrenewed(3);
-  refused("read", [] { read_report(4); });
-  refused("write", [] { write_report(5); });
+  read_report(4);
+  write_report(5);
+  use_pool(6);
+  in_turn(7);
 }

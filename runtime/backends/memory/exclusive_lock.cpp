@@ -1,0 +1,57 @@
+#include "backends/memory/exclusive_lock.h"
+
+namespace distlock::detail::memory {
+
+Attempt ExclusiveLock::attempt_fair(const AcquireRequest& request, const WaitQueue::Place* place,
+                                    SteadyClock::time_point now, TableAccess& table) {
+  if (hold_.taken_by(request.hold.owner, now)) return {hold_.reenter(request, now)};
+  if (hold_.taken(now)) return {std::nullopt, hold_.expires_at()};
+  // Free, but earlier fair waiters go first: the first of them has been woken to take it.
+  const bool next_in_line = place == nullptr ? fair_waiting_.empty() : place->first();
+  if (!next_in_line) return {};
+  return {take(request, now, table)};
+}
+
+Grant ExclusiveLock::take(const AcquireRequest& request, SteadyClock::time_point now,
+                          TableAccess& table) {
+  const Grant grant = hold_.take(request, table.next_fence(), now);
+  fair_waiting_.bound_waits(hold_.expires_at());
+  return grant;
+}
+
+std::optional<Grant> ExclusiveLock::acquire(const AcquireRequest& request, TableAccess& table) {
+  if (request.hold.kind.fair) {
+    const auto grant = take_or_wait(
+        table, fair_waiting_, request.deadline,
+        [&](SteadyClock::time_point now, const WaitQueue::Place* place) {
+          return attempt_fair(request, place, now, table);
+        });
+    // A waiter that gives up may have been the one woken to take a free lock: the next
+    // takes its turn.
+    if (!grant && !hold_.taken(SteadyClock::now())) fair_waiting_.wake_next();
+    return grant;
+  }
+  return take_or_wait(table, waiting_, request.deadline,
+                      [&](SteadyClock::time_point now, const WaitQueue::Place*) -> Attempt {
+                        if (hold_.taken_by(request.hold.owner, now))
+                          return {hold_.reenter(request, now)};
+                        if (hold_.taken(now)) return {std::nullopt, hold_.expires_at()};
+                        return {take(request, now, table)};
+                      });
+}
+
+ReleaseOutcome ExclusiveLock::release(const ReleaseRequest& request, SteadyClock::time_point now) {
+  switch (hold_.release(request.hold, request.keep_for, now)) {
+    case ReleaseEffect::not_held:
+      return ReleaseOutcome::not_held;
+    case ReleaseEffect::freed:
+      fair_waiting_.wake_next();
+      waiting_.wake_all();
+      break;
+    case ReleaseEffect::still_taken:
+      break;
+  }
+  return ReleaseOutcome::released;
+}
+
+}  // namespace distlock::detail::memory
