@@ -10,9 +10,10 @@
 //       The same across a failover of the server: an acquire or a release the server cannot
 //       answer (BackendUnavailable) is tried again after 50 ms, for up to 30 s.
 //
-//   counter_worker --hold <url> <type> <key> <ttl-ms> [<permits>]
-//       Takes the lock (with <permits>: a permit of that semaphore), prints "acquired <fence>"
-//       and then holds it (the watchdog renewing it) until killed.
+//   counter_worker --hold <url> <type> <key> <ttl-ms> [<permits> | fair]
+//       Takes the lock (with <permits>: a permit of that semaphore; with fair: the fair lock,
+//       waiting in its queue as long as it takes), prints "acquired <fence>" and then holds it
+//       (the watchdog renewing it) until killed.
 #include <unistd.h>
 
 #include <atomic>
@@ -37,17 +38,20 @@ int usage() {
   std::cerr << "usage: counter_worker <url> <counter-file> <iterations> <threads>\n"
                "       counter_worker --through-failover <url> <counter-file> <iterations> "
                "<threads>\n"
-               "       counter_worker --hold <url> <type> <key> <ttl-ms> [<permits>]\n";
+               "       counter_worker --hold <url> <type> <key> <ttl-ms> [<permits> | fair]\n";
   return 64;
 }
 
+// `kind`: a number of permits, "fair", or empty (the exclusive lock).
 int hold(const std::string& url, const std::string& type, const std::string& key, long ttl_ms,
-         long long permits) {
+         const std::string& kind) {
   auto client = distlock::Client::connect(url);
-  const auto lock_spec = permits > 0
-                             ? distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s),
-                                              distlock::permits(permits))
-                             : distlock::spec(std::string_view(type), ttl_ms, distlock::wait(30s));
+  const std::string_view lock_type(type);
+  const auto lock_spec =
+      kind == "fair"  ? distlock::spec(lock_type, ttl_ms, distlock::fair)
+      : kind.empty() ? distlock::spec(lock_type, ttl_ms, distlock::wait(30s))
+                     : distlock::spec(lock_type, ttl_ms, distlock::wait(30s),
+                                      distlock::permits(std::stoll(kind)));
   distlock::Lease lease = client->acquire(lock_spec, key);
   std::cout << "acquired " << lease.fence() << std::endl;  // endl: flushed at once
   for (;;) ::pause();
@@ -112,8 +116,7 @@ int count(const std::string& url, const std::string& path, int iterations, int t
 int main(int argc, char** argv) {
   try {
     if ((argc == 6 || argc == 7) && std::string(argv[1]) == "--hold") {
-      return hold(argv[2], argv[3], argv[4], std::stol(argv[5]),
-                  argc == 7 ? std::stoll(argv[6]) : 0);
+      return hold(argv[2], argv[3], argv[4], std::stol(argv[5]), argc == 7 ? argv[6] : "");
     }
     if (argc == 5) return count(argv[1], argv[2], std::stoi(argv[3]), std::stoi(argv[4]), false);
     if (argc == 6 && std::string(argv[1]) == "--through-failover")

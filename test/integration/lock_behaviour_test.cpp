@@ -20,6 +20,7 @@
 #include <distlock/distlock.h>
 
 #include "counter_file.h"
+#include "holder_thread.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 #include "subprocess.h"
@@ -513,6 +514,8 @@ TEST_P(LockBehaviour, ReadersShareTheLockAndWritersExcludeEveryone) {
 class ReadWriteBehaviour : public LockBehaviour {};
 class PermitBehaviour : public LockBehaviour {};
 class ExpiringPermitBehaviour : public LockBehaviour {};
+// The backends that have fair locks.
+class FairBehaviour : public LockBehaviour {};
 
 TEST_P(ReadWriteBehaviour, AWaitingWriterHoldsNewReadersBack) {
   auto reader = connect();
@@ -620,6 +623,68 @@ TEST_P(ExpiringPermitBehaviour, APermitThatIsNotRenewedComesBackAfterItsTtl) {
   EXPECT_FALSE(lapsing.valid());
   EXPECT_TRUE(next.valid());
   EXPECT_GT(next.fence(), lapsing.fence());
+}
+
+TEST_P(FairBehaviour, FairWaitersAreGrantedInArrivalOrderEachWokenByOneRelease) {
+  auto client = connect();
+  const auto fair_lock = spec(type_, 30s, distlock::fair, wait(30s));
+  Lease first = client->acquire(fair_lock, key_);
+
+  // A client each, so that each waiter's wake-ups are counted apart.
+  constexpr int kWaiters = 8;
+  std::vector<std::shared_ptr<Client>> clients;
+  std::vector<std::unique_ptr<Holder>> waiters;
+  for (int i = 0; i < kWaiters; ++i) {
+    clients.push_back(connect());
+    waiters.push_back(std::make_unique<Holder>(*clients.back(), fair_lock, key_));
+    ASSERT_TRUE(eventually([&] { return clients.back()->stats().waiting == 1; })) << "waiter " << i;
+  }
+  first.release();
+  for (int i = 0; i < kWaiters; ++i) {
+    ASSERT_TRUE(waiters[i]->granted_within(5s)) << "waiter " << i << " was not granted next";
+    EXPECT_GT(waiters[i]->fence(), first.fence());
+    for (int later = i + 1; later < kWaiters; ++later)
+      EXPECT_FALSE(waiters[later]->granted_within(0ms)) << later << " overtook " << i;
+    waiters[i]->release();
+  }
+  // Each waiter was woken once, by the release before its turn: a release that woke every
+  // waiter would have woken the last one eight times.
+  for (int i = 0; i < kWaiters; ++i) {
+    const ClientStats stats = clients[i]->stats();
+    EXPECT_EQ(stats.woken_by_release, 1u) << "waiter " << i;
+    EXPECT_EQ(stats.woken_by_timeout, 0u) << "waiter " << i;
+  }
+}
+
+TEST_P(FairBehaviour, AFairWaiterThatTimesOutLeavesTheQueueAtOnce) {
+  auto client = connect();
+  Lease held = client->acquire(spec(type_, 30s, distlock::fair), key_);
+  std::thread impatient([&] {
+    EXPECT_THROW(client->acquire(spec(type_, 30s, distlock::fair, wait(300ms)), key_), LockTimeout);
+  });
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+  Holder patient(*client, spec(type_, 30s, distlock::fair, wait(20s)), key_);
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 2; }));
+  impatient.join();
+  EXPECT_EQ(client->stats().waiting, 1u);
+
+  // The release's one wake-up goes to the waiter behind, not to the one that left.
+  const ClientStats before = client->stats();
+  held.release();
+  ASSERT_TRUE(patient.granted_within(5s)) << "the release woke a waiter that had left";
+  EXPECT_GT(patient.fence(), held.fence());
+  EXPECT_EQ(client->stats().woken_by_release - before.woken_by_release, 1u);
+}
+
+TEST_P(FairBehaviour, AFairAndAnUnfairAcquisitionShareOneLock) {
+  auto client = connect();
+  Lease unfair = client->acquire(spec(type_, 30s), key_);
+  EXPECT_FALSE(free_for_another_thread(*client, spec(type_, 30s, distlock::fair), key_));
+  Holder fair_waiter(*client, spec(type_, 30s, distlock::fair, wait(20s)), key_);
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+  unfair.release();
+  ASSERT_TRUE(fair_waiter.granted_within(5s));
+  EXPECT_FALSE(free_for_another_thread(*client, spec(type_, 30s), key_));
 }
 
 #ifdef DISTLOCK_TEST_ZOOKEEPER
@@ -768,6 +833,10 @@ INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster),
                          backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_cluster, Backend::zookeeper),
+                         backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
@@ -780,6 +849,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
                          backend_name);
 #endif

@@ -16,61 +16,13 @@
 
 #include <distlock/distlock.h>
 
+#include "holder_thread.h"
 #include "integration_helpers.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A thread that takes a lock as the spec says, and holds it until release() (or destruction):
-// another owner, even on the same client.
-class Holder {
- public:
-  Holder(Client& client, const LockSpec& spec, const std::string& key)
-      : granted_(fence_.get_future().share()),
-        done_(released_.get_future().share()),
-        thread_([this, &client, spec, key] {
-          try {
-            Lease lease = client.acquire(spec, key);
-            fence_.set_value(lease.fence());
-            release_asked_.get_future().wait();
-            lease.release();
-          } catch (...) {
-            fence_.set_exception(std::current_exception());
-          }
-          released_.set_value();
-        }) {}
-  ~Holder() {
-    release();
-    thread_.join();
-  }
-  Holder(const Holder&) = delete;
-  Holder& operator=(const Holder&) = delete;
-
-  bool granted_within(std::chrono::milliseconds limit) const {
-    return granted_.wait_for(limit) == std::future_status::ready;
-  }
-  // Throws what the acquisition threw.
-  std::uint64_t fence() const { return granted_.get(); }
-  // Returns once the lease is released (or the acquisition failed).
-  void release() {
-    if (!release_sent_) {
-      release_sent_ = true;
-      release_asked_.set_value();
-    }
-    done_.wait();
-  }
-
- private:
-  std::promise<std::uint64_t> fence_;
-  std::shared_future<std::uint64_t> granted_;
-  std::promise<void> release_asked_;
-  bool release_sent_ = false;
-  std::promise<void> released_;
-  std::shared_future<void> done_;
-  std::thread thread_;
-};
 
 // True if another thread (another owner) gets the lock without waiting; it releases at once.
 bool another_thread_gets(Client& client, const LockSpec& spec, const std::string& key) {
@@ -238,68 +190,6 @@ TEST_F(MemoryKinds, OnePermitExcludesLikeALockButIsNotReentered) {
       << "the holder's thread took a second permit of one";
   held.release();
   EXPECT_TRUE(another_thread_gets(*client, one, key_));
-}
-
-TEST_F(MemoryKinds, FairWaitersAreGrantedInArrivalOrderEachWokenByOneRelease) {
-  auto client = connect();
-  const auto fair_lock = spec(type_, 30s, distlock::fair, wait(30s));
-  Lease first = client->acquire(fair_lock, key_);
-
-  // A client each, so that each waiter's wake-ups are counted apart.
-  constexpr int kWaiters = 8;
-  std::vector<std::shared_ptr<Client>> clients;
-  std::vector<std::unique_ptr<Holder>> waiters;
-  for (int i = 0; i < kWaiters; ++i) {
-    clients.push_back(connect());
-    waiters.push_back(std::make_unique<Holder>(*clients.back(), fair_lock, key_));
-    ASSERT_TRUE(waiting_count_reaches(*clients.back(), 1)) << "waiter " << i;
-  }
-  first.release();
-  for (int i = 0; i < kWaiters; ++i) {
-    ASSERT_TRUE(waiters[i]->granted_within(5s)) << "waiter " << i << " was not granted next";
-    EXPECT_GT(waiters[i]->fence(), first.fence());
-    for (int later = i + 1; later < kWaiters; ++later)
-      EXPECT_FALSE(waiters[later]->granted_within(0ms)) << later << " overtook " << i;
-    waiters[i]->release();
-  }
-  // Each waiter was woken once, by the release before its turn: a release that woke every
-  // waiter would have woken the last one eight times.
-  for (int i = 0; i < kWaiters; ++i) {
-    const ClientStats stats = clients[i]->stats();
-    EXPECT_EQ(stats.woken_by_release, 1u) << "waiter " << i;
-    EXPECT_EQ(stats.woken_by_timeout, 0u) << "waiter " << i;
-  }
-}
-
-TEST_F(MemoryKinds, AFairWaiterThatTimesOutLeavesTheQueueAtOnce) {
-  auto client = connect();
-  Lease held = client->acquire(spec(type_, 30s, distlock::fair), key_);
-  std::thread impatient([&] {
-    EXPECT_THROW(client->acquire(spec(type_, 30s, distlock::fair, wait(300ms)), key_), LockTimeout);
-  });
-  ASSERT_TRUE(waiting_count_reaches(*client, 1));
-  Holder patient(*client, spec(type_, 30s, distlock::fair, wait(20s)), key_);
-  ASSERT_TRUE(waiting_count_reaches(*client, 2));
-  impatient.join();
-  EXPECT_EQ(client->stats().waiting, 1u);
-
-  // The release's one wake-up goes to the waiter behind, not to the one that left.
-  const ClientStats before = client->stats();
-  held.release();
-  ASSERT_TRUE(patient.granted_within(5s)) << "the release woke a waiter that had left";
-  EXPECT_GT(patient.fence(), held.fence());
-  EXPECT_EQ(client->stats().woken_by_release - before.woken_by_release, 1u);
-}
-
-TEST_F(MemoryKinds, AFairAndAnUnfairAcquisitionShareOneLock) {
-  auto client = connect();
-  Lease unfair = client->acquire(spec(type_, 30s), key_);
-  EXPECT_FALSE(another_thread_gets(*client, spec(type_, 30s, distlock::fair), key_));
-  Holder fair_waiter(*client, spec(type_, 30s, distlock::fair, wait(20s)), key_);
-  ASSERT_TRUE(waiting_count_reaches(*client, 1));
-  unfair.release();
-  ASSERT_TRUE(fair_waiter.granted_within(5s));
-  EXPECT_FALSE(another_thread_gets(*client, spec(type_, 30s), key_));
 }
 
 // hold_at_least: a released hold stays taken, by nobody, until then, whatever its kind.

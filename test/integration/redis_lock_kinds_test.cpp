@@ -1,9 +1,10 @@
-// Read-write locks and semaphores on a real redis-server, across processes: rw_worker children
-// record each hold's interval, and the test checks them. (The rules of each kind, one client at
-// a time, are in lock_behaviour_test.cpp; these are the races.)
+// Read-write locks, semaphores and fair locks on a real redis-server: races across processes
+// (rw_worker children record each hold's interval, and the test checks them) and what the
+// server keeps (a fair lock's queue). The rules of each kind are in lock_behaviour_test.cpp.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "counter_file.h"
 #include "hold_intervals.h"
+#include "holder_thread.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 #include "subprocess.h"
@@ -63,6 +65,8 @@ class RedisLockKinds : public ::testing::Test {
     return holds_reported(output);
   }
 
+  std::shared_ptr<Client> connect() const { return Client::connect(server_.url()); }
+
   RedisServer server_;
   TempDirectory directory_;
   const std::string type_ = unique_name("kinds");
@@ -109,6 +113,46 @@ TEST_F(RedisLockKinds, ASemaphoreNeverHasMoreHoldersThanPermits) {
   EXPECT_GT(most, 1) << "the permits were never shared";
   std::cout << "[ figures  ] " << holds_done << " holds of " << kPermits
             << " permits, at most " << most << " at once\n";
+}
+
+// A fair waiter that dies leaves the queue within its ttl, by itself: the next waiter gets the
+// lock once the dead one's place has expired, without anyone cleaning up.
+TEST_F(RedisLockKinds, AKilledFairWaiterLeavesTheQueueWithinItsTtl) {
+  const std::string key = unique_name("queue");
+  auto client = connect();
+  Lease held = client->acquire(spec(std::string_view(type_), 30s, distlock::fair), key);
+  const std::string queue = "distlock:{" + held.name() + "}:queue";
+
+  Subprocess doomed(DISTLOCK_COUNTER_WORKER, {"--hold", server_.url(), type_, key, "1000", "fair"});
+  ASSERT_TRUE(eventually([&] { return server_.cli({"ZCARD", queue}) == "1"; }))
+      << "the waiter never joined the queue: " << doomed.pending_output();
+  auto behind = connect();
+  Holder next(*behind, spec(std::string_view(type_), 30s, distlock::fair, wait(30s)), key);
+  ASSERT_TRUE(eventually([&] { return behind->stats().waiting == 1; }));
+  EXPECT_EQ(server_.cli({"ZCARD", queue}), "2");
+
+  doomed.kill(SIGKILL);
+  const ExitStatus status = doomed.wait(10s);
+  EXPECT_TRUE(status.signaled && status.signal == SIGKILL) << status.describe();
+  // The release names the dead waiter, first in line; its place expires within its 1 s ttl.
+  held.release();
+  ASSERT_TRUE(next.granted_within(10s)) << "the queue did not move on past a dead waiter";
+  EXPECT_GT(next.fence(), held.fence());
+  EXPECT_EQ(server_.cli({"ZCARD", queue}), "0");
+  EXPECT_GE(behind->stats().woken_by_timeout, 1u) << "woken by a release that named the dead";
+}
+
+// A fair waiter whose wait runs out leaves the queue at once, not one ttl later.
+TEST_F(RedisLockKinds, AFairWaiterThatTimesOutLeavesNoPlaceBehind) {
+  const std::string key = unique_name("impatient");
+  auto client = connect();
+  Lease held = client->acquire(spec(std::string_view(type_), 30s, distlock::fair), key);
+  const std::string queue = "distlock:{" + held.name() + "}:queue";
+  auto other = connect();
+  EXPECT_THROW(other->acquire(spec(std::string_view(type_), 30s, distlock::fair, wait(200ms)), key),
+               LockTimeout);
+  EXPECT_EQ(server_.cli({"ZCARD", queue}), "0");
+  EXPECT_EQ(server_.cli({"ZCARD", queue + ":expiries"}), "0");
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ class ClusterBackend final : public Backend {
   bool supports_keeping() const override { return true; }
   bool supports_read_write() const override { return true; }
   bool supports_permits() const override { return true; }
+  bool supports_fair() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return server_; }
 

@@ -66,8 +66,13 @@ ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view hol
     add_kept(reader_holders_key(hold.name));
     add_kept(waiting_writers_key(hold.name));
   } else {
+    if (kind.fair) script = Script::acquire_fair;
     add_kept(lock_key(hold.name));
     add_kept(fence_key(hold.name));
+    if (kind.fair) {
+      add_kept(queue_key(hold.name));
+      add_kept(queue_expiries_key(hold.name));
+    }
   }
   const std::size_t key_count = view_count_;
   add(hold.owner);
@@ -88,6 +93,7 @@ ScriptCall KindCall::release(const HoldId& hold, Millis keep_for, std::string_vi
     add_shared_hold_keys(hold);
   else
     add_kept(owner_hash_key(hold));
+  if (hold.kind.fair) add_kept(queue_key(hold.name));
   const std::size_t key_count = view_count_;
   add(hold.acquisition_id);
   add_kept(release_channel_of(hold));
@@ -111,12 +117,21 @@ ScriptCall KindCall::renew(const HoldId& hold, Millis ttl) {
   return call(shared ? Script::renew_shared : Script::renew, key_count);
 }
 
-ScriptCall KindCall::withdraw_writer(const HoldId& hold, std::string_view publish) {
-  add_kept(waiting_writers_key(hold.name));
+ScriptCall KindCall::withdraw(const HoldId& hold, std::string_view publish) {
+  assert(leaves_trace_when_waiting(hold.kind));
+  const bool fair = hold.kind.fair;
+  if (fair) {
+    add_kept(lock_key(hold.name));
+    add_kept(queue_key(hold.name));
+    add_kept(queue_expiries_key(hold.name));
+  } else {
+    add_kept(waiting_writers_key(hold.name));
+  }
+  const std::size_t key_count = view_count_;
   add(hold.acquisition_id);
-  add_kept(read_write_channel(hold.name));
+  add_kept(release_channel_of(hold));
   add(publish);
-  return call(Script::withdraw_writer, 1);
+  return call(fair ? Script::withdraw_fair : Script::withdraw_writer, key_count);
 }
 
 }  // namespace distlock::detail::redis

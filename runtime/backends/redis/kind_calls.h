@@ -20,6 +20,11 @@ std::string release_channel_of(const HoldId& hold);
 // writer), so that each of them must retry, not only one.
 inline bool release_lets_many_in(const LockKind& kind) { return kind.mode == Mode::read; }
 
+// Whether a waiter of this kind leaves a trace on the server that must go when it stops waiting.
+inline bool leaves_trace_when_waiting(const LockKind& kind) {
+  return kind.mode == Mode::write || kind.fair;
+}
+
 // The texts of one script call. The call points into them: it stays valid while they live,
 // and they do not move.
 class KindCall {
@@ -33,8 +38,9 @@ class KindCall {
   // `publish`: PUBLISH, or SPUBLISH in a cluster.
   ScriptCall release(const HoldId& hold, Millis keep_for, std::string_view publish);
   ScriptCall renew(const HoldId& hold, Millis ttl);
-  // A writer whose wait ran out: its mark stops holding readers back. Writers only.
-  ScriptCall withdraw_writer(const HoldId& hold, std::string_view publish);
+  // A waiter whose wait ran out that left a trace behind (a writer's mark, a fair waiter's place
+  // in the queue) takes it back. Only where leaves_trace_when_waiting().
+  ScriptCall withdraw(const HoldId& hold, std::string_view publish);
 
  private:
   void add(std::string_view view);

@@ -114,7 +114,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
     grant = wait_for_grant(
         request, stats_, attempt, [&] { return watch_releases(request.hold); },
         [&] { return try_acquire(request); });
-  if (!grant && request.hold.kind.mode == Mode::write) withdraw_writer(request.hold);
+  if (!grant && leaves_trace_when_waiting(request.hold.kind)) withdraw(request.hold);
   return grant;
 }
 
@@ -197,22 +197,24 @@ void RedisBackend::send_asking(Connection& connection) const {
 }
 
 ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
-  return listener_.watch(release_channel_of(hold), release_lets_many_in(hold.kind));
+  // A fair lock's release names the one waiter it wakes.
+  return listener_.watch(release_channel_of(hold), release_lets_many_in(hold.kind),
+                         hold.kind.fair ? hold.acquisition_id : std::string_view());
 }
 
-void RedisBackend::withdraw_writer(const HoldId& hold) {
+void RedisBackend::withdraw(const HoldId& hold) {
   KindCall texts;
-  const ScriptCall call = texts.withdraw_writer(hold, publish_command());
+  const ScriptCall call = texts.withdraw(hold, publish_command());
   try {
     with_connection(Retry::after_reset, [&](Connection& connection) {
       const Reply reply = scripts_.run(connection, call);
       if (reply->type != REDIS_REPLY_INTEGER)
-        throw ServerError(settings_.server, script_failure("withdraw_writer", *reply));
+        throw ServerError(settings_.server, script_failure("withdraw", *reply));
     });
   } catch (const ServerError& error) {
     log(LogLevel::warning, error.for_lock(hold.name).what() +
-                               std::string(" (a writer that stopped waiting; its mark holds "
-                                           "readers back until it expires)"));
+                               std::string(" (a waiter that stopped waiting; what it left "
+                                           "behind holds others back until it expires)"));
   }
 }
 

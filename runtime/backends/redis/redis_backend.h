@@ -51,6 +51,7 @@ class RedisBackend final : public Backend {
   bool supports_keeping() const override { return true; }
   bool supports_read_write() const override { return true; }
   bool supports_permits() const override { return true; }
+  bool supports_fair() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
 
@@ -83,9 +84,9 @@ class RedisBackend final : public Backend {
   // ASKING: the next command may touch a slot this master is importing.
   void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
-  // A writer that stopped waiting takes back its mark, which held new readers back; a failure
-  // leaves the mark to expire with the writer's ttl.
-  void withdraw_writer(const HoldId& hold);
+  // A waiter that stopped waiting takes back its trace (a writer's mark, which held new readers
+  // back; a fair waiter's place in the queue); a failure leaves it to expire with its ttl.
+  void withdraw(const HoldId& hold);
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
   // waiting at most `timeout`.
   long long replicas_acknowledging(Connection& connection, Millis timeout) const;

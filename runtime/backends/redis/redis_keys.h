@@ -39,6 +39,13 @@ inline std::string read_write_channel(std::string_view name) {
   return lock_key(name) + ":rw:released";
 }
 
+// A fair lock's waiters, in arrival order, and when each one's place expires. The lock itself is
+// the exclusive lock's hash.
+inline std::string queue_key(std::string_view name) { return lock_key(name) + ":queue"; }
+inline std::string queue_expiries_key(std::string_view name) {
+  return lock_key(name) + ":queue:expiries";
+}
+
 // A semaphore: its permits' holds, and where a permit's release is published.
 inline std::string permit_expiries_key(std::string_view name) {
   return lock_key(name) + ":permits";

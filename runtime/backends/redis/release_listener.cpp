@@ -38,12 +38,18 @@ bool ReleaseListener::Ticket::wait_subscribed(TimePoint until) {
 
 std::uint64_t ReleaseListener::Ticket::generation() const {
   std::lock_guard lock(listener_.mutex_);
+  if (addressee_) return channel_.second.for_everyone + addressee_->second.messages;
   return channel_.second.generation;
 }
 
 bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint until) {
   std::unique_lock lock(listener_.mutex_);
   Channel& channel = channel_.second;
+  if (addressee_) {
+    return addressee_->second.named.wait_until(lock, until, [&] {
+      return channel.for_everyone + addressee_->second.messages != seen || listener_.stopping_;
+    });
+  }
   return channel.released.wait_until(
       lock, until, [&] { return channel.generation != seen || listener_.stopping_; });
 }
@@ -65,30 +71,40 @@ ReleaseListener::~ReleaseListener() {
     for (auto& [name, channel] : channels_) {
       channel.subscribed_changed.notify_all();
       channel.released.notify_all();
+      for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
     }
   }
   stop_.signal();
   thread_.join();
 }
 
-ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in) {
+ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in,
+                                               std::string_view addressee) {
   bool first = false;
   Channels::value_type* entry = nullptr;
+  std::unordered_map<std::string, Addressee>::value_type* named = nullptr;
   {
     std::lock_guard lock(mutex_);
     entry = &*channels_.try_emplace(channel).first;
     first = ++entry->second.watchers == 1;
     entry->second.wakes_all = entry->second.wakes_all || lets_many_in;
+    if (!addressee.empty()) {
+      named = &*entry->second.addressees.try_emplace(std::string(addressee)).first;
+      ++named->second.tickets;
+    }
     if (first) dirty_.push_back(channel);
   }
   if (first) requests_.signal();
-  return Ticket(*this, *entry);
+  return Ticket(*this, *entry, named);
 }
 
-void ReleaseListener::unwatch(Channels::value_type& entry) {
+void ReleaseListener::unwatch(Channels::value_type& entry,
+                              std::unordered_map<std::string, Addressee>::value_type* addressee) {
   bool last = false;
   {
     std::lock_guard lock(mutex_);
+    if (addressee && --addressee->second.tickets == 0)
+      entry.second.addressees.erase(entry.second.addressees.find(addressee->first));
     last = --entry.second.watchers == 0;
     if (last) {
       dirty_.push_back(entry.first);
@@ -216,7 +232,19 @@ void ReleaseListener::handle(const redisReply& reply) {
   Channel& channel = found->second;
   if (kind == "message") {
     ++stats_.notifications;
+    if (const std::string_view name = reply_text(*reply.element[2]); !name.empty()) {
+      if (const auto named = channel.addressees.find(std::string(name));
+          named != channel.addressees.end()) {
+        ++named->second.messages;
+        named->second.named.notify_all();
+      }
+      return;
+    }
     ++channel.generation;
+    if (!channel.addressees.empty()) {
+      ++channel.for_everyone;
+      for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
+    }
     // One release frees the lock for one taker (readers excepted). A woken waiter that loses
     // the race to another client waits again and is woken by that client's release.
     if (channel.wakes_all)
@@ -233,7 +261,9 @@ void ReleaseListener::handle(const redisReply& reply) {
     channel.subscribed_changed.notify_all();
     // Waiters that retried before this confirmation could have missed a release.
     ++channel.generation;
+    ++channel.for_everyone;
     channel.released.notify_all();
+    for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
   }
   erase_if_unused(found);
 }

@@ -13,7 +13,10 @@
 //   }
 //
 // Each release message moves the channel's generation on and wakes one waiter (all of them
-// on a channel watched with lets_many_in). Every
+// on a channel watched with lets_many_in) and, as it names nobody (an empty payload), every
+// waiter that watches under a name too. A message that names someone (a fair lock's release
+// names the first waiter in its queue) wakes the waiter here that watches under that name, if
+// any, and nobody else. Every
 // confirmed SUBSCRIBE moves it on too and wakes all of them: a waiter that retried before
 // the confirmation (a slow subscription, or a resubscription after the connection dropped)
 // may have missed a release. Correctness never rests on pub/sub alone: waiters bound every
@@ -43,6 +46,12 @@ namespace distlock::detail::redis {
 class SubscriberConnection;
 
 class ReleaseListener {
+  // The waiters that watch a channel under one name.
+  struct Addressee {
+    unsigned tickets = 0;
+    std::uint64_t messages = 0;  // messages that named it
+    std::condition_variable named;
+  };
   struct Channel {
     unsigned watchers = 0;
     // The last (UN)SUBSCRIBE sent for it on the current connection was SUBSCRIBE.
@@ -52,8 +61,13 @@ class ReleaseListener {
     // The server confirmed the latest SUBSCRIBE, so every later release reaches us.
     bool subscribed = false;
     std::uint64_t generation = 0;
+    // What every named waiter must hear of too: confirmed subscriptions (it may have missed a
+    // release before one) and releases that name nobody (a plain lock's release of a name a
+    // fair waiter waits for).
+    std::uint64_t for_everyone = 0;
     // A release may let every waiter in (the readers of a read-write lock), not one.
     bool wakes_all = false;
+    std::unordered_map<std::string, Addressee> addressees;
     std::condition_variable subscribed_changed;
     std::condition_variable released;
   };
@@ -65,11 +79,13 @@ class ReleaseListener {
   // Interest in one channel, for as long as it lives.
   class Ticket {
    public:
-    Ticket(ReleaseListener& listener, Channels::value_type& channel)
-        : listener_(listener), channel_(channel) {}
+    // `addressee`: the channel's entry for the name it watches under, or null.
+    Ticket(ReleaseListener& listener, Channels::value_type& channel,
+           std::unordered_map<std::string, Addressee>::value_type* addressee)
+        : listener_(listener), channel_(channel), addressee_(addressee) {}
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
-    ~Ticket() { listener_.unwatch(channel_); }
+    ~Ticket() { listener_.unwatch(channel_, addressee_); }
 
     // Waits until the server confirmed the subscription; false if `until` came first.
     bool wait_subscribed(TimePoint until);
@@ -80,6 +96,7 @@ class ReleaseListener {
    private:
     ReleaseListener& listener_;
     Channels::value_type& channel_;
+    std::unordered_map<std::string, Addressee>::value_type* addressee_;
   };
 
   // Starts the subscriber thread; it connects in the background, to the master `locator`
@@ -92,13 +109,16 @@ class ReleaseListener {
   ~ReleaseListener();
 
   // `lets_many_in`: one release can let in every waiter of the channel (readers), so each
-  // release message wakes them all, not one.
-  Ticket watch(const std::string& channel, bool lets_many_in = false);
+  // release message wakes them all, not one. `addressee`: wake this waiter only for the
+  // messages that name it (and for confirmed subscriptions); empty: for any message.
+  Ticket watch(const std::string& channel, bool lets_many_in = false,
+               std::string_view addressee = {});
   // Resubscribes everything on the master the locator names now. Any thread.
   void master_moved() { moved_.signal(); }
 
  private:
-  void unwatch(Channels::value_type& channel);
+  void unwatch(Channels::value_type& channel,
+               std::unordered_map<std::string, Addressee>::value_type* addressee);
   // Drops the entry once nobody watches it and the server owes it nothing.
   void erase_if_unused(Channels::iterator channel);
 

@@ -14,11 +14,12 @@ namespace {
 struct ScriptText {
   std::string_view name;
   // The functions it calls (scripts/lib), then its own text.
-  std::array<std::string_view, 3> libraries;
+  std::array<std::string_view, 4> libraries;
   std::string_view body;
 };
 
 using redis_scripts::k_exclusive_hold;
+using redis_scripts::k_fair_queue;
 using redis_scripts::k_fence;
 using redis_scripts::k_shared_holds;
 
@@ -32,6 +33,10 @@ const std::array<ScriptText, kScriptCount> kScripts = {{
     {"acquire_permit", {k_fence, k_shared_holds}, redis_scripts::k_acquire_permit},
     {"renew_shared", {k_shared_holds}, redis_scripts::k_renew_shared},
     {"release_shared", {k_shared_holds}, redis_scripts::k_release_shared},
+    {"acquire_fair",
+     {k_fence, k_exclusive_hold, k_shared_holds, k_fair_queue},
+     redis_scripts::k_acquire_fair},
+    {"withdraw_fair", {k_fair_queue}, redis_scripts::k_withdraw_fair},
 }};
 
 std::string full_text(const ScriptText& script) {

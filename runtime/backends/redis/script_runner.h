@@ -23,8 +23,10 @@ enum class Script {
   acquire_permit,
   renew_shared,
   release_shared,
+  acquire_fair,
+  withdraw_fair,
 };
-inline constexpr std::size_t kScriptCount = 9;
+inline constexpr std::size_t kScriptCount = 11;
 
 // One call: the script, its keys and arguments. They stay the caller's and must outlive the
 // call.

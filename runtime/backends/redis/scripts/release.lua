@@ -1,12 +1,12 @@
 -- Removes one acquisition's hold; the last hold deletes the lock and wakes a waiter, or, with
 -- a time to keep it (hold_at_least), leaves it taken by nobody until then.
--- KEYS: lock hash
+-- KEYS: lock hash[, a fair lock's queue: the last release wakes its first waiter by name]
 -- ARGV: acquisition_id, release channel, the command that publishes (PUBLISH; SPUBLISH in a
 -- cluster, where the channel is in the lock's slot), keep_ms (0: free the lock now)
 -- Returns 1 when the hold was removed, 0 when the server did not have it (expired, taken
 -- over, or already released: a retried release is harmless). Acquisition ids are unique,
 -- so only the acquisition's owner can hold its field.
-local hash = KEYS[1]
+local hash, queue = KEYS[1], KEYS[2]
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
 local keep_ms = tonumber(ARGV[4])
 
@@ -29,6 +29,8 @@ else
   -- The last hold: one HMGET and the DEL, where removing the hold and counting down first
   -- would cost two more commands on every uncontended release.
   redis.call('DEL', hash)
-  redis.call(publish, channel, id)
+  -- A fair lock's first waiter is woken alone, by name; a message that names nobody wakes one
+  -- waiter per client.
+  redis.call(publish, channel, queue and redis.call('ZRANGE', queue, 0, 0)[1] or '')
 end
 return 1

@@ -26,6 +26,6 @@ end
 redis.call('ZREM', expiries, id)
 redis.call('HDEL', holders, id)
 if wake == 'each' or redis.call('EXISTS', expiries) == 0 then
-  redis.call(publish, channel, id)
+  redis.call(publish, channel, '')
 end
 return 1

@@ -10,6 +10,6 @@ if redis.call('ZREM', writers, id) == 0 then
   return 0
 end
 if redis.call('EXISTS', writers) == 0 then
-  redis.call(publish, channel, id)
+  redis.call(publish, channel, '')
 end
 return 1
