@@ -24,11 +24,14 @@ double median(std::vector<double> values) {
 }
 
 double cycles_per_second(Client& client, int cycles, const std::string& key) {
-  constexpr auto bench_lock = distlock::spec("bench", 30s);
+  return cycles_per_second(client, cycles, key, distlock::spec("bench", 30s));
+}
+
+double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock) {
   std::uint64_t last_fence = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < cycles; ++i) {
-    distlock::Lease lease = client.acquire(bench_lock, key);
+    distlock::Lease lease = client.acquire(lock, key);
     if (lease.fence() <= last_fence) throw std::runtime_error("the fence did not increase");
     last_fence = lease.fence();
     lease.release();

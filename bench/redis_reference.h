@@ -23,9 +23,11 @@ std::string load_reference_script(const testing::RedisServer& server);
 double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,
                           const std::string& key = "somekey", int connections = 1);
 
-// Uncontended acquire+release cycles per second on one client and one lock name; throws
-// when a fence does not increase.
+// Uncontended acquire+release cycles per second on one client and one lock name (of the
+// exclusive lock "bench", 30 s, unless `lock` says otherwise); throws when a fence does not
+// increase.
 double cycles_per_second(Client& client, int cycles, const std::string& key = "cycle");
+double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock);
 
 double median(std::vector<double> values);
 

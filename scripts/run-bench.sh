@@ -22,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure release
-build release redis_cycle_bench redis_peer_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
+build release redis_cycle_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
 bench="$(preset_dir release)/bench"
 bash "${DISTLOCK_ROOT}/bench/peers/install.sh" "$(preset_dir release)"
 results="${bench}/results"
@@ -35,6 +35,8 @@ log "redis_cycle_bench $*"
 "${bench}/redis_cycle_bench" "$@" || goal_status=$?
 log "redis_peer_bench $*"
 "${bench}/redis_peer_bench" "$@" --json "${results}/redis_peers.json" || goal_status=$?
+log "lock_kinds_bench $*"
+"${bench}/lock_kinds_bench" "$@" --json "${results}/lock_kinds.json" || goal_status=$?
 log "renewal_capacity_bench $*"
 "${bench}/renewal_capacity_bench" "$@" --json "${results}/renewal_capacity.json" ||
   goal_status=$?

@@ -222,7 +222,8 @@ constexpr void apply(LockSpec& spec, option::Renew renew) { spec.renew = renew.e
 constexpr void apply(LockSpec& spec, option::Read) { spec.mode = Mode::read; }
 constexpr void apply(LockSpec& spec, option::Write) { spec.mode = Mode::write; }
 constexpr void apply(LockSpec& spec, option::Permits permits) {
-  if (permits.count < 1 || permits.count > static_cast<long long>(std::numeric_limits<std::uint32_t>::max()))
+  if (permits.count < 1 ||
+      permits.count > static_cast<long long>(std::numeric_limits<std::uint32_t>::max()))
     error_permits_must_be_between_1_and_4294967295(spec.type);
   spec.permits = static_cast<std::uint32_t>(permits.count);
 }

@@ -84,15 +84,15 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                          {spec.mode, spec.permits, spec.fair}};
   const bool semaphore = identity.kind.semaphore();
   const bool reentry = !semaphore && HeldLeases::holds(identity.name, identity.owner, spec.mode);
-  const bool holds_write = spec.mode == Mode::read &&
-                           HeldLeases::holds(identity.name, identity.owner, Mode::write);
+  const bool holds_write =
+      spec.mode == Mode::read && HeldLeases::holds(identity.name, identity.owner, Mode::write);
   if (spec.mode == Mode::write && HeldLeases::holds(identity.name, identity.owner, Mode::read))
     throw ConfigError(identity.name, server(),
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire({identity.hold(), identity.ttl, reentry, holds_write,
-                                        deadline_for(spec, if_busy, start)});
+  const auto grant = backend_->acquire(
+      {identity.hold(), identity.ttl, reentry, holds_write, deadline_for(spec, if_busy, start)});
   if (!grant) {
     ++stats_.timeouts;
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;

@@ -62,8 +62,8 @@ bool HeldLeases::holds(std::string_view name, std::string_view owner, Mode mode)
   return std::any_of(held_leases.begin(), held_leases.end(), [&](const Held& held) {
     const LeaseState& state = *held.view->state_;
     const LeaseIdentity& identity = state.identity();
-    return !state.released() && !state.lost() && identity.name == name &&
-           identity.owner == owner && identity.kind.mode == mode && !identity.kind.semaphore();
+    return !state.released() && !state.lost() && identity.name == name && identity.owner == owner &&
+           identity.kind.mode == mode && !identity.kind.semaphore();
   });
 }
 

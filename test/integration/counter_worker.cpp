@@ -47,11 +47,10 @@ int hold(const std::string& url, const std::string& type, const std::string& key
          const std::string& kind) {
   auto client = distlock::Client::connect(url);
   const std::string_view lock_type(type);
-  const auto lock_spec =
-      kind == "fair"  ? distlock::spec(lock_type, ttl_ms, distlock::fair)
-      : kind.empty() ? distlock::spec(lock_type, ttl_ms, distlock::wait(30s))
-                     : distlock::spec(lock_type, ttl_ms, distlock::wait(30s),
-                                      distlock::permits(std::stoll(kind)));
+  const auto lock_spec = kind == "fair" ? distlock::spec(lock_type, ttl_ms, distlock::fair)
+                         : kind.empty() ? distlock::spec(lock_type, ttl_ms, distlock::wait(30s))
+                                        : distlock::spec(lock_type, ttl_ms, distlock::wait(30s),
+                                                         distlock::permits(std::stoll(kind)));
   distlock::Lease lease = client->acquire(lock_spec, key);
   std::cout << "acquired " << lease.fence() << std::endl;  // endl: flushed at once
   for (;;) ::pause();

@@ -15,7 +15,7 @@ namespace distlock::testing {
 
 // One hold, as rw_worker and CuratorContender record it.
 struct HoldInterval {
-  bool write = false;  // a write or exclusive hold ("W"); reads ("R") and permits ("P") share
+  bool write = false;      // a write or exclusive hold ("W"); reads ("R") and permits ("P") share
   std::int64_t start = 0;  // steady_clock / System.nanoTime() nanoseconds
   std::int64_t end = 0;
   std::string who;

@@ -591,8 +591,9 @@ TEST_P(LockBehaviour, PermitsLetUpToTheirNumberOfHoldersIn) {
   // The exclusive lock of the same name is another lock.
   EXPECT_TRUE(other->try_acquire(distlock::spec(type_, 5s), key_).has_value());
 
-  auto fourth = acquire_elsewhere(
-      [&] { return other->acquire(distlock::spec(type_, 5s, wait(20s), distlock::permits(3)), key_); });
+  auto fourth = acquire_elsewhere([&] {
+    return other->acquire(distlock::spec(type_, 5s, wait(20s), distlock::permits(3)), key_);
+  });
   ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; }))
       << "the fourth never started waiting";
   const std::uint64_t last_fence = held.back().fence();
@@ -843,16 +844,20 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                            Backend::redis_redlock),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis,
+                                           Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis,
+                                           Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis,
+                                           Backend::redis_sentinel),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel),
+                         ::testing::Values(Backend::memory, Backend::redis,
+                                           Backend::redis_sentinel),
                          backend_name);
 #endif
 

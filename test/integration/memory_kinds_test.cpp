@@ -202,9 +202,9 @@ TEST_F(MemoryKinds, EveryKindKeepsAHoldReleasedBeforeHoldAtLeast) {
   const std::vector<Case> cases = {
       {"read", spec(type_, 30s, distlock::read, hold_at_least(400ms)), write_},
       {"write", spec(type_, 30s, distlock::write, hold_at_least(400ms)), read_},
-      {"permits", spec(type_, 30s, permits(1), hold_at_least(400ms)),
-       spec(type_, 30s, permits(1))},
-      {"fair", spec(type_, 30s, distlock::fair, hold_at_least(400ms)), spec(type_, 30s, distlock::fair)},
+      {"permits", spec(type_, 30s, permits(1), hold_at_least(400ms)), spec(type_, 30s, permits(1))},
+      {"fair", spec(type_, 30s, distlock::fair, hold_at_least(400ms)),
+       spec(type_, 30s, distlock::fair)},
   };
   auto client = connect();
   for (const Case& c : cases) {

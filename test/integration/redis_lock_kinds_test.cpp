@@ -43,8 +43,9 @@ class RedisLockKinds : public ::testing::Test {
   // `kind`: {"--mode", "read"}, {"--permits", "3"}, ...
   std::unique_ptr<Subprocess> worker(const std::vector<std::string>& kind, int iterations,
                                      int threads) {
-    std::vector<std::string> args = {"--url",        server_.url(), "--type",
-                                     type_,          "--key",       "shared",
+    std::vector<std::string> args = {"--url",        server_.url(),
+                                     "--type",       type_,
+                                     "--key",        "shared",
                                      "--iterations", std::to_string(iterations),
                                      "--threads",    std::to_string(threads),
                                      "--counter",    counter_,
@@ -111,8 +112,8 @@ TEST_F(RedisLockKinds, ASemaphoreNeverHasMoreHoldersThanPermits) {
   const int most = most_at_once(holds);
   EXPECT_LE(most, kPermits) << "more holders than permits at once";
   EXPECT_GT(most, 1) << "the permits were never shared";
-  std::cout << "[ figures  ] " << holds_done << " holds of " << kPermits
-            << " permits, at most " << most << " at once\n";
+  std::cout << "[ figures  ] " << holds_done << " holds of " << kPermits << " permits, at most "
+            << most << " at once\n";
 }
 
 // A fair waiter that dies leaves the queue within its ttl, by itself: the next waiter gets the
@@ -124,8 +125,10 @@ TEST_F(RedisLockKinds, AKilledFairWaiterLeavesTheQueueWithinItsTtl) {
   const std::string queue = "distlock:{" + held.name() + "}:queue";
 
   Subprocess doomed(DISTLOCK_COUNTER_WORKER, {"--hold", server_.url(), type_, key, "1000", "fair"});
-  ASSERT_TRUE(eventually([&] { return server_.cli({"ZCARD", queue}) == "1"; }))
-      << "the waiter never joined the queue: " << doomed.pending_output();
+  ASSERT_TRUE(eventually([&] {
+    return server_.cli({"ZCARD", queue}) == "1";
+  })) << "the waiter never joined the queue: "
+      << doomed.pending_output();
   auto behind = connect();
   Holder next(*behind, spec(std::string_view(type_), 30s, distlock::fair, wait(30s)), key);
   ASSERT_TRUE(eventually([&] { return behind->stats().waiting == 1; }));

@@ -33,6 +33,7 @@ void usage(std::ostream& out) {
          "                        --fault "
          "none|kill-holder|stop-holder|restart-server|kill-leader|\n"
          "                                partition|clock-jump\n"
+         "                        [--kind exclusive|fair|write|permits1]\n"
          "                        [--workers N] [--duration 8s] [--ttl 1s] [--pause 20ms]\n"
          "                        [--long-pause-percent 3] [--think 20ms] [--fault-at 3s]\n"
          "                        [--fault-count 1] [--fault-every 20s]\n"
@@ -40,6 +41,9 @@ void usage(std::ostream& out) {
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
          "                        [--markdown FILE] [--keep] [--no-check]\n"
          "                        [--break renewal|fencing|checked|on-lost]...\n"
+         "  --kind: the lock the workers take, each excluding like the exclusive lock (the\n"
+         "          default): a fair lock, a read-write lock's write side, a semaphore of one\n"
+         "          permit\n"
          "  --break: a negative control, turning one protection off so that the check it is\n"
          "           there for must fail (and the checker exit 1), which shows that it can:\n"
          "    renewal  leases are not renewed and every pause outlasts the ttl: writes are\n"
@@ -63,6 +67,8 @@ RunConfig parse_run(const std::vector<std::string>& args) {
       config.backend = value();
     else if (flag == "--fault")
       config.fault = value();
+    else if (flag == "--kind")
+      config.kind = lock_kind_from_name(value());
     else if (flag == "--workers")
       config.workers = std::stoi(value());
     else if (flag == "--duration")

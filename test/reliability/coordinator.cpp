@@ -92,6 +92,7 @@ int run_checker(const RunConfig& config) {
   WorkerSettings base;
   base.store = store;
   base.log_directory = logs;
+  base.kind = config.kind;
   base.ttl = config.ttl;
   base.pause = config.pause;
   base.think = config.think;
@@ -175,6 +176,7 @@ int run_checker(const RunConfig& config) {
 
   RunFacts facts;
   facts.backend = config.backend;
+  facts.kind = lock_kind_name(config.kind);
   facts.fault = config.fault;
   facts.workers = config.workers;
   facts.threads = threads;

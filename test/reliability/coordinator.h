@@ -8,12 +8,14 @@
 #include <string>
 
 #include "events.h"
+#include "worker.h"
 
 namespace distlock::reliability {
 
 struct RunConfig {
   std::string backend = "redis";
   std::string fault = "none";
+  LockKindChoice kind = LockKindChoice::exclusive;
   int workers = 3;
   Millis duration{8000};
   Millis ttl{1000};

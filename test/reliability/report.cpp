@@ -473,8 +473,9 @@ std::vector<std::int64_t> collect(const Figures& f, Get&& get) {
 void print_report(std::ostream& out, const Report& report) {
   const RunFacts& facts = report.facts;
   const Figures& f = report.figures;
-  out << "distlock checker: backend " << facts.backend << ", fault " << facts.fault << ", "
-      << facts.workers << (facts.threads ? " worker threads" : " worker processes") << " x "
+  out << "distlock checker: backend " << facts.backend << ", lock " << facts.kind << ", fault "
+      << facts.fault << ", " << facts.workers
+      << (facts.threads ? " worker threads" : " worker processes") << " x "
       << format_ns(facts.ran_ns) << ", ttl " << format_ms(static_cast<double>(facts.ttl.count()))
       << "\n";
   for (const auto& injection : f.injections)
@@ -555,12 +556,12 @@ void append_markdown_row(const std::filesystem::path& path, const Report& report
     extra = "margin " + range_of(margin);
   else if (!window.empty() && facts.backend == "redis")
     extra = "window " + range_of(window);
-  out << "| " << facts.backend << " | " << facts.fault << " | " << facts.workers
-      << (facts.threads ? " threads" : " procs") << " x " << format_ns(facts.ran_ns) << " | "
-      << f.injections.size() << " | " << f.store.writes_accepted << " | " << f.store.lost_updates
-      << " | " << f.interval_overlaps << " / " << f.store.interleaved << " | "
-      << (f.store.reads_rejected + f.store.writes_rejected) << " | " << f.store.stale_accepted
-      << " | " << f.holders_told << " | "
+  out << "| " << facts.backend << (facts.kind == "exclusive" ? "" : " (" + facts.kind + ")")
+      << " | " << facts.fault << " | " << facts.workers << (facts.threads ? " threads" : " procs")
+      << " x " << format_ns(facts.ran_ns) << " | " << f.injections.size() << " | "
+      << f.store.writes_accepted << " | " << f.store.lost_updates << " | " << f.interval_overlaps
+      << " / " << f.store.interleaved << " | " << (f.store.reads_rejected + f.store.writes_rejected)
+      << " | " << f.store.stale_accepted << " | " << f.holders_told << " | "
       << range_of(collect(f, [](const auto& i) { return i.recovery_ns; })) << " | " << extra
       << " | " << (report.ok() ? "pass" : "FAIL") << " |\n";
 }

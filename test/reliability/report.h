@@ -18,6 +18,7 @@ namespace distlock::reliability {
 // What the coordinator knows about the run.
 struct RunFacts {
   std::string backend;
+  std::string kind;  // the lock the workers took: "exclusive", "fair", "write", "permits1"
   std::string fault;
   int workers = 0;
   bool threads = false;

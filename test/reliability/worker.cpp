@@ -147,10 +147,27 @@ bool Worker::run() {
   }
 }
 
+distlock::LockSpec spec_of(const WorkerSettings& settings) {
+  auto spec = distlock::spec(std::string_view(settings.lock_type), settings.ttl,
+                             distlock::wait(settings.wait), distlock::renew(settings.renew));
+  switch (settings.kind) {
+    case LockKindChoice::exclusive:
+      break;
+    case LockKindChoice::fair:
+      spec.fair = true;
+      break;
+    case LockKindChoice::write:
+      spec.mode = distlock::Mode::write;
+      break;
+    case LockKindChoice::one_permit:
+      spec.permits = 1;
+      break;
+  }
+  return spec;
+}
+
 void Worker::one_round(Clock::time_point deadline) {
-  const auto spec =
-      distlock::spec(std::string_view(settings_.lock_type), settings_.ttl,
-                     distlock::wait(settings_.wait), distlock::renew(settings_.renew));
+  const auto spec = spec_of(settings_);
   std::optional<distlock::Lease> lease;
   const std::int64_t asked = mono_ns();
   try {
@@ -301,6 +318,28 @@ void Worker::one_round(Clock::time_point deadline) {
 
 }  // namespace
 
+LockKindChoice lock_kind_from_name(const std::string& name) {
+  if (name == "exclusive") return LockKindChoice::exclusive;
+  if (name == "fair") return LockKindChoice::fair;
+  if (name == "write") return LockKindChoice::write;
+  if (name == "permits1") return LockKindChoice::one_permit;
+  throw std::invalid_argument("unknown --kind '" + name + "' (exclusive, fair, write, permits1)");
+}
+
+std::string lock_kind_name(LockKindChoice kind) {
+  switch (kind) {
+    case LockKindChoice::exclusive:
+      return "exclusive";
+    case LockKindChoice::fair:
+      return "fair";
+    case LockKindChoice::write:
+      return "write";
+    case LockKindChoice::one_permit:
+      return "permits1";
+  }
+  return "?";
+}
+
 VictimRole victim_role_from_name(const std::string& name) {
   if (name == "none") return VictimRole::none;
   if (name == "kill") return VictimRole::kill;
@@ -342,6 +381,8 @@ std::vector<std::string> worker_arguments(const WorkerSettings& s) {
           s.lock_type,
           "--key",
           s.lock_key,
+          "--kind",
+          lock_kind_name(s.kind),
           "--store",
           s.store.string(),
           "--logs",
@@ -384,6 +425,8 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
       s.lock_type = value;
     else if (flag == "--key")
       s.lock_key = value;
+    else if (flag == "--kind")
+      s.kind = lock_kind_from_name(value);
     else if (flag == "--store")
       s.store = value;
     else if (flag == "--logs")

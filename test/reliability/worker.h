@@ -32,12 +32,20 @@ enum class VictimRole { none, kill, stop, partition, hold };
 VictimRole victim_role_from_name(const std::string& name);
 std::string victim_role_name(VictimRole role);
 
+// The kind of lock the workers take: each must exclude like the exclusive lock, so that the
+// store's checks hold (a semaphore of one permit; the write side of a read-write lock).
+enum class LockKindChoice { exclusive, fair, write, one_permit };
+
+LockKindChoice lock_kind_from_name(const std::string& name);
+std::string lock_kind_name(LockKindChoice kind);
+
 struct WorkerSettings {
   int first_id = 0;  // worker ids first_id .. first_id + threads - 1
   int threads = 1;   // workers in this process (one Client each)
   std::string url;   // lock service
   std::string lock_type = "checker";
   std::string lock_key = "shared";
+  LockKindChoice kind = LockKindChoice::exclusive;
   std::filesystem::path store;
   std::filesystem::path log_directory;  // worker-<id>.log in here
   Millis ttl{1000};

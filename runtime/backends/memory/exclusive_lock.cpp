@@ -21,11 +21,11 @@ Grant ExclusiveLock::take(const AcquireRequest& request, SteadyClock::time_point
 
 std::optional<Grant> ExclusiveLock::acquire(const AcquireRequest& request, TableAccess& table) {
   if (request.hold.kind.fair) {
-    const auto grant = take_or_wait(
-        table, fair_waiting_, request.deadline,
-        [&](SteadyClock::time_point now, const WaitQueue::Place* place) {
-          return attempt_fair(request, place, now, table);
-        });
+    const auto grant =
+        take_or_wait(table, fair_waiting_, request.deadline,
+                     [&](SteadyClock::time_point now, const WaitQueue::Place* place) {
+                       return attempt_fair(request, place, now, table);
+                     });
     // A waiter that gives up may have been the one woken to take a free lock: the next
     // takes its turn.
     if (!grant && !hold_.taken(SteadyClock::now())) fair_waiting_.wake_next();

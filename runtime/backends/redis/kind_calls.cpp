@@ -45,9 +45,7 @@ void KindCall::add_shared_hold_keys(const HoldId& hold) {
 }
 
 ScriptCall KindCall::call(Script script, std::size_t key_count) {
-  return {script,
-          {views_.data(), key_count},
-          {views_.data() + key_count, view_count_ - key_count}};
+  return {script, {views_.data(), key_count}, {views_.data() + key_count, view_count_ - key_count}};
 }
 
 ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view holder) {
