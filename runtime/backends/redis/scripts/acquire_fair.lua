@@ -17,8 +17,10 @@ local now = server_ms()
 drop_dead_waiters(queue, expiries, now)
 local first = first_waiter(queue)
 if not held and (not first or first == id) then
-  redis.call('ZREM', queue, id)
-  redis.call('ZREM', expiries, id)
+  if first then
+    redis.call('ZREM', queue, id)
+    redis.call('ZREM', expiries, id)
+  end
   return grant_exclusive(hash, fence_key, owner, ttl, id, ARGV[4])
 end
 
