@@ -59,7 +59,8 @@ void ClientCore::validate(const LockSpec& spec) const {
                       "Cluster), zookeeper:// or memory:// server");
   if (spec.fair && !backend_->supports_fair())
     throw ConfigError(type, server(),
-                      "fair locks (distlock::fair) need a zookeeper:// or memory:// server");
+                      "fair locks (distlock::fair) need a redis:// (one server, Sentinel or "
+                      "Cluster), zookeeper:// or memory:// server");
   if (spec.hold_at_least > Millis::zero() && !backend_->supports_keeping())
     throw ConfigError(type, server(),
                       "hold_at_least needs a server that can keep a released lock until a time "

@@ -455,8 +455,7 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
-bool has_read_write(Backend backend) { return backend != Backend::redis_redlock; }
-bool has_permits(Backend backend) { return has_read_write(backend); }
+bool has_lock_kinds(Backend backend) { return backend != Backend::redis_redlock; }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
 std::future<Lease> acquire_elsewhere(std::function<Lease()> acquire) {
@@ -467,7 +466,7 @@ TEST_P(LockBehaviour, ReadersShareTheLockAndWritersExcludeEveryone) {
   auto client = connect();
   const auto reading = distlock::spec(type_, 5s, distlock::read);
   const auto writing = distlock::spec(type_, 5s, distlock::write);
-  if (!has_read_write(GetParam())) {
+  if (!has_lock_kinds(GetParam())) {
     for (const LockSpec& spec : {reading, writing}) {
       try {
         (void)client->acquire(spec, key_);
@@ -516,6 +515,23 @@ class PermitBehaviour : public LockBehaviour {};
 class ExpiringPermitBehaviour : public LockBehaviour {};
 // The backends that have fair locks.
 class FairBehaviour : public LockBehaviour {};
+
+TEST_P(LockBehaviour, FairLocksAreTakenOrRefusedWithTheBackendNamed) {
+  auto client = connect();
+  const auto fair_lock = distlock::spec(type_, 5s, distlock::fair);
+  if (has_lock_kinds(GetParam())) {
+    EXPECT_TRUE(client->try_acquire(fair_lock, key_).has_value());
+    return;
+  }
+  try {
+    (void)client->acquire(fair_lock, key_);
+    ADD_FAILURE() << "a fair lock was granted on " << url_;
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.lock(), type_);
+    EXPECT_EQ(error.server(), client->server());
+    EXPECT_NE(std::string(error.what()).find("fair locks"), std::string::npos) << error.what();
+  }
+}
 
 TEST_P(ReadWriteBehaviour, AWaitingWriterHoldsNewReadersBack) {
   auto reader = connect();
@@ -570,7 +586,7 @@ TEST_P(ReadWriteBehaviour, TheWriterMayReadWhatItHoldsButAReaderCannotUpgrade) {
 TEST_P(LockBehaviour, PermitsLetUpToTheirNumberOfHoldersIn) {
   auto client = connect();
   const auto three = distlock::spec(type_, 5s, distlock::permits(3));
-  if (!has_permits(GetParam())) {
+  if (!has_lock_kinds(GetParam())) {
     try {
       (void)client->acquire(three, key_);
       ADD_FAILURE() << "a semaphore was granted on " << url_;
