@@ -13,8 +13,6 @@ namespace {
 // them and our contender: that many rounds, then give up.
 constexpr int kParentRounds = 8;
 
-std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
 }  // namespace
 
 Contention::Contention(const ZkContext& context, const AcquireRequest& request, std::string path,
@@ -25,13 +23,7 @@ Contention::Contention(const ZkContext& context, const AcquireRequest& request, 
       write_hold_(std::move(write_hold)) {}
 
 void Contention::fail(int rc, const std::string& doing) const {
-  const std::string lock(request_.hold.name);
-  if (rc == ZNOAUTH)
-    throw ConfigError(lock, context_.settings.server,
-                      doing + ": ZooKeeper refused access to " + path_ +
-                          " (its nodes belong to another user; connect with the credentials "
-                          "that created them)");
-  throw status::unavailable(lock, context_.settings.server, doing + ": " + status::reason(rc));
+  status::throw_failure(request_.hold.name, context_.settings.server, path_, rc, doing);
 }
 
 bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {

@@ -17,8 +17,6 @@ namespace {
 // our lease: that many rounds, then give up.
 constexpr int kParentRounds = 8;
 
-std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
 // A watch registered with the session for as long as the scope lasts; a listing sent with its
 // id leaves it on the children, and any change to them wakes the waiter.
 class ChildrenWatch {
@@ -52,13 +50,7 @@ SemaphoreContention::SemaphoreContention(const ZkContext& context, const Acquire
       leases_(semaphore_leases_path(path_)) {}
 
 void SemaphoreContention::fail(int rc, const std::string& doing) const {
-  const std::string lock(request_.hold.name);
-  if (rc == ZNOAUTH)
-    throw ConfigError(lock, context_.settings.server,
-                      doing + ": ZooKeeper refused access to " + leases_ +
-                          " (its nodes belong to another user; connect with the credentials "
-                          "that created them)");
-  throw status::unavailable(lock, context_.settings.server, doing + ": " + status::reason(rc));
+  status::throw_failure(request_.hold.name, context_.settings.server, leases_, rc, doing);
 }
 
 bool SemaphoreContention::same_session_again(const std::shared_ptr<Session>& session) const {

@@ -27,4 +27,14 @@ BackendUnavailable unavailable(std::string_view lock, std::string_view server,
   return BackendUnavailable(std::string(lock), std::string(server), std::string(reason));
 }
 
+void throw_failure(std::string_view lock, std::string_view server, std::string_view path, int rc,
+                   const std::string& doing) {
+  if (rc == ZNOAUTH)
+    throw ConfigError(std::string(lock), std::string(server),
+                      doing + ": ZooKeeper refused access to " + std::string(path) +
+                          " (its nodes belong to another user; connect with the credentials "
+                          "that created them)");
+  throw unavailable(lock, server, doing + ": " + reason(rc));
+}
+
 }  // namespace distlock::detail::zookeeper::status

@@ -24,4 +24,9 @@ bool session_gone(int rc);
 BackendUnavailable unavailable(std::string_view lock, std::string_view server,
                                std::string_view reason);
 
+// What a failed request on the nodes under `path` throws: ConfigError when ZooKeeper refused
+// access (the nodes belong to another user), else BackendUnavailable.
+[[noreturn]] void throw_failure(std::string_view lock, std::string_view server,
+                                std::string_view path, int rc, const std::string& doing);
+
 }  // namespace distlock::detail::zookeeper::status
