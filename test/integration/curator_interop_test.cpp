@@ -32,13 +32,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// "done <n>" (Curator) or "done <n> unavailable <u> lost <l>" (rw_worker): n.
-std::uint64_t holds_reported(const std::string& output) {
-  const auto at = output.rfind("done ");
-  if (at == std::string::npos) return 0;
-  return std::stoull(output.substr(at + 5));
-}
-
 // "acquired <node> <ns>" (CuratorContender --hold): when Curator's acquire() returned, on
 // CLOCK_MONOTONIC (System.nanoTime()), which steady_clock reads too.
 std::optional<Clock::time_point> curator_acquired_at(const std::optional<std::string>& line) {
@@ -76,15 +69,6 @@ class CuratorInterop : public ::testing::Test {
     return process;
   }
 
-  // Waits for a worker (distlock or Curator) and returns the holds it reports.
-  std::uint64_t finish(Subprocess& worker, const std::string& what) {
-    const std::string output = worker.read_all(150s);
-    const ExitStatus status = worker.wait(30s);
-    EXPECT_TRUE(status.success()) << what << " (pid " << worker.pid() << "): " << status.describe()
-                                  << " (2: a violation), output: " << output;
-    return holds_reported(output);
-  }
-
   static inline SuiteZooKeeper zookeeper_;
   ZooKeeperServer* server_ = nullptr;
   std::unique_ptr<ZooKeeperClient> raw_;
@@ -117,10 +101,10 @@ TEST_F(CuratorInterop, CuratorMutexAndDistlockExcludeEachOtherOnTheCounter) {
   }
   write_counter_file(go, {0, 0});
   std::uint64_t distlock_holds = 0;
-  for (auto& p : distlocks) distlock_holds += finish(*p, "counter_worker");
+  for (auto& p : distlocks) distlock_holds += finish_worker(*p, "counter_worker");
   const auto distlock_finished = Clock::now();
   std::uint64_t curator_holds = 0;
-  for (auto& p : curators) curator_holds += finish(*p, "CuratorContender");
+  for (auto& p : curators) curator_holds += finish_worker(*p, "CuratorContender");
   EXPECT_EQ(curator_holds, 2u * kThreads * kIterations);
   EXPECT_EQ(distlock_holds, 2u * kThreads * kIterations);
   EXPECT_EQ(read_counter_file(counter_).count, curator_holds + distlock_holds)
@@ -269,10 +253,10 @@ TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
   auto distlock_writer = distlock_worker("write");
   write_counter_file(go, {0, 0});
 
-  const std::uint64_t writes =
-      finish(*curator_writer, "Curator writer") + finish(*distlock_writer, "distlock writer");
-  const std::uint64_t reads =
-      finish(*curator_readers, "Curator readers") + finish(*distlock_readers, "distlock readers");
+  const std::uint64_t writes = finish_worker(*curator_writer, "Curator writer") +
+                               finish_worker(*distlock_writer, "distlock writer");
+  const std::uint64_t reads = finish_worker(*curator_readers, "Curator readers") +
+                              finish_worker(*distlock_readers, "distlock readers");
   EXPECT_EQ(writes, 2u * 2 * kIterations);
   EXPECT_EQ(reads, 2u * 2 * kIterations);
   EXPECT_EQ(read_counter_file(counter_).count, writes) << "lost updates: two writers at once";
@@ -386,8 +370,8 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
   }
   write_counter_file(go, {0, 0});
   std::uint64_t total = 0;
-  for (auto& p : distlocks) total += finish(*p, "rw_worker --permits");
-  for (auto& p : curators) total += finish(*p, "CuratorContender --mode semaphore");
+  for (auto& p : distlocks) total += finish_worker(*p, "rw_worker --permits");
+  for (auto& p : curators) total += finish_worker(*p, "CuratorContender --mode semaphore");
   EXPECT_EQ(total, 4u * 2 * kIterations);
 
   const auto holds = read_intervals(intervals_);

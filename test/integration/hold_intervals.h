@@ -1,8 +1,12 @@
 // Hold intervals that multi-process tests record (rw_worker, CuratorContender: one line per
-// hold, "<R|W|P> <start-ns> <end-ns> <who>") and what the tests check in them.
+// hold, "<R|W|P> <start-ns> <end-ns> <who>") and what the tests check in them; and the holds
+// such a worker reports when it ends.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -11,7 +15,26 @@
 #include <utility>
 #include <vector>
 
+#include "subprocess.h"
+
 namespace distlock::testing {
+
+// "done <n>" (Curator) or "done <n> unavailable <u> lost <l>" (rw_worker): n.
+inline std::uint64_t holds_reported(const std::string& output) {
+  const auto at = output.rfind("done ");
+  if (at == std::string::npos) return 0;
+  return std::stoull(output.substr(at + 5));
+}
+
+// Waits for a worker (distlock or Curator), expects it to succeed, and returns the holds it
+// reports.
+inline std::uint64_t finish_worker(Subprocess& worker, const std::string& what) {
+  const std::string output = worker.read_all(std::chrono::seconds(150));
+  const ExitStatus status = worker.wait(std::chrono::seconds(30));
+  EXPECT_TRUE(status.success()) << what << " (pid " << worker.pid() << "): " << status.describe()
+                                << " (2: a violation), output: " << output;
+  return holds_reported(output);
+}
 
 // One hold, as rw_worker and CuratorContender record it.
 struct HoldInterval {

@@ -25,13 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// "done <holds> unavailable <n> lost <n>": the holds.
-std::uint64_t holds_reported(const std::string& output) {
-  const auto at = output.rfind("done ");
-  if (at == std::string::npos) return 0;
-  return std::stoull(output.substr(at + 5));
-}
-
 class RedisLockKinds : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -57,15 +50,6 @@ class RedisLockKinds : public ::testing::Test {
     return process;
   }
 
-  // Waits for a worker and returns the holds it reports.
-  static std::uint64_t finish(Subprocess& worker, const std::string& what) {
-    const std::string output = worker.read_all(150s);
-    const ExitStatus status = worker.wait(30s);
-    EXPECT_TRUE(status.success()) << what << " (pid " << worker.pid() << "): " << status.describe()
-                                  << " (2: a violation), output: " << output;
-    return holds_reported(output);
-  }
-
   std::shared_ptr<Client> connect() const { return Client::connect(server_.url()); }
 
   RedisServer server_;
@@ -81,8 +65,10 @@ TEST_F(RedisLockKinds, ReadersShareAndNoWriterOverlapsAnyHoldAcrossProcesses) {
   auto readers_b = worker({"--mode", "read"}, kIterations, 2);
   auto writer_a = worker({"--mode", "write"}, kIterations, 2);
   auto writer_b = worker({"--mode", "write"}, kIterations, 2);
-  const std::uint64_t writes = finish(*writer_a, "writer a") + finish(*writer_b, "writer b");
-  const std::uint64_t reads = finish(*readers_a, "readers a") + finish(*readers_b, "readers b");
+  const std::uint64_t writes =
+      finish_worker(*writer_a, "writer a") + finish_worker(*writer_b, "writer b");
+  const std::uint64_t reads =
+      finish_worker(*readers_a, "readers a") + finish_worker(*readers_b, "readers b");
   EXPECT_EQ(writes, 2u * 2 * kIterations);
   EXPECT_EQ(reads, 2u * 2 * kIterations);
   EXPECT_EQ(read_counter_file(counter_).count, writes) << "lost updates: two writers at once";
@@ -104,7 +90,7 @@ TEST_F(RedisLockKinds, ASemaphoreNeverHasMoreHoldersThanPermits) {
   for (int i = 0; i < 4; ++i)
     workers.push_back(worker({"--permits", std::to_string(kPermits)}, kIterations, 4));
   std::uint64_t holds_done = 0;
-  for (auto& process : workers) holds_done += finish(*process, "permit holder");
+  for (auto& process : workers) holds_done += finish_worker(*process, "permit holder");
   EXPECT_EQ(holds_done, 4u * 4 * kIterations);
 
   const auto holds = read_intervals(intervals_);
