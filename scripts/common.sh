@@ -26,7 +26,8 @@ DISTLOCK_PACKAGES=(
   "clang-format-${DISTLOCK_LLVM_VERSION}" "clang-tidy-${DISTLOCK_LLVM_VERSION}"
 )
 
-log() { printf '==> %s\n' "$*" >&2; }
+# Each line carries the seconds since the script started, so that a slow phase shows itself.
+log() { printf '==> [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 jobs_count() {

@@ -683,14 +683,19 @@ TEST_P(FairBehaviour, AFairWaiterThatTimesOutLeavesTheQueueAtOnce) {
   Holder patient(*client, spec(type_, 30s, distlock::fair, wait(20s)), key_);
   ASSERT_TRUE(eventually([&] { return client->stats().waiting == 2; }));
   impatient.join();
-  EXPECT_EQ(client->stats().waiting, 1u);
+  // On ZooKeeper the waiter behind watched the one that left, so it looks again: for a moment
+  // it may be between two waits, and that departure may count as one more wake-up.
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
 
-  // The release's one wake-up goes to the waiter behind, not to the one that left.
+  // The release wakes the waiter behind, not the one that left: had it named the one that left,
+  // the waiter behind would have been granted only by its own retry, a third of the ttl later.
   const ClientStats before = client->stats();
   held.release();
   ASSERT_TRUE(patient.granted_within(5s)) << "the release woke a waiter that had left";
   EXPECT_GT(patient.fence(), held.fence());
-  EXPECT_EQ(client->stats().woken_by_release - before.woken_by_release, 1u);
+  const ClientStats after = client->stats();
+  EXPECT_GE(after.woken_by_release - before.woken_by_release, 1u);
+  EXPECT_EQ(after.woken_by_timeout, before.woken_by_timeout) << "granted by its own retry";
 }
 
 TEST_P(FairBehaviour, AFairAndAnUnfairAcquisitionShareOneLock) {
