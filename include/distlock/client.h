@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include <distlock/duration.h>
+#include <distlock/events.h>
 #include <distlock/key.h>
 #include <distlock/lease.h>
 #include <distlock/spec.h>
@@ -36,6 +37,9 @@ struct Options {
   // limits). A lease's ttl is capped at the granted timeout, so it is no longer valid once the
   // server could have expired the session and handed the lock to someone else.
   Millis session_timeout = std::chrono::seconds(10);
+  // Receives what happens to this client's locks (distlock/events.h); empty: nothing is
+  // reported. PrometheusMetrics::hook() (distlock/prometheus.h) counts them for /metrics.
+  EventHook on_event;
 };
 
 // Counters since the client was created.

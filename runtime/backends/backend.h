@@ -55,6 +55,8 @@ struct Grant {
   std::uint64_t fence;
   // When the request that won the lock was sent: the lease's validity counts from here.
   SteadyClock::time_point sent_at;
+  // Whether the acquisition found the lock taken and waited (counted in stats.contended).
+  bool contended = false;
 };
 
 struct ReleaseRequest {

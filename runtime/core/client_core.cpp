@@ -30,9 +30,10 @@ std::string describe_wait(const LockSpec& spec) {
 
 ClientCore::ClientCore(std::string_view url, const Options& options)
     : instance_id_(make_instance_id()),
+      events_(options.on_event),
       backend_(make_backend(url, options, stats_)),
       server_(std::make_shared<const std::string>(backend_->server())),
-      renewals_(*backend_, stats_, options.renew_fraction) {
+      renewals_(*backend_, stats_, events_, options.renew_fraction) {
   backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
 }
 
@@ -82,7 +83,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                          owner_token(instance_id_),
                          0,
                          ttl,
-                         {spec.mode, spec.permits, spec.fair}};
+                         {spec.mode, spec.permits, spec.fair},
+                         std::string(spec.type)};
   const bool semaphore = identity.kind.semaphore();
   const bool reentry = !semaphore && HeldLeases::holds(identity.name, identity.owner, spec.mode);
   const bool holds_write =
@@ -92,10 +94,14 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
   const auto start = SteadyClock::now();
-  const auto grant = backend_->acquire(
-      {identity.hold(), identity.ttl, reentry, holds_write, deadline_for(spec, if_busy, start)});
+  const auto deadline = deadline_for(spec, if_busy, start);
+  const auto grant =
+      backend_->acquire({identity.hold(), identity.ttl, reentry, holds_write, deadline});
+  // Without a grant the lock was taken; the backend waited for it if the deadline let it.
+  if (grant ? grant->contended : deadline > start) events_.emit(EventKind::contended, spec.type);
   if (!grant) {
     ++stats_.timeouts;
+    events_.emit(EventKind::timeout, spec.type, millis_since(start));
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;
     throw LockTimeout(identity.name, server(), describe_wait(spec));
   }
@@ -109,6 +115,7 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   // From here the lease owns the hold: if anything below throws, its destructor releases.
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;
+  events_.emit(EventKind::acquired, spec.type, millis_since(start));
   if (spec.renew) renewals_.add(state, grant->sent_at);
   HeldLeases::push(std::move(state));
   return std::optional<Lease>(std::move(lease));
@@ -117,7 +124,13 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
 ReleaseOutcome ClientCore::release(LeaseState& lease) {
   renewals_.remove(lease);
   const auto keep_for = std::chrono::ceil<Millis>(lease.keep_until() - SteadyClock::now());
-  return backend_->release({lease.identity().hold(), std::max(keep_for, Millis::zero())});
+  const auto outcome =
+      backend_->release({lease.identity().hold(), std::max(keep_for, Millis::zero())});
+  const std::string& type = lease.identity().type;
+  events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
+  // A loss the renewals found was reported then.
+  if (outcome == ReleaseOutcome::not_held && !lease.lost()) events_.emit(EventKind::lost, type);
+  return outcome;
 }
 
 }  // namespace distlock::detail

@@ -25,6 +25,7 @@
 #include <distlock/client.h>
 
 #include "backends/backend.h"
+#include "core/event_sink.h"
 #include "core/renewal_queue.h"
 #include "core/stats.h"
 
@@ -54,6 +55,7 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
 
   const std::string instance_id_;
   StatsCounters stats_;
+  const EventSink events_;
   std::unique_ptr<Backend> backend_;
   const std::shared_ptr<const std::string> server_;
   // Declared after the backend: its thread stops before the backend goes.

@@ -25,6 +25,8 @@ struct LeaseIdentity {
   std::uint64_t fence = 0;
   Millis ttl{0};
   LockKind kind;
+  // The spec's lock type, which events name.
+  std::string type;
 
   HoldId hold() const { return {name, owner, acquisition_id, kind}; }
 };
@@ -44,6 +46,9 @@ class LeaseState {
   std::thread::id acquiring_thread() const { return acquiring_thread_; }
   const std::string& server() const { return *server_; }
   TimePoint keep_until() const { return keep_until_; }
+  // When the lease was made, just after its grant arrived: a release's event counts the hold
+  // from here.
+  TimePoint granted_at() const { return granted_at_; }
 
   bool valid(TimePoint now) const;
   TimePoint valid_until() const;
@@ -70,6 +75,7 @@ class LeaseState {
   const std::uint64_t serial_;
   const std::thread::id acquiring_thread_;
   const TimePoint keep_until_;
+  const TimePoint granted_at_ = SteadyClock::now();
   std::atomic<TimePoint::rep> valid_until_;
   std::atomic<bool> released_{false};
   std::atomic<bool> lost_{false};

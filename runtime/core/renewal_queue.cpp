@@ -21,9 +21,11 @@ constexpr double kEarlyShare = 0.1;
 
 }  // namespace
 
-RenewalQueue::RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction)
+RenewalQueue::RenewalQueue(Backend& backend, StatsCounters& stats, const EventSink& events,
+                           double renew_fraction)
     : backend_(backend),
       stats_(stats),
+      events_(events),
       renew_fraction_(renew_fraction),
       thread_([this] { run(); }) {
   // Named here rather than by the thread, so the name is there once the client is: for
@@ -125,10 +127,12 @@ void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   lock.lock();
   auto lost = settle(batch, items, sent_at);
   lock.unlock();
+  report(batch, items);
 
   for (const auto& [lease, reason] : lost) {
     if (lease->lost() || lease->released()) continue;
     ++stats_.lost;
+    events_.emit(EventKind::lost, lease->identity().type);
     lease->mark_lost(reason);
   }
   // The batch ends before remove() may return: this thread then holds none of its leases.
@@ -138,6 +142,17 @@ void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   lock.lock();
   for (const auto serial : serials) in_flight_.erase(serial);
   settled_.notify_all();
+}
+
+void RenewalQueue::report(const Batch& batch, const std::vector<RenewItem>& items) const {
+  if (!events_.enabled()) return;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i]->released()) continue;
+    if (items[i].outcome == RenewItem::Outcome::renewed)
+      events_.emit(EventKind::renewed, batch[i]->identity().type);
+    else if (items[i].outcome == RenewItem::Outcome::failed)
+      events_.emit(EventKind::renewal_failed, batch[i]->identity().type);
+  }
 }
 
 std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::settle(

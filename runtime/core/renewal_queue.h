@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/event_sink.h"
 #include "core/lease_state.h"
 #include "core/renewal_schedule.h"
 #include "core/stats.h"
@@ -22,7 +23,8 @@ class RenewalQueue {
   static constexpr const char* kThreadName = "distlock-renew";
 
   // Renews each lease once `renew_fraction` of its ttl has passed since its last grant.
-  RenewalQueue(Backend& backend, StatsCounters& stats, double renew_fraction);
+  RenewalQueue(Backend& backend, StatsCounters& stats, const EventSink& events,
+               double renew_fraction);
   ~RenewalQueue();
   RenewalQueue(const RenewalQueue&) = delete;
   RenewalQueue& operator=(const RenewalQueue&) = delete;
@@ -45,11 +47,15 @@ class RenewalQueue {
   // Returns the leases found lost, to be reported outside the lock.
   std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> settle(
       const Batch& batch, std::vector<RenewItem>& items, SteadyClock::time_point sent_at);
+  // Hands the batch's renewals and failures to the event hook, outside the lock: the hook is
+  // the service's code.
+  void report(const Batch& batch, const std::vector<RenewItem>& items) const;
   // Puts the lease granted (or renewed) at `granted_at` on the schedule for its next renewal.
   void schedule_renewal(const LeaseState& lease, SteadyClock::time_point granted_at);
 
   Backend& backend_;
   StatsCounters& stats_;
+  const EventSink& events_;
   const double renew_fraction_;
 
   std::mutex mutex_;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -134,7 +135,9 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     }
   }
 
-  std::shared_ptr<Client> connect() { return Client::connect(url_); }
+  std::shared_ptr<Client> connect(Options options = {}) {
+    return Client::connect(url_, std::move(options));
+  }
 
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
@@ -145,6 +148,65 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static constexpr std::string_view type_ = "itest";
   std::string key_;
 };
+
+// What an event hook hears of one client's acquisitions, in order.
+class EventRecorder {
+ public:
+  EventHook hook() {
+    return [this](const distlock::Event& event) {
+      std::lock_guard lock(mutex_);
+      events_.push_back({event.kind, std::string(event.type), event.waited, event.held});
+    };
+  }
+  struct Seen {
+    EventKind kind;
+    std::string type;
+    Millis waited;
+    Millis held;
+  };
+  std::vector<Seen> events() const {
+    std::lock_guard lock(mutex_);
+    return events_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Seen> events_;
+};
+
+TEST_P(LockBehaviour, TheEventHookHearsEachStepWithTheLockType) {
+  EventRecorder recorder;
+  Options options;
+  options.on_event = recorder.hook();
+  auto client = connect(options);
+  auto other = connect();
+  const auto spec_with = [&](auto... options) { return spec(type_, 30s, options...); };
+
+  std::optional<Lease> taken = other->acquire(spec_with(), key_);
+  EXPECT_FALSE(client->try_acquire(spec_with(), key_));  // timeout, not contended: no wait
+  {
+    Holder waiter(*client, spec_with(wait(20s)), key_);
+    ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+    taken->release();
+    ASSERT_TRUE(waiter.granted_within(5s));
+  }  // released
+  taken = other->acquire(spec_with(), key_);
+  EXPECT_THROW(client->acquire(spec_with(wait(200ms)), key_), LockTimeout);
+
+  const auto events = recorder.events();
+  std::vector<EventKind> kinds;
+  for (const auto& event : events) {
+    kinds.push_back(event.kind);
+    EXPECT_EQ(event.type, type_);
+  }
+  const std::vector<EventKind> expected = {EventKind::timeout,   EventKind::contended,
+                                           EventKind::acquired,  EventKind::released,
+                                           EventKind::contended, EventKind::timeout};
+  ASSERT_EQ(kinds, expected);
+  EXPECT_GE(events[5].waited, 200ms) << "the wait that timed out";
+  EXPECT_LT(events[0].waited, 200ms) << "a try does not wait";
+  EXPECT_EQ(client->stats().acquired, 1u);
+}
 
 TEST_P(LockBehaviour, ReentrantAcquisitionSharesTheFenceAndNeedsOneReleaseEach) {
   auto client = connect();

@@ -1,7 +1,7 @@
 # Builds a project that uses distlock (test/package/consumer, or examples/) and runs its
-# programs, with distlock found one of two ways:
+# programs, with distlock found one of three ways:
 #
-#   cmake -DMODE=install|build-tree -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch dir>
+#   cmake -DMODE=install|build-tree|deb -DBUILD_DIR=<distlock build> -DWORK_DIR=<scratch dir>
 #         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>[ => <regex>]|..."
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
 #         [-DCXX_COMPILER=<path>] [-DCXX_STANDARD=17|20] [-DBUILD_TYPE=<type>]
@@ -10,6 +10,10 @@
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
 #             CMAKE_PREFIX_PATH=WORK_DIR/prefix.
 # build-tree: the consumer with distlock_DIR=BUILD_DIR.
+# deb:        cpack -G DEB in BUILD_DIR; every package unpacked (dpkg-deb -x: no root, no dpkg
+#             database) into WORK_DIR/root, its fields checked (-DCPACK=<cpack>
+#             -DEXPECT_PACKAGES="<name> => <regex of its Depends>[&<regex>]|..."), then the
+#             consumer with CMAKE_PREFIX_PATH=WORK_DIR/root/usr.
 # A run with " => <regex>" must print something matching the regex on stdout (`&` separates
 # regexes that must all match), besides exiting with 0.
 cmake_minimum_required(VERSION 3.25)
@@ -61,8 +65,14 @@ if(MODE STREQUAL "install")
 elseif(MODE STREQUAL "build-tree")
   list(APPEND config_args -Ddistlock_DIR=${BUILD_DIR})
   set(expected_dir_prefix ${BUILD_DIR})
+elseif(MODE STREQUAL "deb")
+  require_variables(CPACK EXPECT_PACKAGES)
+  include(${CMAKE_CURRENT_LIST_DIR}/unpack_debs.cmake)
+  unpack_debs(${CPACK} ${BUILD_DIR} ${WORK_DIR} "${EXPECT_PACKAGES}" root)
+  list(APPEND config_args -DCMAKE_PREFIX_PATH=${root}/usr)
+  set(expected_dir_prefix ${root}/)
 else()
-  message(FATAL_ERROR "run_consumer: MODE must be install or build-tree, not '${MODE}'")
+  message(FATAL_ERROR "run_consumer: MODE must be install, build-tree or deb, not '${MODE}'")
 endif()
 
 run(${CMAKE_COMMAND} ${config_args})

@@ -105,17 +105,30 @@ class RenewalQueueTest : public ::testing::Test {
     identity.acquisition_id = name + "-id";
     identity.owner = "owner";
     identity.ttl = ttl;
+    identity.type = name + "-type";
     return std::make_shared<LeaseState>(server_, std::move(identity), SteadyClock::now(),
                                         next_serial_++);
   }
   void add(const std::shared_ptr<LeaseState>& state) { queue_.add(state, SteadyClock::now()); }
+  // How many events of this kind the hook received for this lock type.
+  std::size_t events(EventKind kind, const std::string& type) {
+    std::lock_guard lock(events_mutex_);
+    return static_cast<std::size_t>(
+        std::count(events_.begin(), events_.end(), std::make_pair(kind, type)));
+  }
 
   const std::shared_ptr<const std::string> server_ =
       std::make_shared<const std::string>("recording://");
   std::uint64_t next_serial_ = 1;
   RecordingBackend backend_;
   StatsCounters stats_;
-  RenewalQueue queue_{backend_, stats_, 1.0 / 3.0};
+  std::mutex events_mutex_;
+  std::vector<std::pair<EventKind, std::string>> events_;
+  const EventSink sink_{[this](const Event& event) {
+    std::lock_guard lock(events_mutex_);
+    events_.emplace_back(event.kind, std::string(event.type));
+  }};
+  RenewalQueue queue_{backend_, stats_, sink_, 1.0 / 3.0};
 };
 
 // The first renewal of each lease is in the order they fall due, not the order they came.
@@ -177,6 +190,7 @@ TEST_F(RenewalQueueTest, KeepsRenewingUntilRemoved) {
   EXPECT_GE(stats_.renewals.load(), 2u);
   EXPECT_GT(held->valid_until(), SteadyClock::now());
   queue_.remove(*held);
+  EXPECT_EQ(events(EventKind::renewed, "held-type"), stats_.renewals.load());
   const auto renewals = backend_.count("held");
   const auto witness = lease("witness", 30ms);
   add(witness);
@@ -219,6 +233,8 @@ TEST_F(RenewalQueueTest, ALeaseFoundGoneIsReportedOnceAndNotRenewedAgain) {
   EXPECT_EQ(backend_.count("gone"), 1u);
   EXPECT_TRUE(gone->lost());
   EXPECT_EQ(stats_.lost.load(), 1u);
+  EXPECT_EQ(events(EventKind::lost, "gone-type"), 1u);
+  EXPECT_EQ(events(EventKind::renewed, "gone-type"), 0u);
   {
     std::lock_guard lock(mutex);
     ASSERT_EQ(reports.size(), 1u);
@@ -253,6 +269,8 @@ TEST_F(RenewalQueueTest, FailedRenewalsAreRetriedUntilTheLeaseRunsOut) {
   EXPECT_GE(stats_.renewal_failures.load(), 2u);
   EXPECT_GE(SteadyClock::now(), failing->valid_until());
   queue_.remove(*failing);
+  EXPECT_EQ(events(EventKind::renewal_failed, "failing-type"), stats_.renewal_failures.load());
+  EXPECT_EQ(events(EventKind::lost, "failing-type"), 1u);
 }
 
 // A lost callback may release its lease: remove() on the renewal thread itself must not

@@ -47,6 +47,7 @@ std::optional<Grant> take_or_wait(TableAccess& table, WaitQueue& queue,
     place.wait(table.lock, std::min(found.busy_until, deadline), table.stats);
     now = SteadyClock::now();
     found = attempt(now, &place);
+    if (found.grant) found.grant->contended = true;
     if (found.grant || now >= deadline) return found.grant;
   }
 }

@@ -25,8 +25,11 @@ std::optional<Grant> wait_for_grant(const AcquireRequest& request, StatsCounters
   ticket.wait_subscribed(std::min(holder_gone(first.holder_pttl, request.ttl), request.deadline));
   for (;;) {
     const auto seen = ticket.generation();
-    const Attempt attempt = try_once();
-    if (attempt.grant) return attempt.grant;
+    Attempt attempt = try_once();
+    if (attempt.grant) {
+      attempt.grant->contended = true;
+      return attempt.grant;
+    }
     if (SteadyClock::now() >= request.deadline) return std::nullopt;
     const auto until = std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline);
     // Counted only here: subscribed, and the lock seen held since, so the next release is

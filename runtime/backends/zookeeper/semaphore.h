@@ -33,6 +33,8 @@ class SemaphoreContention {
   // A permit by the request's deadline, or nullopt. Throws BackendUnavailable when the
   // server cannot be reached within connect_timeout, ConfigError when it refuses access.
   std::optional<Won> run();
+  // Whether it found the mutex or every permit taken (counted once in stats.contended).
+  bool contended() const { return contended_; }
 
  private:
   enum class Outcome { won, timed_out, start_over };

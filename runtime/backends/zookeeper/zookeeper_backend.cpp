@@ -124,7 +124,7 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   Contention contention(context_, request, path, std::move(write_hold));
   auto won = contention.run();
   if (!won) return std::nullopt;
-  const Grant grant{won->node.fence, won->sent_at};
+  const Grant grant{won->node.fence, won->sent_at, contention.contended()};
   holds_.add(path, request.hold.owner, side_of(request.hold.kind.mode), std::move(won->node),
              request.hold.acquisition_id);
   return grant;
@@ -134,9 +134,10 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
 // renewal and release then treat it as any other hold.
 std::optional<Grant> ZooKeeperBackend::take_permit(const AcquireRequest& request,
                                                    const std::string& path) {
-  auto won = SemaphoreContention(context_, request, path).run();
+  SemaphoreContention contention(context_, request, path);
+  auto won = contention.run();
   if (!won) return std::nullopt;
-  const Grant grant{won->node.fence, won->sent_at};
+  const Grant grant{won->node.fence, won->sent_at, contention.contended()};
   holds_.add(path, request.hold.acquisition_id, Side::permit, std::move(won->node),
              request.hold.acquisition_id);
   return grant;
