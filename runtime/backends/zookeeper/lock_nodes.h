@@ -27,6 +27,9 @@ inline constexpr std::string_view kLockRoot = "/distlock";
 // ("", ".", "..") or that could pass for a contender (a key beginning with '_') is
 // written with a %-escape the name escaping never produces ("%", "%2E", "%5F").
 std::string lock_path(std::string_view name);
+// The part of a lock name a path component below the lock root stands for: lock_path's
+// escapes undone ("%" -> "", "%2E" -> ".", "%5Fx" -> "_x").
+std::string name_part(std::string_view component);
 // The nodes above a lock node, outermost first: /distlock, /distlock/<type>.
 std::vector<std::string> lock_path_parents(std::string_view path);
 
