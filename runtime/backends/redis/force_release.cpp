@@ -72,21 +72,10 @@ std::vector<admin::ReleasedHold> force_release(Connection& connection, const std
   const Reply waiting = connection.command(queue_card);
   const bool fair = waiting->type == REDIS_REPLY_INTEGER && waiting->integer > 0;
 
-  const std::string_view eval[] = {"EVAL",
-                                   script_text(),
-                                   "7",
-                                   keys[0],
-                                   keys[1],
-                                   keys[2],
-                                   keys[3],
-                                   keys[4],
-                                   keys[5],
-                                   keys[6],
-                                   acquisition_id.value_or(""),
-                                   publish,
-                                   channels[0],
-                                   channels[1],
-                                   channels[2]};
+  const std::string only_id = acquisition_id.value_or("");
+  const std::string_view eval[] = {"EVAL",  script_text(), "7",         keys[0],     keys[1],
+                                   keys[2], keys[3],       keys[4],     keys[5],     keys[6],
+                                   only_id, publish,       channels[0], channels[1], channels[2]};
   const Reply reply = connection.command(eval);
   if (reply->type != REDIS_REPLY_ARRAY)
     throw ServerError(connection.server(),
