@@ -75,4 +75,12 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace distlock::cli
 
-int main(int argc, char** argv) { return distlock::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return distlock::cli::run(argc, argv);
+  } catch (...) {
+    // run() reports what the subcommands throw; what escapes it (a CLI11 construction error,
+    // std::bad_alloc) still ends with a documented code rather than std::terminate.
+    return distlock::cli::kFailed;
+  }
+}

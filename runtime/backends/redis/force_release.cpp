@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "admin/holder_text.h"
+#include "backends/redis/lock_listing.h"
 #include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
 #include "redis_scripts_text.h"
@@ -51,7 +52,7 @@ admin::ReleasedHold released_hold(const redisReply& entry, const std::string& na
         std::chrono::milliseconds(number_of<long long>(holder.last)));
   hold.count = number_of<unsigned>(text(4));
   hold.location = hold.kind == HoldKind::read || hold.kind == HoldKind::semaphore
-                      ? key + " " + hold.holder.acquisition_id
+                      ? member_location(key, hold.holder.acquisition_id)
                       : key;
   return released;
 }

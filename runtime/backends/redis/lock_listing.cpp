@@ -164,7 +164,7 @@ void add_shared_holds(std::vector<Hold>& holds, const redisReply& expiries_reply
     hold.fence = fence_of(held.substr(0, space));
     if (space != std::string::npos) read_holder(hold, std::string_view(held).substr(space + 1));
     hold.time_left = Millis(expires_at - now_ms);
-    hold.location = key + " " + id;
+    hold.location = member_location(key, id);
     holds.push_back(std::move(hold));
   }
 }
@@ -189,7 +189,7 @@ std::optional<LockState> lock_state(const std::string& name, const LockKeys& loc
   for (const auto& [id, joined] : pairs_of(part(Read::queue))) {
     (void)joined;  // ZRANGE has them in order of joining already
     if (integer_of(field(queue_expiries, id)) <= now_ms) continue;
-    state.waiters.push_back(Waiter{HoldKind::fair, {id, {}, 0}, keys[7] + " " + id});
+    state.waiters.push_back(Waiter{HoldKind::fair, {id, {}, 0}, member_location(keys[7], id)});
   }
   // A fair lock's hash is the exclusive lock's: it is known for fair only while someone waits.
   const HoldKind exclusive_kind = state.waiters.empty() ? HoldKind::exclusive : HoldKind::fair;
@@ -204,12 +204,19 @@ std::optional<LockState> lock_state(const std::string& name, const LockKeys& loc
                    HoldKind::semaphore, keys[5], now_ms);
   for (const auto& [id, expiry] : pairs_of(part(Read::waiting_writers)))
     if (integer_of(expiry) > now_ms)
-      state.waiters.push_back(Waiter{HoldKind::write, {id, {}, 0}, keys[4] + " " + id});
+      state.waiters.push_back(Waiter{HoldKind::write, {id, {}, 0}, member_location(keys[4], id)});
   if (state.holds.empty() && state.waiters.empty()) return std::nullopt;
   return state;
 }
 
 }  // namespace
+
+std::string member_location(std::string_view key, std::string_view member) {
+  std::string location(key);
+  location += ' ';
+  location += member;
+  return location;
+}
 
 std::string lock_name_of_key(std::string_view key) {
   constexpr std::string_view prefix = "distlock:{";

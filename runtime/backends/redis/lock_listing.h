@@ -22,6 +22,9 @@ std::vector<std::string> scan_lock_names(Connection& connection, std::string_vie
 std::vector<admin::LockState> read_locks(Connection& connection,
                                          const std::vector<std::string>& names);
 
+// Where a hold or waiter that is a member of a key lives, as listings show it: "<key> <member>".
+std::string member_location(std::string_view key, std::string_view member);
+
 // The lock name in one of its keys ("distlock:{order:1}:rw" -> "order:1"); empty for a key
 // that is not a lock's.
 std::string lock_name_of_key(std::string_view key);

@@ -32,13 +32,13 @@ using Nodes = std::vector<std::unique_ptr<Node>>;
 // With several nodes (a Redlock's masters), each location names its node.
 void name_node(std::vector<admin::LockState>& locks, const std::string& node) {
   for (auto& lock : locks) {
-    for (auto& hold : lock.holds) hold.location = node + " " + hold.location;
-    for (auto& waiter : lock.waiters) waiter.location = node + " " + waiter.location;
+    for (auto& hold : lock.holds) hold.location.insert(0, node + ' ');
+    for (auto& waiter : lock.waiters) waiter.location.insert(0, node + ' ');
   }
 }
 
 void name_node(std::vector<admin::ReleasedHold>& released, const std::string& node) {
-  for (auto& one : released) one.hold.location = node + " " + one.hold.location;
+  for (auto& one : released) one.hold.location.insert(0, node + ' ');
 }
 
 // Runs `operation` on each node and joins the results.

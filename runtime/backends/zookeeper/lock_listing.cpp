@@ -44,6 +44,24 @@ admin::Holder holder_of(const std::string& data) {
   return admin::Holder{text.last, text.host, text.pid};
 }
 
+// The paths of `children` under `parent`.
+std::vector<std::string> paths_under(const std::string& parent,
+                                     const std::vector<std::string>& children) {
+  std::vector<std::string> paths;
+  paths.reserve(children.size());
+  for (const auto& child : children) paths.push_back(child_path(parent, child));
+  return paths;
+}
+
+// The paths of the contenders under `parent`, in their order.
+std::vector<std::string> paths_of(const std::string& parent,
+                                  const std::vector<Contender>& ordered) {
+  std::vector<std::string> paths;
+  paths.reserve(ordered.size());
+  for (const auto& contender : ordered) paths.push_back(child_path(parent, contender.name));
+  return paths;
+}
+
 bool is_semaphore_child(std::string_view child) {
   return child == kMutexChild || child == kLeasesChild;
 }
@@ -89,7 +107,7 @@ std::vector<std::pair<std::string, std::string>> LockListing::names(
   };
   const std::string root(kLockRoot);
   for (const auto& type : children("", root)) {
-    const std::string type_path = root + "/" + type;
+    const std::string type_path = child_path(root, type);
     const std::string type_name = name_part(type);
     const auto below = children("", type_path);
     // A keyless lock's contenders (or a keyless semaphore's children) sit on the type node.
@@ -99,7 +117,7 @@ std::vector<std::pair<std::string, std::string>> LockListing::names(
       consider(type_name, type_path);
     for (const auto& key : below)
       if (!parse_contender(key) && !is_semaphore_child(key))
-        consider(type_name + ":" + name_part(key), type_path + "/" + key);
+        consider(type_name + ':' + name_part(key), child_path(type_path, key));
   }
   return found;
 }
@@ -112,8 +130,7 @@ std::optional<admin::LockState> LockListing::read(const std::string& name,
 
   // The lock's contenders: the first holds (readers: those with no writer ahead), in order.
   const auto ordered = contenders(below);
-  std::vector<std::string> paths;
-  for (const auto& contender : ordered) paths.push_back(path + "/" + contender.name);
+  const auto paths = paths_of(path, ordered);
   const auto nodes = read_nodes(name, paths);
   for (std::size_t i = 0; i < ordered.size(); ++i) {
     if (nodes[i].rc != ZOK) continue;  // gone since the listing
@@ -128,9 +145,7 @@ std::optional<admin::LockState> LockListing::read(const std::string& name,
   // except one whose lease is already among them (granted, about to let the mutex go).
   if (std::find(below.begin(), below.end(), kLeasesChild) != below.end()) {
     const std::string leases = semaphore_leases_path(path);
-    const auto lease_names = children(name, leases);
-    std::vector<std::string> lease_paths;
-    for (const auto& lease : lease_names) lease_paths.push_back(leases + "/" + lease);
+    const auto lease_paths = paths_under(leases, children(name, leases));
     const auto lease_nodes = read_nodes(name, lease_paths);
     const auto first_lease = static_cast<std::ptrdiff_t>(state.holds.size());
     for (std::size_t i = 0; i < lease_nodes.size(); ++i)
@@ -142,9 +157,7 @@ std::optional<admin::LockState> LockListing::read(const std::string& name,
   }
   if (std::find(below.begin(), below.end(), kMutexChild) != below.end()) {
     const std::string mutex = semaphore_mutex_path(path);
-    std::vector<std::string> mutex_paths;
-    for (const auto& contender : contenders(children(name, mutex)))
-      mutex_paths.push_back(mutex + "/" + contender.name);
+    const auto mutex_paths = paths_of(mutex, contenders(children(name, mutex)));
     const auto mutex_nodes = read_nodes(name, mutex_paths);
     for (std::size_t i = 0; i < mutex_nodes.size(); ++i) {
       if (mutex_nodes[i].rc != ZOK) continue;
