@@ -16,7 +16,7 @@ class LockInspector {
  public:
   virtual ~LockInspector() = default;
 
-  // Every lock held or waited for whose name `matches`; in any order.
+  // Every lock held or waited for whose name matches the glob `pattern`; in any order.
   virtual std::vector<admin::LockState> list(std::string_view pattern) = 0;
   // The lock of exactly this name; nullopt when nobody holds or waits for it.
   virtual std::optional<admin::LockState> show(std::string_view name) = 0;

@@ -1,7 +1,8 @@
 #include "backends/redis/redis_inspector.h"
 
-#include <distlock/error.h>
 #include <algorithm>
+
+#include <distlock/error.h>
 
 #include "backends/redis/connection.h"
 #include "backends/redis/connection_settings.h"
