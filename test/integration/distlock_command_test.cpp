@@ -288,6 +288,31 @@ TEST(DistlockCommandPassword, IsNeverPrinted) {
   EXPECT_EQ(listing.json().at("server"), "redis://:***@127.0.0.1:" + std::to_string(server.port()));
 }
 
+TEST(DistlockCommandRedlock, ListsAndReleasesTheHoldOnEveryMaster) {
+  SuiteRedlockMasters masters;
+  const std::string url = masters.url();
+  Lease lease =
+      Client::connect(url)->acquire(spec(std::string_view(unique_name("redlock")), 2s), "k");
+  std::promise<void> lost;
+  lease.on_lost([&](const LockLost&) { lost.set_value(); });
+
+  // One lock, held on each master under the same acquisition.
+  const auto listing = run_distlock({"--url", url, "--json", "list"});
+  ASSERT_EQ(listing.code(), 0) << listing.describe();
+  ASSERT_EQ(listing.json().at("locks").size(), 1u) << listing.out;
+  const auto holds = listed_lock(listing.json(), lease.name()).at("holds");
+  ASSERT_EQ(holds.size(), 3u) << holds;
+  for (const auto& hold : holds) {
+    EXPECT_EQ(hold.at("acquisition_id"), lease.id()) << hold;
+    EXPECT_EQ(hold.at("location").get<std::string>().rfind("127.0.0.1:", 0), 0u) << hold;
+  }
+
+  const auto released = run_distlock({"--url", url, "--json", "release", lease.name(), "--force"});
+  ASSERT_EQ(released.code(), 0) << released.describe();
+  EXPECT_EQ(released.json().at("released").size(), 3u) << released.out;
+  EXPECT_EQ(lost.get_future().wait_for(30s), std::future_status::ready) << "on_lost never ran";
+}
+
 // Input the command refuses: a clear message and the documented exit code, nothing deleted.
 TEST(DistlockCommandInput, UnknownSubcommandIsAUsageError) {
   const auto result = run_distlock({"lsit"});

@@ -1,6 +1,7 @@
 #include "backends/redis/redis_inspector.h"
 
 #include <algorithm>
+#include <map>
 
 #include <distlock/error.h>
 
@@ -42,6 +43,25 @@ void name_node(std::vector<admin::ReleasedHold>& released, const std::string& no
   for (auto& one : released) one.hold.location.insert(0, node + ' ');
 }
 
+// A Redlock's masters each keep the lock: one state per name, with every master's holds.
+std::vector<admin::LockState> merged_by_name(std::vector<admin::LockState> locks) {
+  std::map<std::string, admin::LockState> by_name;
+  for (auto& lock : locks) {
+    const auto known = by_name.find(lock.name);
+    if (known == by_name.end()) {
+      std::string name = lock.name;
+      by_name.emplace(std::move(name), std::move(lock));
+      continue;
+    }
+    std::move(lock.holds.begin(), lock.holds.end(), std::back_inserter(known->second.holds));
+    std::move(lock.waiters.begin(), lock.waiters.end(), std::back_inserter(known->second.waiters));
+  }
+  std::vector<admin::LockState> merged;
+  merged.reserve(by_name.size());
+  for (auto& entry : by_name) merged.push_back(std::move(entry.second));
+  return merged;
+}
+
 // Runs `operation` on each node and joins the results.
 template <class Operation>
 auto on_each_node(const Nodes& nodes, std::string_view lock, Operation&& operation) {
@@ -72,7 +92,7 @@ class RedisInspector final : public LockInspector {
   }
 
   std::vector<admin::LockState> list(std::string_view pattern) override {
-    return on_each_node(nodes_, "", [&](Connection& connection) {
+    return merged_by_name(on_each_node(nodes_, "", [&](Connection& connection) {
       const auto names = scan_lock_names(connection, pattern);
       std::vector<admin::LockState> locks;
       for (std::size_t first = 0; first < names.size(); first += kLocksPerRead) {
@@ -84,22 +104,15 @@ class RedisInspector final : public LockInspector {
         std::move(read.begin(), read.end(), std::back_inserter(locks));
       }
       return locks;
-    });
+    }));
   }
 
   std::optional<admin::LockState> show(std::string_view name) override {
-    auto found = on_each_node(nodes_, name, [&](Connection& connection) {
+    auto found = merged_by_name(on_each_node(nodes_, name, [&](Connection& connection) {
       return read_locks(connection, {std::string(name)});
-    });
+    }));
     if (found.empty()) return std::nullopt;
-    // A Redlock's masters each keep the lock: one state with every master's holds.
-    admin::LockState merged = std::move(found.front());
-    for (std::size_t i = 1; i < found.size(); ++i) {
-      std::move(found[i].holds.begin(), found[i].holds.end(), std::back_inserter(merged.holds));
-      std::move(found[i].waiters.begin(), found[i].waiters.end(),
-                std::back_inserter(merged.waiters));
-    }
-    return merged;
+    return std::move(found.front());
   }
 
   std::vector<admin::ReleasedHold> force_release(
