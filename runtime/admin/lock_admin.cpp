@@ -48,6 +48,20 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
                         "zookeeper://host:port");
 }
 
+// A lock name as the runtime writes it (api/key.cpp): every byte that could break a Redis hash
+// tag or a ZooKeeper path, and every byte outside printable ASCII, is %-escaped. Anything else
+// is a typo, and must not reach the server as a key or a path.
+void check_name(std::string_view name, const std::string& server) {
+  const auto bad = std::find_if(name.begin(), name.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte == '{' || byte == '}' || byte == '/' || byte < 0x20 || byte > 0x7e;
+  });
+  if (name.empty() || bad != name.end())
+    throw ConfigError(std::string(name), server,
+                      "not a lock name as distlock writes them (<type>:<key>, with '{', '}', '/', "
+                      "control and non-ASCII bytes %-escaped); copy it from distlock list");
+}
+
 }  // namespace
 
 bool name_matches(std::string_view pattern, std::string_view name) {
@@ -91,10 +105,14 @@ std::vector<LockState> LockAdmin::list(std::string_view pattern) {
   return locks;
 }
 
-std::optional<LockState> LockAdmin::show(std::string_view name) { return inspector_->show(name); }
+std::optional<LockState> LockAdmin::show(std::string_view name) {
+  detail::check_name(name, server());
+  return inspector_->show(name);
+}
 
 std::vector<ReleasedHold> LockAdmin::force_release(
     std::string_view name, const std::optional<std::string>& acquisition_id) {
+  detail::check_name(name, server());
   return inspector_->force_release(name, acquisition_id);
 }
 

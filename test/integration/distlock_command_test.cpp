@@ -224,6 +224,18 @@ TEST_F(DistlockCommandRedis, ShowOfAnUnknownNameNamesTheLockAndTheServer) {
   EXPECT_NE(result.err.find(server_.url()), std::string::npos) << result.err;
 }
 
+TEST_F(DistlockCommandRedis, ANameTheRuntimeNeverWritesIsAUsageError) {
+  const Lease lease = connect()->acquire(spec(std::string_view(type_), 30s), "safe");
+  for (const std::string name : {type_ + ":a/b", type_ + "}:safe", std::string()}) {
+    const auto shown = distlock({"show", name});
+    EXPECT_EQ(shown.code(), 2) << shown.describe();
+    EXPECT_NE(shown.err.find("not a lock name"), std::string::npos) << shown.err;
+    const auto released = distlock({"release", name, "--force"});
+    EXPECT_EQ(released.code(), 2) << released.describe();
+  }
+  expect_hold_of(listed_lock(list_json(), lease.name()), lease, "exclusive");
+}
+
 TEST_F(DistlockCommandRedis, WatchReportsGrantsAndReleasesAndStopsOnSigterm) {
   Subprocess watch(
       "/bin/sh", {"-c", "exec \"$0\" \"$@\" 2>/dev/null", DISTLOCK_COMMAND, "--url", server_.url(),
