@@ -25,9 +25,11 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
                       "memory:// locks live inside the process that takes them: another process "
                       "cannot see or release them; inspect them from that process, or use a "
                       "Redis or ZooKeeper URL");
+  // The query keys a service's URL may carry: the command takes the URL as the service has it.
   if (url.scheme.starts_with("redis"))
-    return redis::make_inspector(
-        url, options_from_url(url, options, {"connect_timeout", "command_timeout", "db"}));
+    return redis::make_inspector(url, options_from_url(url, options,
+                                                       {"connect_timeout", "command_timeout",
+                                                        "max_connections", "db", "min_replicas"}));
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
     return zookeeper::make_inspector(

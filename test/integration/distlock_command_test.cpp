@@ -276,6 +276,13 @@ TEST_F(DistlockCommandRedis, TakesTheUrlFromTheEnvironment) {
   const auto result = run_distlock({"--json", "show", lease.name()}, server_.url());
   ASSERT_EQ(result.code(), 0) << result.describe();
   expect_hold_of(result.json().at("lock"), lease, "exclusive");
+
+  // A service's URL as it is, query and all.
+  const auto with_query = run_distlock(
+      {"--json", "show", lease.name()},
+      server_.url() + "?connect_timeout=2s&command_timeout=2s&max_connections=4&min_replicas=0");
+  ASSERT_EQ(with_query.code(), 0) << with_query.describe();
+  expect_hold_of(with_query.json().at("lock"), lease, "exclusive");
 }
 
 TEST(DistlockCommandPassword, IsNeverPrinted) {
