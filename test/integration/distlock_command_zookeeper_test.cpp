@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -172,6 +173,29 @@ TEST_F(DistlockCommandZooKeeper, ReleaseWithAnotherAcquisitionIdReleasesNothing)
   const auto without_force = distlock({"release", lease.name()});
   EXPECT_EQ(without_force.code(), 2) << without_force.describe();
   expect_holder(shown(lease.name()), lease, "exclusive");
+}
+
+TEST_F(DistlockCommandZooKeeper, WatchShowsWhatIsHeldAndWaitedFor) {
+  const auto client = connect();
+  const LockSpec lock_spec = spec(std::string_view(type_), 4s, distlock::wait(60s));
+  std::optional<Lease> holder = client->acquire(lock_spec, "watched");
+  const std::string name = holder->name();
+  std::thread waiter([&] { Lease lease = client->acquire(lock_spec, "watched"); });
+  ASSERT_TRUE(eventually([&] { return waiters_of(name) == 1; }));
+
+  const auto result = distlock({"--json", "watch", name, "--count", "1"});
+  ASSERT_EQ(result.code(), 0) << result.describe();
+  std::vector<nlohmann::json> events;
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 2u) << result.out;
+  EXPECT_EQ(events[0].at("event"), "grant");
+  EXPECT_EQ(events[0].at("acquisition_id"), holder->id());
+  EXPECT_EQ(events[1].at("event"), "wait");
+  EXPECT_EQ(events[1].at("name"), name);
+
+  holder.reset();
+  waiter.join();
 }
 
 TEST_F(DistlockCommandZooKeeper, ANodeWithoutDataIsAHolderWithoutAName) {
