@@ -17,7 +17,7 @@ DISTLOCK_LLVM_VERSION="$(head -n 1 "${DISTLOCK_ROOT}/llvm-version.txt" | tr -d '
 DISTLOCK_PACKAGES=(
   build-essential cmake ninja-build pkg-config python3 python3-prometheus-client
   libhiredis-dev redis-server redis-tools
-  libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev
+  libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
   faketime
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"

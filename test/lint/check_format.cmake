@@ -5,6 +5,7 @@
 file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR}
   ${SOURCE_DIR}/include/*.h
   ${SOURCE_DIR}/runtime/*.h ${SOURCE_DIR}/runtime/*.cpp
+  ${SOURCE_DIR}/cli/*.h ${SOURCE_DIR}/cli/*.cpp
   ${SOURCE_DIR}/tool/*.h ${SOURCE_DIR}/tool/*.cpp
   ${SOURCE_DIR}/test/*.h ${SOURCE_DIR}/test/*.cpp
   ${SOURCE_DIR}/examples/*.h ${SOURCE_DIR}/examples/*.cpp

@@ -1,11 +1,8 @@
 #include "backends/redis/redis_backend.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <climits>
 #include <deque>
 
 #include <distlock/log.h>
@@ -17,18 +14,13 @@
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/waiting.h"
+#include "util/process_label.h"
 
 namespace distlock::detail::redis {
 namespace {
 
 // A renewal sent when a lease is about to end still gets this long for its reply.
 constexpr Millis kShortestRenewalWait{10};
-
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
 
 std::optional<std::uint64_t> parse_fence(const redisReply& reply) {
   if (reply.type == REDIS_REPLY_INTEGER && reply.integer >= 0)
@@ -67,7 +59,7 @@ SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
 RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
     : settings_(std::move(settings)),
       stats_(stats),
-      holder_(host_name() + ' ' + std::to_string(getpid()) + ' '),
+      holder_(process_label() + ' '),
       locator_(settings_),
       pool_(settings_, locator_),
       scripts_(load_scripts(pool_)),

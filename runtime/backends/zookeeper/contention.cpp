@@ -60,6 +60,7 @@ std::optional<Won> Contention::run() {
 }
 
 std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Session>& session) {
+  const std::string data = context_.node_data(request_.hold.acquisition_id);
   for (int parent_rounds = 0;;) {
     const std::string uuid = random_uuid();
     std::string name = contender_prefix(uuid, request_.hold.kind.mode);
@@ -73,10 +74,10 @@ std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Sessi
     std::optional<ChildrenReply> listed;
     if (downgrade_) {
       // Granted with the write node, whoever else waits: nothing to list.
-      created = context_.requests.create(*session, path, mode, context_.acls.lock());
+      created = context_.requests.create(*session, path, mode, context_.acls.lock(), data);
     } else {
-      auto replies =
-          context_.requests.create_and_list(*session, path, mode, context_.acls.lock(), path_);
+      auto replies = context_.requests.create_and_list(*session, path, mode, context_.acls.lock(),
+                                                       data, path_);
       created = std::move(replies.first);
       listed = std::move(replies.second);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "backends/zookeeper/acls.h"
@@ -20,6 +21,10 @@ struct ZkContext {
   const Acls& acls;
   SessionKeeper& keeper;
   Reaper& reaper;
+
+  // What a contender or lease node of `acquisition_id` carries as data, for people and the
+  // distlock command: "<host> <pid> <acquisition id>". Curator ignores node data.
+  std::string node_data(std::string_view acquisition_id) const;
 
   // A ready session, waiting up to connect_timeout; BackendUnavailable naming `lock` if none.
   std::shared_ptr<Session> ready_session(std::string_view lock) const;

@@ -73,6 +73,14 @@ std::string lock_path(std::string_view name) {
   return path;
 }
 
+std::string name_part(std::string_view component) {
+  if (component == "%") return {};
+  if (component == "%2E") return ".";
+  if (component == "%2E%2E") return "..";
+  if (component.starts_with("%5F")) return "_" + std::string(component.substr(3));
+  return std::string(component);
+}
+
 std::vector<std::string> lock_path_parents(std::string_view path) {
   std::vector<std::string> parents;
   for (auto slash = path.find('/', 1); slash != std::string_view::npos;

@@ -27,6 +27,9 @@ inline constexpr std::string_view kLockRoot = "/distlock";
 // ("", ".", "..") or that could pass for a contender (a key beginning with '_') is
 // written with a %-escape the name escaping never produces ("%", "%2E", "%5F").
 std::string lock_path(std::string_view name);
+// The part of a lock name a path component below the lock root stands for: lock_path's
+// escapes undone ("%" -> "", "%2E" -> ".", "%5Fx" -> "_x").
+std::string name_part(std::string_view component);
 // The nodes above a lock node, outermost first: /distlock, /distlock/<type>.
 std::vector<std::string> lock_path_parents(std::string_view path);
 
@@ -57,6 +60,13 @@ std::optional<Contender> parse_contender(std::string_view name);
 std::vector<Contender> contenders(const std::vector<std::string>& children);
 // Whether a node is named with `uuid` ("_c_<uuid>-...").
 bool named_with_uuid(std::string_view name, std::string_view uuid);
+// "<parent>/<child>".
+inline std::string child_path(std::string_view parent, std::string_view child) {
+  std::string path(parent);
+  path += '/';
+  path += child;
+  return path;
+}
 // The last component of a node's path: "/distlock/order/_c_x-lock-1" -> "_c_x-lock-1".
 inline std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 // The child named with `uuid` (a create whose reply was lost), if any.

@@ -121,13 +121,26 @@ void on_stat(int rc, const Stat* stat, const void* data) {
   });
 }
 
+void on_read(int rc, const char* value, int value_length, const Stat* stat, const void* data) {
+  complete<DataReply>(data, [&](DataReply& reply) {
+    reply.rc = rc;
+    if (rc != ZOK) return;
+    if (value != nullptr && value_length > 0)
+      reply.data.assign(value, static_cast<std::size_t>(value_length));
+    if (stat != nullptr) reply.stat = *stat;
+  });
+}
+
 void on_done(int rc, const void* data) {
   complete<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
 }
 
-auto creation(const std::string& path, int mode, const ACL_vector& acl) {
-  return [&path, mode, &acl](zhandle_t* handle, const void* data) {
-    return zoo_acreate2(handle, path.c_str(), nullptr, -1, &acl, mode, &on_created, data);
+auto creation(const std::string& path, int mode, const ACL_vector& acl, std::string_view content) {
+  return [&path, mode, &acl, content](zhandle_t* handle, const void* data) {
+    // Empty content is no data at all (-1), as the container nodes always had.
+    return zoo_acreate2(handle, path.c_str(), content.empty() ? nullptr : content.data(),
+                        content.empty() ? -1 : static_cast<int>(content.size()), &acl, mode,
+                        &on_created, data);
   };
 }
 
@@ -145,9 +158,9 @@ Requests::Requests(StatsCounters& stats, Millis command_timeout)
     : stats_(stats), command_timeout_(command_timeout) {}
 
 CreateReply Requests::create(Session& session, const std::string& path, int mode,
-                             const ACL_vector& acl) const {
+                             const ACL_vector& acl, std::string_view data) const {
   ++stats_.round_trips;
-  return send<CreateReply>(session, std::nullopt, creation(path, mode, acl)).reply();
+  return send<CreateReply>(session, std::nullopt, creation(path, mode, acl, data)).reply();
 }
 
 ChildrenReply Requests::children(Session& session, const std::string& path,
@@ -156,13 +169,11 @@ ChildrenReply Requests::children(Session& session, const std::string& path,
   return send<ChildrenReply>(session, command_timeout_, listing(path, watch_id)).reply();
 }
 
-std::pair<CreateReply, ChildrenReply> Requests::create_and_list(Session& session,
-                                                                const std::string& path, int mode,
-                                                                const ACL_vector& acl,
-                                                                const std::string& parent,
-                                                                std::uint64_t watch_id) const {
+std::pair<CreateReply, ChildrenReply> Requests::create_and_list(
+    Session& session, const std::string& path, int mode, const ACL_vector& acl,
+    std::string_view data, const std::string& parent, std::uint64_t watch_id) const {
   ++stats_.round_trips;
-  const auto created = send<CreateReply>(session, std::nullopt, creation(path, mode, acl));
+  const auto created = send<CreateReply>(session, std::nullopt, creation(path, mode, acl, data));
   const auto listed = send<ChildrenReply>(session, command_timeout_, listing(parent, watch_id));
   // The listing is answered after the create: waiting for it first, the caller wakes once.
   auto children = listed.reply();
@@ -223,13 +234,30 @@ int Requests::watch(Session& session, const std::string& path, std::uint64_t wat
   return rc;
 }
 
-Reply Requests::remove(Session& session, const std::string& path) const {
+Reply Requests::remove(Session& session, const std::string& path, int version) const {
   ++stats_.round_trips;
   return send<Reply>(session, command_timeout_,
                      [&](zhandle_t* handle, const void* data) {
-                       return zoo_adelete(handle, path.c_str(), -1, &on_done, data);
+                       return zoo_adelete(handle, path.c_str(), version, &on_done, data);
                      })
       .reply();
+}
+
+std::vector<DataReply> Requests::read_all(Session& session,
+                                          const std::vector<std::string>& paths) const {
+  if (paths.empty()) return {};
+  ++stats_.round_trips;
+  std::vector<Sent<DataReply>> sent;
+  sent.reserve(paths.size());
+  for (const std::string& path : paths)
+    sent.push_back(
+        send<DataReply>(session, command_timeout_, [&](zhandle_t* handle, const void* data) {
+          return zoo_aget(handle, path.c_str(), 0, &on_read, data);
+        }));
+  std::vector<DataReply> replies;
+  replies.reserve(sent.size());
+  for (const auto& request : sent) replies.push_back(request.reply());
+  return replies;
 }
 
 std::vector<StatReply> Requests::exists_all(Session& session,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,12 +41,18 @@ struct StatReply : Reply {
   Stat stat{};
 };
 
+struct DataReply : Reply {
+  std::string data;  // empty for a node without data
+  Stat stat{};
+};
+
 class Requests {
  public:
   Requests(StatsCounters& stats, Millis command_timeout);
 
-  CreateReply create(Session& session, const std::string& path, int mode,
-                     const ACL_vector& acl) const;
+  // `data`: the node's content; empty: none (null data).
+  CreateReply create(Session& session, const std::string& path, int mode, const ACL_vector& acl,
+                     std::string_view data = {}) const;
   // With a `watch_id` (0: none), a listing that succeeds leaves a watch on the children that
   // this id of the session receives, as `watch` does for a node.
   ChildrenReply children(Session& session, const std::string& path,
@@ -54,6 +61,7 @@ class Requests {
   // created: both in one round trip.
   std::pair<CreateReply, ChildrenReply> create_and_list(Session& session, const std::string& path,
                                                         int mode, const ACL_vector& acl,
+                                                        std::string_view data,
                                                         const std::string& parent,
                                                         std::uint64_t watch_id = 0) const;
   // Sends the listing and returns at once; `on_reply` gets the reply on the completion thread
@@ -68,7 +76,10 @@ class Requests {
   // `wakeup` as watch_failed. Returns the code of a request the client would not send.
   int watch(Session& session, const std::string& path, std::uint64_t watch_id,
             const std::shared_ptr<Wakeup>& wakeup) const;
-  Reply remove(Session& session, const std::string& path) const;
+  // Deletes the node; with a `version` (-1: any), only if the node is still at that version.
+  Reply remove(Session& session, const std::string& path, int version = -1) const;
+  // Each node's data and stat (getData, no watch), pipelined: one round trip.
+  std::vector<DataReply> read_all(Session& session, const std::vector<std::string>& paths) const;
   // exists for each path, pipelined: one round trip.
   std::vector<StatReply> exists_all(Session& session, const std::vector<std::string>& paths) const;
 

@@ -90,12 +90,13 @@ SemaphoreContention::Outcome SemaphoreContention::take_lease(
   const std::string uuid = random_uuid();
   const std::string prefix = lease_prefix(uuid);
   std::optional<ChildrenWatch> watch(std::in_place, session);
+  const std::string data = context_.node_data(request_.hold.acquisition_id);
   CreateReply created;
   ChildrenReply listed;
   for (int parent_rounds = 0;;) {
     std::tie(created, listed) = context_.requests.create_and_list(
-        *session, leases_ + "/" + prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), leases_,
-        watch->id());
+        *session, leases_ + "/" + prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), data,
+        leases_, watch->id());
     if (created.rc != ZNONODE) break;
     if (++parent_rounds > kParentRounds)
       fail(created.rc, "creating the leases node " + leases_ + " kept failing");

@@ -1,4 +1,6 @@
-// Takes a memory:// lock through the packaged runtime: returns 0 when everything holds.
+// Takes a memory:// lock through the packaged runtime, and asks the operators' API (admin.h,
+// in the user's standard too) about it: returns 0 when everything holds.
+#include <distlock/admin.h>
 #include <distlock/distlock.h>
 
 #include <chrono>
@@ -48,6 +50,16 @@ int main() {
       auto again = client->try_acquire(item_lock, distlock::key_of("shelf", 7));
       expect(again.has_value(), "the released lock can be taken again");
       if (again) expect(again->fence() > first_fence, "the next holder gets a larger fence");
+    }
+    {
+      // In-process locks are invisible to other processes, so the admin API refuses them.
+      bool refused = false;
+      try {
+        (void)distlock::admin::LockAdmin::connect("memory://package-test");
+      } catch (const distlock::ConfigError&) {
+        refused = true;
+      }
+      expect(refused, "LockAdmin::connect refuses memory://");
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "consumer: FAILED: exception: %s\n", e.what());

@@ -1,0 +1,124 @@
+// distlock::admin::LockAdmin: the URL picks the backend's inspector; the rest is the
+// inspector's.
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include <distlock/admin.h>
+#include <distlock/error.h>
+
+#include "admin/lock_inspector.h"
+#include "backends/redis/redis_inspector.h"
+#if DISTLOCK_WITH_ZOOKEEPER
+#include "backends/zookeeper/zookeeper_inspector.h"
+#endif
+#include "core/client_config.h"
+#include "util/url.h"
+
+namespace distlock {
+namespace detail {
+namespace {
+
+std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& options) {
+  if (url.scheme == "memory")
+    throw ConfigError("", url.redacted(),
+                      "memory:// locks live inside the process that takes them: another process "
+                      "cannot see or release them; inspect them from that process, or use a "
+                      "Redis or ZooKeeper URL");
+  // The query keys a service's URL may carry: the command takes the URL as the service has it.
+  if (url.scheme.starts_with("redis"))
+    return redis::make_inspector(url, options_from_url(url, options,
+                                                       {"connect_timeout", "command_timeout",
+                                                        "max_connections", "db", "min_replicas"}));
+  if (url.scheme == "zookeeper") {
+#if DISTLOCK_WITH_ZOOKEEPER
+    return zookeeper::make_inspector(
+        url,
+        options_from_url(url, options, {"connect_timeout", "command_timeout", "session_timeout"}));
+#else
+    throw ConfigError("", url.redacted(),
+                      "bad URL: this distlock was built without the zookeeper:// backend "
+                      "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
+#endif
+  }
+  throw ConfigError("", url.redacted(),
+                    "bad URL: unknown scheme '" + url.scheme +
+                        "'; use redis://host:port, redis+unix:///path, "
+                        "redis+sentinel://host:port[,host:port...]/master-name, "
+                        "redis+cluster://host:port[,host:port...], "
+                        "redis+redlock://host:port,host:port,host:port or "
+                        "zookeeper://host:port");
+}
+
+// A lock name as the runtime writes it (api/key.cpp): every byte that could break a Redis hash
+// tag or a ZooKeeper path, and every byte outside printable ASCII, is %-escaped. Anything else
+// is a typo, and must not reach the server as a key or a path.
+void check_name(std::string_view name, const std::string& server) {
+  const auto bad = std::find_if(name.begin(), name.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte == '{' || byte == '}' || byte == '/' || byte < 0x20 || byte > 0x7e;
+  });
+  if (name.empty() || bad != name.end())
+    throw ConfigError(std::string(name), server,
+                      "not a lock name as distlock writes them (<type>:<key>, with '{', '}', '/', "
+                      "control and non-ASCII bytes %-escaped); copy it from distlock list");
+}
+
+}  // namespace
+
+bool name_matches(std::string_view pattern, std::string_view name) {
+  if (pattern.empty()) return true;
+  return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
+}
+
+}  // namespace detail
+
+namespace admin {
+
+const char* to_string(HoldKind kind) {
+  switch (kind) {
+    case HoldKind::exclusive:
+      break;
+    case HoldKind::fair:
+      return "fair";
+    case HoldKind::read:
+      return "read";
+    case HoldKind::write:
+      return "write";
+    case HoldKind::semaphore:
+      return "semaphore";
+  }
+  return "exclusive";
+}
+
+std::unique_ptr<LockAdmin> LockAdmin::connect(std::string_view url, Options options) {
+  return std::make_unique<LockAdmin>(detail::make_inspector(detail::parse_url(url), options));
+}
+
+LockAdmin::LockAdmin(std::unique_ptr<detail::LockInspector> inspector)
+    : inspector_(std::move(inspector)) {}
+
+LockAdmin::~LockAdmin() = default;
+
+std::vector<LockState> LockAdmin::list(std::string_view pattern) {
+  auto locks = inspector_->list(pattern);
+  std::sort(locks.begin(), locks.end(),
+            [](const LockState& a, const LockState& b) { return a.name < b.name; });
+  return locks;
+}
+
+std::optional<LockState> LockAdmin::show(std::string_view name) {
+  detail::check_name(name, server());
+  return inspector_->show(name);
+}
+
+std::vector<ReleasedHold> LockAdmin::force_release(
+    std::string_view name, const std::optional<std::string>& acquisition_id) {
+  detail::check_name(name, server());
+  return inspector_->force_release(name, acquisition_id);
+}
+
+const std::string& LockAdmin::server() const { return inspector_->server(); }
+
+}  // namespace admin
+}  // namespace distlock

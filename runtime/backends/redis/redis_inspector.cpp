@@ -1,0 +1,153 @@
+#include "backends/redis/redis_inspector.h"
+
+#include <algorithm>
+#include <map>
+
+#include <distlock/error.h>
+
+#include "backends/redis/connection.h"
+#include "backends/redis/connection_settings.h"
+#include "backends/redis/force_release.h"
+#include "backends/redis/lock_listing.h"
+#include "backends/redis/master_locator.h"
+#include "backends/redis/server_error.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+// Locks read per pipelined round trip.
+constexpr std::size_t kLocksPerRead = 100;
+
+// One server and the connection to it.
+struct Node {
+  explicit Node(ConnectionSettings node_settings)
+      : settings(std::move(node_settings)),
+        connection(settings, settings.sentinel() ? MasterLocator(settings).current().address
+                                                 : settings.address) {}
+
+  ConnectionSettings settings;
+  Connection connection;
+};
+
+using Nodes = std::vector<std::unique_ptr<Node>>;
+
+// With several nodes (a Redlock's masters), each location names its node.
+void name_node(std::vector<admin::LockState>& locks, const std::string& node) {
+  for (auto& lock : locks) {
+    for (auto& hold : lock.holds) hold.location.insert(0, node + ' ');
+    for (auto& waiter : lock.waiters) waiter.location.insert(0, node + ' ');
+  }
+}
+
+void name_node(std::vector<admin::ReleasedHold>& released, const std::string& node) {
+  for (auto& one : released) one.hold.location.insert(0, node + ' ');
+}
+
+// A Redlock's masters each keep the lock: one state per name, with every master's holds.
+std::vector<admin::LockState> merged_by_name(std::vector<admin::LockState> locks) {
+  std::map<std::string, admin::LockState> by_name;
+  for (auto& lock : locks) {
+    const auto known = by_name.find(lock.name);
+    if (known == by_name.end()) {
+      std::string name = lock.name;
+      by_name.emplace(std::move(name), std::move(lock));
+      continue;
+    }
+    std::move(lock.holds.begin(), lock.holds.end(), std::back_inserter(known->second.holds));
+    std::move(lock.waiters.begin(), lock.waiters.end(), std::back_inserter(known->second.waiters));
+  }
+  std::vector<admin::LockState> merged;
+  merged.reserve(by_name.size());
+  for (auto& entry : by_name) merged.push_back(std::move(entry.second));
+  return merged;
+}
+
+// Runs `operation` on each node and joins the results.
+template <class Operation>
+auto on_each_node(const Nodes& nodes, std::string_view lock, Operation&& operation) {
+  decltype(operation(nodes.front()->connection)) all;
+  for (const auto& node : nodes) {
+    try {
+      auto results = operation(node->connection);
+      if (nodes.size() > 1) name_node(results, node->connection.address().describe());
+      std::move(results.begin(), results.end(), std::back_inserter(all));
+    } catch (const ServerError& error) {
+      throw error.for_lock(lock);
+    }
+  }
+  return all;
+}
+
+class RedisInspector final : public LockInspector {
+ public:
+  RedisInspector(std::string server, std::vector<ConnectionSettings> nodes)
+      : server_(std::move(server)) {
+    for (auto& settings : nodes) {
+      try {
+        nodes_.push_back(std::make_unique<Node>(std::move(settings)));
+      } catch (const ServerError& error) {
+        throw error.for_lock("");
+      }
+    }
+  }
+
+  std::vector<admin::LockState> list(std::string_view pattern) override {
+    return merged_by_name(on_each_node(nodes_, "", [&](Connection& connection) {
+      const auto names = scan_lock_names(connection, pattern);
+      std::vector<admin::LockState> locks;
+      for (std::size_t first = 0; first < names.size(); first += kLocksPerRead) {
+        const std::vector<std::string> batch(
+            names.begin() + static_cast<std::ptrdiff_t>(first),
+            names.begin() +
+                static_cast<std::ptrdiff_t>(std::min(first + kLocksPerRead, names.size())));
+        auto read = read_locks(connection, batch);
+        std::move(read.begin(), read.end(), std::back_inserter(locks));
+      }
+      return locks;
+    }));
+  }
+
+  std::optional<admin::LockState> show(std::string_view name) override {
+    auto found = merged_by_name(on_each_node(nodes_, name, [&](Connection& connection) {
+      return read_locks(connection, {std::string(name)});
+    }));
+    if (found.empty()) return std::nullopt;
+    return std::move(found.front());
+  }
+
+  std::vector<admin::ReleasedHold> force_release(
+      std::string_view name, const std::optional<std::string>& acquisition_id) override {
+    return on_each_node(nodes_, name, [&](Connection& connection) {
+      return redis::force_release(connection, std::string(name), acquisition_id, "PUBLISH");
+    });
+  }
+
+  const std::string& server() const override { return server_; }
+
+ private:
+  const std::string server_;
+  Nodes nodes_;
+};
+
+}  // namespace
+
+std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& options) {
+  std::vector<ConnectionSettings> nodes;
+  if (url.scheme == "redis+cluster")
+    throw ConfigError("", url.redacted(),
+                      "the distlock command does not follow a Redis Cluster's slots: inspect each "
+                      "master with redis://host:port");
+  if (url.scheme == "redis+redlock") {
+    for (const auto& endpoint : url.endpoints) {
+      Url one = url;
+      one.scheme = "redis";
+      one.endpoints = {endpoint};
+      nodes.push_back(connection_settings(one, options));
+    }
+  } else {
+    nodes.push_back(connection_settings(url, options));
+  }
+  return std::make_unique<RedisInspector>(url.redacted(), std::move(nodes));
+}
+
+}  // namespace distlock::detail::redis

@@ -1,0 +1,89 @@
+// Running the distlock command (cli/) as a child process, as an operator would: its exit code,
+// its stdout and its stderr apart, and --json output parsed with nlohmann-json.
+#pragma once
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <distlock/lease.h>
+
+#include "integration_helpers.h"
+#include "subprocess.h"
+
+namespace distlock::testing {
+
+struct CommandResult {
+  ExitStatus status;
+  std::string out;
+  std::string err;
+
+  int code() const { return status.exited ? status.code : -1; }
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+  // For failure messages.
+  std::string describe() const {
+    return status.describe() + "\nstdout:\n" + out + "\nstderr:\n" + err;
+  }
+};
+
+// Runs `distlock <args...>` with `url` (if any) in DISTLOCK_URL, and waits for it to end.
+inline CommandResult run_distlock(const std::vector<std::string>& args,
+                                  const std::string& environment_url = {}) {
+  const TempDirectory directory;
+  const std::string err_path = (directory.path() / "stderr").string();
+  // The shell only sends stderr to a file and sets the environment; $0 is the command.
+  std::string script = "exec \"$0\" \"$@\" 2>'" + err_path + "'";
+  if (!environment_url.empty()) script = "DISTLOCK_URL='" + environment_url + "' " + script;
+  std::vector<std::string> shell_args = {"-c", script, DISTLOCK_COMMAND};
+  shell_args.insert(shell_args.end(), args.begin(), args.end());
+  Subprocess process("/bin/sh", shell_args);
+  CommandResult result;
+  result.out = process.read_all(std::chrono::seconds(60));
+  result.status = process.wait(std::chrono::seconds(60));
+  std::ifstream err(err_path);
+  std::ostringstream text;
+  text << err.rdbuf();
+  result.err = text.str();
+  return result;
+}
+
+// The lock of this name in a `list --json` output; null when it is not listed.
+inline nlohmann::json listed_lock(const nlohmann::json& listing, const std::string& name) {
+  for (const auto& lock : listing.at("locks"))
+    if (lock.at("name") == name) return lock;
+  return nullptr;
+}
+
+// The hold of `lease` in a listed lock, checked against what the lease knows (kind, fence,
+// this process as its holder, acquired in the last minute); null (and a failure) if missing.
+inline nlohmann::json expect_holder(const nlohmann::json& lock, const Lease& lease,
+                                    const std::string& kind) {
+  if (lock.is_null()) {
+    ADD_FAILURE() << lease.name() << " is not listed";
+    return nullptr;
+  }
+  for (const auto& hold : lock.at("holds")) {
+    if (hold.at("acquisition_id") != lease.id()) continue;
+    EXPECT_EQ(hold.at("kind"), kind) << hold;
+    EXPECT_EQ(hold.at("fence").get<std::uint64_t>(), lease.fence()) << hold;
+    EXPECT_EQ(hold.at("pid").get<long long>(), ::getpid()) << hold;
+    EXPECT_FALSE(hold.at("host").get<std::string>().empty()) << hold;
+    const auto acquired_ms = hold.at("acquired_at_ms").get<long long>();
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    EXPECT_LE(acquired_ms, now_ms + 1000) << hold;
+    EXPECT_GT(acquired_ms, now_ms - 60'000) << hold;
+    return hold;
+  }
+  ADD_FAILURE() << "no hold of " << lease.id() << " in " << lock;
+  return nullptr;
+}
+
+}  // namespace distlock::testing
