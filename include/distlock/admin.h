@@ -87,7 +87,7 @@ class LockAdmin {
   // Connects as Client::connect does, with the same URLs (memory:// excepted: another
   // process's in-process locks cannot be seen, and ConfigError says so). Throws ConfigError
   // for a bad URL, BackendUnavailable when the server cannot be reached.
-  static std::unique_ptr<LockAdmin> connect(std::string_view url, Options options = {});
+  static std::unique_ptr<LockAdmin> connect(std::string_view url, const Options& options = {});
 
   explicit LockAdmin(std::unique_ptr<detail::LockInspector> inspector);
   ~LockAdmin();

@@ -67,7 +67,7 @@ class Client {
  public:
   // Connects (eagerly: an unreachable server throws BackendUnavailable here, within
   // connect_timeout). Throws ConfigError for a bad URL.
-  static std::shared_ptr<Client> connect(std::string_view url, Options options = {});
+  static std::shared_ptr<Client> connect(std::string_view url, const Options& options = {});
 
   ~Client();
   Client(const Client&) = delete;

@@ -91,7 +91,7 @@ const char* to_string(HoldKind kind) {
   return "exclusive";
 }
 
-std::unique_ptr<LockAdmin> LockAdmin::connect(std::string_view url, Options options) {
+std::unique_ptr<LockAdmin> LockAdmin::connect(std::string_view url, const Options& options) {
   return std::make_unique<LockAdmin>(detail::make_inspector(detail::parse_url(url), options));
 }
 

@@ -5,7 +5,7 @@
 
 namespace distlock {
 
-std::shared_ptr<Client> Client::connect(std::string_view url, Options options) {
+std::shared_ptr<Client> Client::connect(std::string_view url, const Options& options) {
   if (!(options.renew_fraction > 0.0 && options.renew_fraction < 1.0))
     throw ConfigError("", detail::parse_url(url).redacted(),
                       "Options::renew_fraction must be between 0 and 1 (exclusive)");

@@ -1,5 +1,6 @@
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 
 #include <distlock/client.h>
 #include <distlock/error.h>
@@ -32,7 +33,7 @@ void configure(std::string_view url, Options options) {
                       "distlock::configure: the default client is already in use; call "
                       "configure() before the first lock");
   state.url = url;
-  state.options = options;
+  state.options = std::move(options);
   state.configured = true;
 }
 
