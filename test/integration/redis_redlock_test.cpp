@@ -93,6 +93,36 @@ TEST_F(Redlock, AWaiterIsWokenByTheReleaseWhenTheFirstMasterIsDead) {
   EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
 }
 
+// The same when the first master dies while the waiter listens to it: the lost subscription
+// wakes the waiter, which listens again through a master that answers.
+TEST_F(Redlock, AWaiterWhoseMasterDiesListensThroughAnother) {
+  auto holder = Client::connect(url());
+  auto waiter = Client::connect(url());
+  const auto lock_spec = spec("herald", 60s, wait(30s));
+  Lease held = holder->acquire(lock_spec, key_of("d"));
+
+  std::promise<void> acquired;
+  std::thread waiting([&] {
+    try {
+      Lease lease = waiter->acquire(lock_spec, key_of("d"));
+      acquired.set_value();
+    } catch (...) {
+      acquired.set_exception(std::current_exception());
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  masters_[0].reset();
+  // Subscribed again elsewhere: a timeout counted for the lost subscription, then waiting again.
+  // Without that, the waiter would sleep through the release until the holder's ttl (60 s).
+  ASSERT_TRUE(eventually([&] { return waiter->stats().woken_by_timeout >= 1; }));
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  const auto woken_by_release = waiter->stats().woken_by_release;
+  held.release();
+  acquired.get_future().get();
+  waiting.join();
+  EXPECT_GT(waiter->stats().woken_by_release, woken_by_release);
+}
+
 TEST_F(Redlock, TwoMastersDownIsBackendUnavailableNamingThem) {
   auto client = Client::connect(url());
   masters_[0].reset();

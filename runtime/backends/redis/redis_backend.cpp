@@ -104,7 +104,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   std::optional<Grant> grant = attempt.grant;
   if (!grant && SteadyClock::now() < request.deadline)
     grant = wait_for_grant(
-        request, stats_, attempt, [&] { return watch_releases(request.hold); },
+        request, stats_, attempt, Unheard::wait, [&] { return watch_releases(request.hold); },
         [&] { return try_acquire(request); });
   if (!grant && leaves_trace_when_waiting(request.hold.kind)) withdraw(request.hold);
   return grant;

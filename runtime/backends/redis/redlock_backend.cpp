@@ -110,7 +110,8 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
   const Attempt round = try_once(request);
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
   return wait_for_grant(
-      request, stats_, round, [&] { return herald().watch_releases(request.hold); },
+      request, stats_, round, Unheard::watch_elsewhere,
+      [&] { return herald().watch_releases(request.hold); },
       [&] { return try_once(request); });
 }
 

@@ -36,22 +36,32 @@ bool ReleaseListener::Ticket::wait_subscribed(TimePoint until) {
       lock, until, [&] { return channel.subscribed || listener_.stopping_; });
 }
 
+bool ReleaseListener::Ticket::subscribed() const {
+  std::lock_guard lock(listener_.mutex_);
+  return channel_.second.subscribed;
+}
+
 std::uint64_t ReleaseListener::Ticket::generation() const {
   std::lock_guard lock(listener_.mutex_);
   if (addressee_) return channel_.second.for_everyone + addressee_->second.messages;
   return channel_.second.generation;
 }
 
-bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint until) {
+ReleaseListener::Ticket::Woken ReleaseListener::Ticket::wait_for_release(
+    std::uint64_t seen, TimePoint until, bool or_lost_subscription) {
   std::unique_lock lock(listener_.mutex_);
   Channel& channel = channel_.second;
-  if (addressee_) {
-    return addressee_->second.named.wait_until(lock, until, [&] {
-      return channel.for_everyone + addressee_->second.messages != seen || listener_.stopping_;
-    });
-  }
-  return channel.released.wait_until(
-      lock, until, [&] { return channel.generation != seen || listener_.stopping_; });
+  const auto current = [&] {
+    return addressee_ ? channel.for_everyone + addressee_->second.messages : channel.generation;
+  };
+  const auto woken = [&] {
+    return current() != seen || listener_.stopping_ ||
+           (or_lost_subscription && !channel.subscribed);
+  };
+  auto& wakes = addressee_ ? addressee_->second.named : channel.released;
+  if (!wakes.wait_until(lock, until, woken)) return Woken::by_timeout;
+  if (current() != seen || listener_.stopping_) return Woken::by_release;
+  return Woken::by_lost_subscription;
 }
 
 ReleaseListener::ReleaseListener(const ConnectionSettings& settings, const MasterLocator& locator,
@@ -292,8 +302,11 @@ void ReleaseListener::forget_subscriptions() {
     channel.subscribed = false;
     channel.confirmations_due = 0;
     // Messages lost with the connection are made up for when the new subscription is
-    // confirmed: that moves the generation on. Waking waiters now would only have them
-    // retry against a server that is likely down.
+    // confirmed: that moves the generation on. Only the waiters that asked to hear of the
+    // loss wake now (a Redlock waiter may listen through another master instead); the rest
+    // would only retry against a server that is likely down.
+    channel.released.notify_all();
+    for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
     it = channel.watchers == 0 ? channels_.erase(it) : std::next(it);
   }
 }

@@ -89,9 +89,14 @@ class ReleaseListener {
 
     // Waits until the server confirmed the subscription; false if `until` came first.
     bool wait_subscribed(TimePoint until);
+    // Whether the server confirmed the subscription and the connection still stands.
+    bool subscribed() const;
     std::uint64_t generation() const;
-    // Waits until the generation differs from `seen`; false if `until` came first.
-    bool wait_for_release(std::uint64_t seen, TimePoint until);
+    enum class Woken { by_release, by_timeout, by_lost_subscription };
+    // Waits until the generation differs from `seen` or `until` comes; with
+    // `or_lost_subscription`, also until the subscription is lost.
+    Woken wait_for_release(std::uint64_t seen, TimePoint until,
+                           bool or_lost_subscription = false);
 
    private:
     ReleaseListener& listener_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "backends/backend.h"
@@ -13,32 +14,63 @@
 
 namespace distlock::detail::redis {
 
+// What a waiter does while its subscription is down.
+enum class Unheard {
+  // Waits for it to come back, each wait bounded by the holder's ttl: there is one server,
+  // and retrying a server that is likely down would only turn a wait into an error.
+  wait,
+  // Retries every kUnheardRetry and watches again, so that `watch()` may pick another
+  // server (a Redlock master that answers): otherwise a holder that takes the lock again at
+  // once can keep such a waiter out for its whole wait.
+  watch_elsewhere,
+};
+
+inline constexpr std::chrono::milliseconds kUnheardRetry{100};
+
 // `first` is the attempt that found the lock busy; `watch()` returns the release
 // listener's ticket for the lock; `try_once()` returns an Attempt.
 template <class Watch, class TryOnce>
 std::optional<Grant> wait_for_grant(const AcquireRequest& request, StatsCounters& stats,
-                                    const Attempt& first, Watch&& watch, TryOnce&& try_once) {
+                                    const Attempt& first, Unheard unheard, Watch&& watch,
+                                    TryOnce&& try_once) {
+  using Woken = ReleaseListener::Ticket::Woken;
   ++stats.contended;
-  auto ticket = watch();
-  // Only a retry made after the server confirmed the subscription is sure to hear of every
-  // later release. Should the subscriber be down, the holder's ttl bounds the wait.
-  ticket.wait_subscribed(std::min(holder_gone(first.holder_pttl, request.ttl), request.deadline));
+  const bool elsewhere = unheard == Unheard::watch_elsewhere;
+  long long holder_pttl = first.holder_pttl;
+  const auto until_holder_gone = [&] {
+    return std::min(holder_gone(holder_pttl, request.ttl), request.deadline);
+  };
+  const auto until_retry = [&] {
+    const auto until = until_holder_gone();
+    return elsewhere ? std::min(until, SteadyClock::now() + kUnheardRetry) : until;
+  };
   for (;;) {
-    const auto seen = ticket.generation();
-    Attempt attempt = try_once();
-    if (attempt.grant) {
-      attempt.grant->contended = true;
-      return attempt.grant;
+    auto ticket = watch();
+    // Only a retry made after the server confirmed the subscription is sure to hear of every
+    // later release.
+    ticket.wait_subscribed(until_retry());
+    for (;;) {
+      const bool heard = ticket.subscribed();
+      const auto seen = ticket.generation();
+      Attempt attempt = try_once();
+      if (attempt.grant) {
+        attempt.grant->contended = true;
+        return attempt.grant;
+      }
+      if (SteadyClock::now() >= request.deadline) return std::nullopt;
+      holder_pttl = attempt.holder_pttl;
+      Woken woken = Woken::by_timeout;
+      if (heard) {
+        // Counted only here: subscribed, and the lock seen held since, so the next release
+        // is sure to arrive as a notification.
+        WaitingScope waiting(stats);
+        woken = ticket.wait_for_release(seen, until_holder_gone(), elsewhere);
+      } else {
+        woken = ticket.wait_for_release(seen, until_retry());
+      }
+      ++(woken == Woken::by_release ? stats.woken_by_release : stats.woken_by_timeout);
+      if (elsewhere && !ticket.subscribed()) break;
     }
-    if (SteadyClock::now() >= request.deadline) return std::nullopt;
-    const auto until = std::min(holder_gone(attempt.holder_pttl, request.ttl), request.deadline);
-    // Counted only here: subscribed, and the lock seen held since, so the next release is
-    // sure to arrive as a notification.
-    WaitingScope waiting(stats);
-    if (ticket.wait_for_release(seen, until))
-      ++stats.woken_by_release;
-    else
-      ++stats.woken_by_timeout;
   }
 }
 
