@@ -1,12 +1,10 @@
-// What the subcommands of the distlock command share: the global options, the exit codes, and
-// how a subcommand is added to the command line and run.
+// The subcommands of the distlock command: each one's options and what runs it, the global
+// options and the exit codes. The command line itself is main.cpp's, the one file that
+// parses it (CLI11 is a large header).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include <distlock/admin.h>
 #include <distlock/error.h>
@@ -33,19 +31,37 @@ struct GlobalOptions {
   bool json = false;
 };
 
-// One subcommand: its part of the command line, and what runs when it was given.
-struct Subcommand {
-  CLI::App* app = nullptr;
-  std::function<int(const GlobalOptions&)> run;
+struct ListOptions {
+  std::string pattern;  // a shell glob; empty: every lock
 };
 
-// Each adds its subcommand to `parent` (and its options, whose values live in the returned
-// function).
-Subcommand add_list_command(CLI::App& parent);
-Subcommand add_show_command(CLI::App& parent);
-Subcommand add_release_command(CLI::App& parent);
-Subcommand add_watch_command(CLI::App& parent);
-Subcommand add_where_command(CLI::App& parent);
+struct ShowOptions {
+  std::string name;
+};
+
+struct ReleaseOptions {
+  std::string name;
+  bool force = false;
+  std::string acquisition_id;  // empty: every hold
+};
+
+struct WatchOptions {
+  std::string pattern;
+  int count = 0;  // listings to take; 0: until stopped
+  int interval_ms = 1000;
+};
+
+struct WhereOptions {
+  std::string type;
+  std::string manifest;
+};
+
+// Each runs its subcommand and returns its exit code; they throw what connect() throws.
+int list_locks(const GlobalOptions& options, const ListOptions& list_options);
+int show_lock(const GlobalOptions& options, const ShowOptions& show_options);
+int release_lock(const GlobalOptions& options, const ReleaseOptions& release_options);
+int watch_locks(const GlobalOptions& options, const WatchOptions& watch_options);
+int where_type_is_taken(const GlobalOptions& options, const WhereOptions& where_options);
 
 // Connects to the server the options name. Throws UsageError when no URL was given,
 // ConfigError for a bad one, BackendUnavailable when the server cannot be reached.

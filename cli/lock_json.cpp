@@ -1,5 +1,7 @@
 #include "lock_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include "lock_text.h"
 
 namespace distlock::cli {
@@ -9,7 +11,6 @@ nlohmann::json text_or_null(const std::string& text) {
   return text.empty() ? nlohmann::json() : nlohmann::json(text);
 }
 
-}  // namespace
 
 nlohmann::json to_json(const admin::Holder& holder) {
   return {{"acquisition_id", text_or_null(holder.acquisition_id)},
@@ -53,6 +54,42 @@ nlohmann::json to_json(const admin::ReleasedHold& released) {
   nlohmann::json json = to_json(released.hold);
   json["name"] = released.name;
   return json;
+}
+
+nlohmann::json event_line(const char* event, const std::string& name, nlohmann::json details) {
+  details["event"] = event;
+  details["name"] = name;
+  details["time"] = utc_time(std::chrono::system_clock::now());
+  return details;
+}
+
+}  // namespace
+
+std::string locks_document(const std::string& server, const std::vector<admin::LockState>& locks) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& lock : locks) array.push_back(to_json(lock));
+  return nlohmann::json{{"server", server}, {"locks", array}}.dump(2);
+}
+
+std::string lock_document(const std::string& server, const std::optional<admin::LockState>& lock) {
+  return nlohmann::json{{"server", server}, {"lock", lock ? to_json(*lock) : nlohmann::json()}}
+      .dump(2);
+}
+
+std::string released_document(const std::string& server, const std::string& name,
+                              const std::vector<admin::ReleasedHold>& released) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& hold : released) array.push_back(to_json(hold));
+  return nlohmann::json{{"server", server}, {"name", name}, {"released", array}}.dump(2);
+}
+
+std::string hold_event_line(const char* event, const std::string& name, const admin::Hold& hold) {
+  return event_line(event, name, to_json(hold)).dump();
+}
+
+std::string waiter_event_line(const char* event, const std::string& name,
+                              const admin::Waiter& waiter) {
+  return event_line(event, name, to_json(waiter)).dump();
 }
 
 }  // namespace distlock::cli

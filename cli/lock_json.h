@@ -1,19 +1,27 @@
-// The locks as JSON for scripts (--json). Times are ISO 8601 UTC strings and milliseconds since
-// the epoch; durations milliseconds; what the server does not know is null.
+// The locks as JSON documents for scripts (--json), as docs/operations.md shows them. Times are
+// ISO 8601 UTC strings and milliseconds since the epoch; durations milliseconds; what the
+// server does not know is null. The one file of the subcommands that builds JSON (nlohmann's
+// header is a large one).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include <distlock/admin.h>
 
 namespace distlock::cli {
 
-nlohmann::json to_json(const admin::Holder& holder);
-nlohmann::json to_json(const admin::Hold& hold);
-nlohmann::json to_json(const admin::Waiter& waiter);
-nlohmann::json to_json(const admin::LockState& lock);
-nlohmann::json to_json(const admin::ReleasedHold& released);
+// list: {"server", "locks": [lock...]}
+std::string locks_document(const std::string& server, const std::vector<admin::LockState>& locks);
+// show: {"server", "lock": lock or null}
+std::string lock_document(const std::string& server, const std::optional<admin::LockState>& lock);
+// release: {"server", "name", "released": [hold with its name...]}
+std::string released_document(const std::string& server, const std::string& name,
+                              const std::vector<admin::ReleasedHold>& released);
+// watch, one line each: the hold or waiter with "event", "name" and "time".
+std::string hold_event_line(const char* event, const std::string& name, const admin::Hold& hold);
+std::string waiter_event_line(const char* event, const std::string& name,
+                              const admin::Waiter& waiter);
 
 }  // namespace distlock::cli

@@ -1,6 +1,7 @@
 // distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
 // show, release, watch) and for a woven target's lock inventory (where). docs/operations.md
 // describes each subcommand, its output and its exit codes.
+#include <functional>
 #include <iostream>
 #include <vector>
 
@@ -22,6 +23,75 @@ std::unique_ptr<admin::LockAdmin> connect(const GlobalOptions& options) {
 
 namespace {
 
+// One subcommand: its part of the command line, and what runs it once parsed.
+struct Subcommand {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+Subcommand add_list(CLI::App& parent, const GlobalOptions& options, ListOptions& list) {
+  CLI::App* app = parent.add_subcommand(
+      "list",
+      "List the locks held or waited for: kind, name, holder (acquisition id, host, pid), "
+      "acquired at, time left, fence, number of waiters. Exit 0 also when there are none.");
+  app->add_option("PATTERN", list.pattern,
+                  "Only locks whose names match this shell glob (order:*, *:alice:?)");
+  return {app, [&] { return list_locks(options, list); }};
+}
+
+Subcommand add_show(CLI::App& parent, const GlobalOptions& options, ShowOptions& show) {
+  CLI::App* app = parent.add_subcommand(
+      "show",
+      "Show one lock in full: every hold, and the waiters in the order they will be granted "
+      "(ZooKeeper, a Redis fair lock). Exit 1 when nobody holds or waits for it.");
+  app->add_option("NAME", show.name, "The lock name as list shows it (order:alice:42)")
+      ->required();
+  return {app, [&] { return show_lock(options, show); }};
+}
+
+Subcommand add_release(CLI::App& parent, const GlobalOptions& options, ReleaseOptions& release) {
+  CLI::App* app = parent.add_subcommand(
+      "release",
+      "Force-release a lock: remove its holds (waiters keep their places; the fence counter is "
+      "never reset). The holder's lease turns invalid at its next renewal. Logs what was removed "
+      "to stderr. Exit 1 when nothing was released, 2 without --force.");
+  app->add_option("NAME", release.name, "The lock name as list shows it")->required();
+  app->add_flag("--force", release.force,
+                "Required: the holder may still be working under the lock");
+  app->add_option("--id", release.acquisition_id,
+                  "Release only this acquisition's hold, and only if it still holds the lock");
+  return {app, [&] { return release_lock(options, release); }};
+}
+
+Subcommand add_watch(CLI::App& parent, const GlobalOptions& options, WatchOptions& watch) {
+  CLI::App* app = parent.add_subcommand(
+      "watch",
+      "Watch the locks live: list them once a second and print what changed as events: grant, "
+      "release, wait, leave (a waiter granted or gone). The first listing's holds and waiters "
+      "show as grant and wait. Stops on Ctrl-C or SIGTERM (exit 0).");
+  app->add_option("PATTERN", watch.pattern, "Only locks whose names match this shell glob");
+  app->add_option("--count,--iterations", watch.count,
+                  "Stop after this many listings (default: until stopped)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--interval-ms", watch.interval_ms,
+                  "Milliseconds between listings (default 1000)")
+      ->check(CLI::PositiveNumber);
+  return {app, [&] { return watch_locks(options, watch); }};
+}
+
+Subcommand add_where(CLI::App& parent, const GlobalOptions& options, WhereOptions& where) {
+  CLI::App* app = parent.add_subcommand(
+      "where",
+      "Which functions of a woven target take locks of TYPE, from the lock inventory "
+      "distlock_weave() writes (<build>/<target>.distlock-locks.json). Needs no server. Exit 1 "
+      "when none does.");
+  app->add_option("TYPE", where.type, "The lock type, as the annotation names it")->required();
+  app->add_option("--manifest", where.manifest,
+                  "The target's lock inventory, <target>.distlock-locks.json")
+      ->required();
+  return {app, [&] { return where_type_is_taken(options, where); }};
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "Inspect and break the distributed locks distlock keeps on a Redis or ZooKeeper "
@@ -38,9 +108,15 @@ int run(int argc, char** argv) {
   app.fallthrough();
   app.require_subcommand(1);
 
-  const std::vector<Subcommand> subcommands = {add_list_command(app), add_show_command(app),
-                                               add_release_command(app), add_watch_command(app),
-                                               add_where_command(app)};
+  ListOptions list;
+  ShowOptions show;
+  ReleaseOptions release;
+  WatchOptions watch;
+  WhereOptions where;
+  const std::vector<Subcommand> subcommands = {
+      add_list(app, options, list), add_show(app, options, show),
+      add_release(app, options, release), add_watch(app, options, watch),
+      add_where(app, options, where)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -55,7 +131,7 @@ int run(int argc, char** argv) {
   }
   try {
     for (const auto& subcommand : subcommands)
-      if (subcommand.app->parsed()) return subcommand.run(options);
+      if (subcommand.app->parsed()) return subcommand.run();
   } catch (const ConfigError& error) {
     std::cerr << error.what() << '\n';
     return kUsage;

@@ -7,15 +7,8 @@
 #include "lock_text.h"
 
 namespace distlock::cli {
-namespace {
 
-struct ReleaseOptions {
-  std::string name;
-  bool force = false;
-  std::string acquisition_id;
-};
-
-int release(const GlobalOptions& options, const ReleaseOptions& release_options) {
+int release_lock(const GlobalOptions& options, const ReleaseOptions& release_options) {
   const auto admin = connect(options);
   const std::string& name = release_options.name;
   if (!release_options.force) {
@@ -36,33 +29,8 @@ int release(const GlobalOptions& options, const ReleaseOptions& release_options)
                                       : std::string("nothing released: nobody holds this lock"))
                      .what()
               << '\n';
-  if (options.json) {
-    nlohmann::json array = nlohmann::json::array();
-    for (const auto& hold : released) array.push_back(to_json(hold));
-    std::cout
-        << nlohmann::json{{"server", admin->server()}, {"name", name}, {"released", array}}.dump(2)
-        << '\n';
-  }
+  if (options.json) std::cout << released_document(admin->server(), name, released) << '\n';
   return released.empty() ? kNothingFound : kOk;
-}
-
-}  // namespace
-
-Subcommand add_release_command(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "release",
-      "Force-release a lock: remove its holds (waiters keep their places; the fence counter is "
-      "never reset). The holder's lease turns invalid at its next renewal. Logs what was removed "
-      "to stderr. Exit 1 when nothing was released, 2 without --force.");
-  auto release_options = std::make_shared<ReleaseOptions>();
-  app->add_option("NAME", release_options->name, "The lock name as list shows it")->required();
-  app->add_flag("--force", release_options->force,
-                "Required: the holder may still be working under the lock");
-  app->add_option("--id", release_options->acquisition_id,
-                  "Release only this acquisition's hold, and only if it still holds the lock");
-  return {app, [release_options](const GlobalOptions& options) {
-            return release(options, *release_options);
-          }};
 }
 
 }  // namespace distlock::cli

@@ -11,12 +11,6 @@
 namespace distlock::cli {
 namespace {
 
-struct WatchOptions {
-  std::string pattern;
-  int count = 0;  // listings to take; 0: until stopped
-  int interval_ms = 1000;
-};
-
 // What one listing holds: each hold and each waiter under "<name> <location>".
 struct Snapshot {
   std::map<std::string, std::pair<std::string, admin::Hold>> holds;
@@ -40,7 +34,7 @@ class EventWriter {
 
   void hold(const char* event, const std::string& name, const admin::Hold& hold) const {
     if (json_) {
-      write_json(event, name, to_json(hold));
+      std::cout << hold_event_line(event, name, hold) << '\n';
       return;
     }
     std::cout << utc_time(std::chrono::system_clock::now()) << ' ' << event << ' '
@@ -50,7 +44,7 @@ class EventWriter {
 
   void waiter(const char* event, const std::string& name, const admin::Waiter& waiter) const {
     if (json_) {
-      write_json(event, name, to_json(waiter));
+      std::cout << waiter_event_line(event, name, waiter) << '\n';
       return;
     }
     std::cout << utc_time(std::chrono::system_clock::now()) << ' ' << event << ' '
@@ -59,13 +53,6 @@ class EventWriter {
   }
 
  private:
-  static void write_json(const char* event, const std::string& name, nlohmann::json details) {
-    details["event"] = event;
-    details["name"] = name;
-    details["time"] = utc_time(std::chrono::system_clock::now());
-    std::cout << details.dump() << '\n';
-  }
-
   const bool json_;
 };
 
@@ -79,7 +66,9 @@ void diff(const Entries& before, const Entries& now, const char* added, const ch
     if (!now.contains(key)) write(removed, entry.first, entry.second);
 }
 
-int watch(const GlobalOptions& options, const WatchOptions& watch_options) {
+}  // namespace
+
+int watch_locks(const GlobalOptions& options, const WatchOptions& watch_options) {
   // Before connecting: the client's threads inherit the blocked signals.
   const StopSignals stop;
   const auto admin = connect(options);
@@ -104,27 +93,6 @@ int watch(const GlobalOptions& options, const WatchOptions& watch_options) {
     before = now;
   }
   return kOk;
-}
-
-}  // namespace
-
-Subcommand add_watch_command(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "watch",
-      "Watch the locks live: list them once a second and print what changed as events: grant, "
-      "release, wait, leave (a waiter granted or gone). The first listing's holds and waiters "
-      "show as grant and wait. Stops on Ctrl-C or SIGTERM (exit 0).");
-  auto watch_options = std::make_shared<WatchOptions>();
-  app->add_option("PATTERN", watch_options->pattern,
-                  "Only locks whose names match this shell glob");
-  app->add_option("--count,--iterations", watch_options->count,
-                  "Stop after this many listings (default: until stopped)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--interval-ms", watch_options->interval_ms,
-                  "Milliseconds between listings (default 1000)")
-      ->check(CLI::PositiveNumber);
-  return {app,
-          [watch_options](const GlobalOptions& options) { return watch(options, *watch_options); }};
 }
 
 }  // namespace distlock::cli

@@ -14,11 +14,6 @@ namespace {
 // The inventory versions this command reads.
 constexpr int kInventoryVersion = 1;
 
-struct WhereOptions {
-  std::string type;
-  std::string manifest;
-};
-
 nlohmann::json read_inventory(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw UsageError("", "", "cannot read the lock inventory '" + path + "'");
@@ -55,7 +50,9 @@ std::string keys_text(const nlohmann::json& keys) {
   return text;
 }
 
-int where(const GlobalOptions& options, const WhereOptions& where_options) {
+}  // namespace
+
+int where_type_is_taken(const GlobalOptions& options, const WhereOptions& where_options) {
   const nlohmann::json inventory = read_inventory(where_options.manifest);
   nlohmann::json found = nlohmann::json::array();
   for (const auto& function : inventory["functions"]) {
@@ -92,24 +89,6 @@ int where(const GlobalOptions& options, const WhereOptions& where_options) {
     return kNothingFound;
   }
   return kOk;
-}
-
-}  // namespace
-
-Subcommand add_where_command(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "where",
-      "Which functions of a woven target take locks of TYPE, from the lock inventory "
-      "distlock_weave() writes (<build>/<target>.distlock-locks.json). Needs no server. Exit 1 "
-      "when none does.");
-  auto where_options = std::make_shared<WhereOptions>();
-  app->add_option("TYPE", where_options->type, "The lock type, as the annotation names it")
-      ->required();
-  app->add_option("--manifest", where_options->manifest,
-                  "The target's lock inventory, <target>.distlock-locks.json")
-      ->required();
-  return {app,
-          [where_options](const GlobalOptions& options) { return where(options, *where_options); }};
 }
 
 }  // namespace distlock::cli
