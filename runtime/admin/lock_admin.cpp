@@ -12,7 +12,7 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_inspector.h"
 #endif
-#include "core/client_config.h"
+#include "backends/url_schemes.h"
 #include "util/url.h"
 
 namespace distlock {
@@ -25,29 +25,13 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
                       "memory:// locks live inside the process that takes them: another process "
                       "cannot see or release them; inspect them from that process, or use a "
                       "Redis or ZooKeeper URL");
-  // The query keys a service's URL may carry: the command takes the URL as the service has it.
-  if (url.scheme.starts_with("redis"))
-    return redis::make_inspector(url, options_from_url(url, options,
-                                                       {"connect_timeout", "command_timeout",
-                                                        "max_connections", "db", "min_replicas"}));
-  if (url.scheme == "zookeeper") {
+  // The command takes a service's URL as the service has it, query keys and all.
+  const Options configured = options_for_scheme(url, options);
+  if (url.scheme.starts_with("redis")) return redis::make_inspector(url, configured);
 #if DISTLOCK_WITH_ZOOKEEPER
-    return zookeeper::make_inspector(
-        url,
-        options_from_url(url, options, {"connect_timeout", "command_timeout", "session_timeout"}));
-#else
-    throw ConfigError("", url.redacted(),
-                      "bad URL: this distlock was built without the zookeeper:// backend "
-                      "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
+  if (url.scheme == "zookeeper") return zookeeper::make_inspector(url, configured);
 #endif
-  }
-  throw ConfigError("", url.redacted(),
-                    "bad URL: unknown scheme '" + url.scheme +
-                        "'; use redis://host:port, redis+unix:///path, "
-                        "redis+sentinel://host:port[,host:port...]/master-name, "
-                        "redis+cluster://host:port[,host:port...], "
-                        "redis+redlock://host:port,host:port,host:port or "
-                        "zookeeper://host:port");
+  throw unknown_scheme(url);
 }
 
 // A lock name as the runtime writes it (api/key.cpp): every byte that could break a Redis hash

@@ -1,0 +1,43 @@
+#include "backends/url_schemes.h"
+
+#include "core/client_config.h"
+
+namespace distlock::detail {
+
+Options options_for_scheme(const Url& url, const Options& options) {
+  if (url.scheme == "memory") return options_from_url(url, options, {});
+  if (url.scheme == "redis" || url.scheme == "redis+cluster")
+    return options_from_url(
+        url, options, {"connect_timeout", "command_timeout", "max_connections", "min_replicas"});
+  if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel")
+    return options_from_url(url, options,
+                            {"connect_timeout", "command_timeout", "max_connections", "db",
+                             "min_replicas"});
+  // Each master is asked once per round: min_replicas has no meaning there.
+  if (url.scheme == "redis+redlock")
+    return options_from_url(url, options,
+                            {"connect_timeout", "command_timeout", "max_connections"});
+  if (url.scheme == "zookeeper") {
+#if DISTLOCK_WITH_ZOOKEEPER
+    return options_from_url(url, options,
+                            {"connect_timeout", "command_timeout", "session_timeout"});
+#else
+    throw ConfigError("", url.redacted(),
+                      "bad URL: this distlock was built without the zookeeper:// backend "
+                      "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
+#endif
+  }
+  throw unknown_scheme(url);
+}
+
+ConfigError unknown_scheme(const Url& url) {
+  return ConfigError("", url.redacted(),
+                     "bad URL: unknown scheme '" + url.scheme +
+                         "'; use memory://, redis://host:port, redis+unix:///path, "
+                         "redis+sentinel://host:port[,host:port...]/master-name, "
+                         "redis+cluster://host:port[,host:port...], "
+                         "redis+redlock://host:port,host:port,host:port or "
+                         "zookeeper://host:port");
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,20 @@
+// The URL schemes this build takes, and the query keys each one accepts: one list for the
+// client's backends and for the admin API's inspectors, so that the distlock command takes a
+// service's URL exactly as the service does.
+#pragma once
+
+#include <distlock/client.h>
+#include <distlock/error.h>
+
+#include "util/url.h"
+
+namespace distlock::detail {
+
+// `options` with the query keys of the URL applied. Throws ConfigError for a key its scheme
+// does not take, a malformed value, or a scheme this build has no backend for.
+Options options_for_scheme(const Url& url, const Options& options);
+
+// The ConfigError for a scheme no backend takes, naming those that do.
+ConfigError unknown_scheme(const Url& url);
+
+}  // namespace distlock::detail
