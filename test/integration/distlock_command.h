@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <future>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,7 +15,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include <distlock/lease.h>
+#include <distlock/distlock.h>
 
 #include "integration_helpers.h"
 #include "subprocess.h"
@@ -84,6 +87,43 @@ inline nlohmann::json expect_holder(const nlohmann::json& lock, const Lease& lea
   }
   ADD_FAILURE() << "no hold of " << lease.id() << " in " << lock;
   return nullptr;
+}
+
+// `distlock [--url URL] <args...>` against the server a test runs.
+using DistlockRun = std::function<CommandResult(std::vector<std::string>)>;
+
+// Force-releases a live holder's lock by its acquisition id, as an operator would: the command
+// names what it removed on stderr, the holder's on_lost runs at its next renewal, and the fence
+// counter is left alone (the next holder's fence is above the broken one's).
+inline void expect_force_release_ends_a_live_lease(Client& holder, Client& next_holder,
+                                                   const LockSpec& lock_spec,
+                                                   const DistlockRun& distlock) {
+  Lease lease = holder.acquire(lock_spec, "stuck");
+  std::promise<void> lost;
+  lease.on_lost([&](const LockLost&) { lost.set_value(); });
+
+  const auto result = distlock({"release", lease.name(), "--force", "--id", lease.id()});
+  ASSERT_EQ(result.code(), 0) << result.describe();
+  EXPECT_NE(result.err.find("force-released"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(lease.id()), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(lease.name()), std::string::npos) << result.err;
+
+  auto lost_future = lost.get_future();
+  ASSERT_EQ(lost_future.wait_for(std::chrono::seconds(30)), std::future_status::ready)
+      << "on_lost never ran";
+  EXPECT_FALSE(lease.valid());
+
+  const Lease next = next_holder.acquire(lock_spec, "stuck");
+  EXPECT_GT(next.fence(), lease.fence());
+}
+
+// `release --force --id` with an id that does not hold the lock: exit 1, "nothing released",
+// and the lease still valid.
+inline void expect_release_of_another_id_keeps(const Lease& lease, const DistlockRun& distlock) {
+  const auto mismatch = distlock({"release", lease.name(), "--force", "--id", "not-" + lease.id()});
+  EXPECT_EQ(mismatch.code(), 1) << mismatch.describe();
+  EXPECT_NE(mismatch.err.find("nothing released"), std::string::npos) << mismatch.err;
+  EXPECT_TRUE(lease.valid());
 }
 
 }  // namespace distlock::testing

@@ -161,36 +161,17 @@ TEST_F(DistlockCommandRedis, ShowGivesAFairLocksWaitersInTheirOrder) {
 }
 
 TEST_F(DistlockCommandRedis, ForceReleaseMakesALiveHolderLoseItsLease) {
-  const auto client = connect();
-  const auto lock_spec = spec(std::string_view(type_), 2s);  // renewed every ~0.7 s
-  Lease lease = client->acquire(lock_spec, "stuck");
-  std::promise<std::string> lost;
-  lease.on_lost([&](const LockLost& error) { lost.set_value(error.what()); });
-
-  const auto result = distlock({"release", lease.name(), "--force", "--id", lease.id()});
-  ASSERT_EQ(result.code(), 0) << result.describe();
-  EXPECT_NE(result.err.find("force-released"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find(lease.id()), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find(lease.name()), std::string::npos) << result.err;
-
-  // Its next renewal finds the lock gone.
-  auto lost_future = lost.get_future();
-  ASSERT_EQ(lost_future.wait_for(30s), std::future_status::ready) << "on_lost never ran";
-  EXPECT_FALSE(lease.valid());
-
-  // The fence counter was left alone: the next holder's fence is above the broken one's.
-  const Lease next = connect()->acquire(lock_spec, "stuck");
-  EXPECT_GT(next.fence(), lease.fence());
+  // Renewed every ~0.7 s.
+  expect_force_release_ends_a_live_lease(*connect(), *connect(), spec(std::string_view(type_), 2s),
+                                         [this](auto args) { return distlock(std::move(args)); });
 }
 
 TEST_F(DistlockCommandRedis, ReleaseWithAnotherAcquisitionIdReleasesNothing) {
   const auto client = connect();
   const Lease lease = client->acquire(spec(std::string_view(type_), 30s, distlock::write), "kept");
 
-  const auto mismatch = distlock({"release", lease.name(), "--force", "--id", "not-" + lease.id()});
-  EXPECT_EQ(mismatch.code(), 1) << mismatch.describe();
-  EXPECT_NE(mismatch.err.find("nothing released"), std::string::npos) << mismatch.err;
-  EXPECT_TRUE(lease.valid());
+  expect_release_of_another_id_keeps(lease,
+                                     [this](auto args) { return distlock(std::move(args)); });
   expect_hold_of(listed_lock(list_json(), lease.name()), lease, "write");
 
   const auto matching =

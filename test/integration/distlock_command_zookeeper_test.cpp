@@ -143,31 +143,15 @@ TEST_F(DistlockCommandZooKeeper, ShowGivesTheWaitersInTheirOrder) {
 }
 
 TEST_F(DistlockCommandZooKeeper, ForceReleaseMakesALiveHolderLoseItsLease) {
-  const auto client = connect();
-  const auto lock_spec = spec(std::string_view(type_), 3s);
-  Lease lease = client->acquire(lock_spec, "stuck");
-  std::promise<std::string> lost;
-  lease.on_lost([&](const LockLost& error) { lost.set_value(error.what()); });
-
-  const auto result = distlock({"release", lease.name(), "--force", "--id", lease.id()});
-  ASSERT_EQ(result.code(), 0) << result.describe();
-  EXPECT_NE(result.err.find("force-released"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find(lease.id()), std::string::npos) << result.err;
-
-  auto lost_future = lost.get_future();
-  ASSERT_EQ(lost_future.wait_for(30s), std::future_status::ready) << "on_lost never ran";
-  EXPECT_FALSE(lease.valid());
-
-  const Lease next = connect()->acquire(lock_spec, "stuck");
-  EXPECT_GT(next.fence(), lease.fence());
+  expect_force_release_ends_a_live_lease(*connect(), *connect(), spec(std::string_view(type_), 3s),
+                                         [this](auto args) { return distlock(std::move(args)); });
 }
 
 TEST_F(DistlockCommandZooKeeper, ReleaseWithAnotherAcquisitionIdReleasesNothing) {
   const auto client = connect();
   const Lease lease = client->acquire(spec(std::string_view(type_), 4s), "kept");
-  const auto mismatch = distlock({"release", lease.name(), "--force", "--id", "not-" + lease.id()});
-  EXPECT_EQ(mismatch.code(), 1) << mismatch.describe();
-  EXPECT_TRUE(lease.valid());
+  expect_release_of_another_id_keeps(lease,
+                                     [this](auto args) { return distlock(std::move(args)); });
   expect_holder(shown(lease.name()), lease, "exclusive");
 
   const auto without_force = distlock({"release", lease.name()});
