@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds distlock (preset test: RelWithDebInfo, build/) and runs every test: unit,
 # integration (real servers), the tool's lit and unit tests, package, example and fuzz
-# tests; then the runtime's unit and integration tests again under
+# tests, and clang-tidy; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
 # ThreadSanitizer (preset tsan, build-tsan/); the shared lock-behaviour suite runs there on
 # the single-server backends only, its Sentinel/Cluster/Redlock variants in the main build
-# (each topology's own tests run under both sanitizers). Installs missing Debian packages first (as root
-# or through sudo).
+# (each topology's own tests run under both sanitizers). Installs missing Debian packages
+# first (as root or through sudo).
+#
+# The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
+# and the two sanitizer builds run beside them at lower CPU priorities (nice 10 and 19), each
+# logging to build/background/<name>.log, printed if it fails.
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them)
@@ -16,12 +20,64 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 configure test
 build test
-run_tests test "$@"
-if [[ $# -eq 0 ]]; then
+if [[ $# -gt 0 ]]; then
+  run_tests test "$@"
+  log "the selected tests passed"
+  exit 0
+fi
+
+background_dir="$(preset_dir test)/background"
+rm -rf "$background_dir"
+mkdir -p "$background_dir"
+declare -A background_pids=()
+
+# start_in_background <name> <niceness> <command...>: in a process group of its own, so that
+# stop_background can end it with everything it started.
+start_in_background() {
+  local name="$1" niceness="$2"
+  shift 2
+  set -m
+  (renice -n "$niceness" -p "$BASHPID" >/dev/null && "$@") >"${background_dir}/${name}.log" 2>&1 &
+  background_pids[$name]=$!
+  set +m
+  log "started ${name} in the background at nice ${niceness}"
+}
+
+finish_background() {
+  local name="$1" status=0
+  log "waiting for ${name}"
+  wait "${background_pids[$name]}" || status=$?
+  unset "background_pids[$name]"
+  if [[ $status -ne 0 ]]; then
+    cat "${background_dir}/${name}.log" >&2
+    die "${name} failed (exit ${status}); its log is above and in ${background_dir}/${name}.log"
+  fi
+  log "${name} done"
+}
+
+stop_background() {
+  local pid
+  for pid in "${background_pids[@]}"; do
+    kill -TERM -- "-${pid}" 2>/dev/null || true
+  done
+}
+trap stop_background EXIT
+
+build_sanitized() {
+  local preset
   for preset in asan tsan; do
     configure "$preset"
     build "$preset"
-    run_tests "$preset"
   done
-fi
+}
+
+# The test lint.clang_tidy, run as its script: a second ctest would share build/Testing.
+start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh"
+start_in_background sanitizer-builds 19 build_sanitized
+run_tests test -E '^lint\.clang_tidy$'
+finish_background clang-tidy
+finish_background sanitizer-builds
+for preset in asan tsan; do
+  run_tests "$preset"
+done
 log "all tests passed"
