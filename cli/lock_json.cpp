@@ -11,7 +11,6 @@ nlohmann::json text_or_null(const std::string& text) {
   return text.empty() ? nlohmann::json() : nlohmann::json(text);
 }
 
-
 nlohmann::json to_json(const admin::Holder& holder) {
   return {{"acquisition_id", text_or_null(holder.acquisition_id)},
           {"host", text_or_null(holder.host)},

@@ -44,8 +44,7 @@ Subcommand add_show(CLI::App& parent, const GlobalOptions& options, ShowOptions&
       "show",
       "Show one lock in full: every hold, and the waiters in the order they will be granted "
       "(ZooKeeper, a Redis fair lock). Exit 1 when nobody holds or waits for it.");
-  app->add_option("NAME", show.name, "The lock name as list shows it (order:alice:42)")
-      ->required();
+  app->add_option("NAME", show.name, "The lock name as list shows it (order:alice:42)")->required();
   return {app, [&] { return show_lock(options, show); }};
 }
 

@@ -12,8 +12,7 @@ int show_lock(const GlobalOptions& options, const ShowOptions& show_options) {
   const std::string& name = show_options.name;
   const auto lock = admin->show(name);
   if (!lock) {
-    std::cerr << Error(name, admin->server(), "nobody holds or waits for this lock").what()
-              << '\n';
+    std::cerr << Error(name, admin->server(), "nobody holds or waits for this lock").what() << '\n';
     if (options.json) std::cout << lock_document(admin->server(), lock) << '\n';
     return kNothingFound;
   }

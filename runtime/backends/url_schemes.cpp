@@ -10,9 +10,9 @@ Options options_for_scheme(const Url& url, const Options& options) {
     return options_from_url(
         url, options, {"connect_timeout", "command_timeout", "max_connections", "min_replicas"});
   if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel")
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "max_connections", "db",
-                             "min_replicas"});
+    return options_from_url(
+        url, options,
+        {"connect_timeout", "command_timeout", "max_connections", "db", "min_replicas"});
   // Each master is asked once per round: min_replicas has no meaning there.
   if (url.scheme == "redis+redlock")
     return options_from_url(url, options,

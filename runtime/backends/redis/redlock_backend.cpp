@@ -111,8 +111,7 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
   return wait_for_grant(
       request, stats_, round, Unheard::watch_elsewhere,
-      [&] { return herald().watch_releases(request.hold); },
-      [&] { return try_once(request); });
+      [&] { return herald().watch_releases(request.hold); }, [&] { return try_once(request); });
 }
 
 Attempt RedlockBackend::try_once(const AcquireRequest& request) {

@@ -95,8 +95,7 @@ class ReleaseListener {
     enum class Woken { by_release, by_timeout, by_lost_subscription };
     // Waits until the generation differs from `seen` or `until` comes; with
     // `or_lost_subscription`, also until the subscription is lost.
-    Woken wait_for_release(std::uint64_t seen, TimePoint until,
-                           bool or_lost_subscription = false);
+    Woken wait_for_release(std::uint64_t seen, TimePoint until, bool or_lost_subscription = false);
 
    private:
     ReleaseListener& listener_;
