@@ -268,12 +268,13 @@ double percentile(std::vector<double> values, double p) {
   return values[std::max<std::size_t>(rank, 1) - 1];
 }
 
-json latency_json(const std::vector<double>& us, double evalsha_per_s) {
-  return {{"p50_us", percentile(us, 50)},
-          {"p90_us", percentile(us, 90)},
-          {"p99_us", percentile(us, 99)},
-          {"p50_round_trips", percentile(us, 50) / 1e6 * evalsha_per_s},
-          {"samples", us.size()}};
+// The percentiles, and every sample in order for a distribution plot.
+json latency_json(std::vector<double> us, double evalsha_per_s) {
+  std::sort(us.begin(), us.end());
+  return {
+      {"p50_us", percentile(us, 50)}, {"p90_us", percentile(us, 90)},
+      {"p99_us", percentile(us, 99)}, {"p50_round_trips", percentile(us, 50) / 1e6 * evalsha_per_s},
+      {"samples", us.size()},         {"sorted_us", us}};
 }
 
 void print_latency(const std::string& name, const std::vector<double>& us, double evalsha_per_s,

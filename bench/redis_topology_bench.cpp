@@ -18,11 +18,14 @@
 // ROLE as master) and the time from the kill to the next grant (goal: within the promotion
 // time + 1 s).
 //
-//   redis_topology_bench [--cycles N] [--requests N] [--rounds N] [--quick]
+//   redis_topology_bench [--cycles N] [--requests N] [--rounds N] [--quick] [--json FILE]
+//
+// --json writes the same figures as JSON (scripts/run-bench.sh puts it in results.json).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include <distlock/distlock.h>
+#include <nlohmann/json.hpp>
 
 #include "redis_cluster.h"
 #include "redis_reference.h"
@@ -47,6 +51,7 @@ struct Settings {
   int cycles = 5000;
   int requests = 20000;
   int rounds = 3;
+  std::string json_path;
 };
 
 Settings parse_args(int argc, char** argv) {
@@ -67,11 +72,15 @@ Settings parse_args(int argc, char** argv) {
     } else if (arg == "--rounds") {
       settings.rounds = number();
     } else if (arg == "--quick") {
-      settings = {500, 2000, 1};
+      settings.cycles = 500;
+      settings.requests = 2000;
+      settings.rounds = 1;
+    } else if (arg == "--json" && i + 1 < argc) {
+      settings.json_path = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: redis_topology_bench [--cycles N] [--requests N] [--rounds N] "
-                   "[--quick]\n");
+                   "[--quick] [--json FILE]\n");
       std::exit(2);
     }
   }
@@ -90,25 +99,33 @@ struct Topology {
   std::string reference_key = "somekey";
 };
 
-// The median over the rounds of cycles/s, each round beside the reference on `reference`.
-void measure(const Topology& topology, const distlock::testing::RedisServer& reference,
-             const Settings& settings) {
+// The median over the rounds of cycles/s, each round beside the reference on `reference`,
+// printed and returned.
+nlohmann::json measure(const Topology& topology, const distlock::testing::RedisServer& reference,
+                       const Settings& settings) {
   auto client = distlock::Client::connect(topology.url);
   const std::string sha = distlock::bench::load_reference_script(reference);
   distlock::bench::cycles_per_second(*client, std::min(settings.cycles, 500));
   std::vector<double> rates;
+  std::vector<double> floors;
   std::vector<double> ratios;
   for (int round = 0; round < settings.rounds; ++round) {
     const double cycles = distlock::bench::cycles_per_second(*client, settings.cycles);
     const double evalsha = distlock::bench::evalsha_per_second(reference, sha, settings.requests,
                                                                topology.reference_key);
     rates.push_back(cycles);
-    ratios.push_back(cycles / (evalsha / topology.script_calls_per_cycle));
+    floors.push_back(evalsha / topology.script_calls_per_cycle);
+    ratios.push_back(cycles / floors.back());
   }
   const double rate = distlock::bench::median(rates);
   std::printf("  %-34s %9.0f cycles/s  %6.0f us/cycle  ratio %.2f\n", topology.label.c_str(), rate,
               1e6 / rate, distlock::bench::median(ratios));
   std::fflush(stdout);
+  return {{"topology", topology.label},
+          {"cycles_per_s", rate},
+          {"floor_cycles_per_s", distlock::bench::median(floors)},
+          {"script_calls_per_cycle", topology.script_calls_per_cycle},
+          {"ratio", distlock::bench::median(ratios)}};
 }
 
 bool answers_as_master(const distlock::testing::RedisServer& server) {
@@ -121,8 +138,9 @@ bool answers_as_master(const distlock::testing::RedisServer& server) {
 }
 
 // From the master's SIGKILL to the next grant on the Sentinel URL, beside the time until a
-// replica first answers ROLE as master (polled every 10 ms by a thread of its own).
-void measure_failover(distlock::testing::SentinelGroup& group) {
+// replica first answers ROLE as master (polled every 10 ms by a thread of its own), printed
+// and returned.
+nlohmann::json measure_failover(distlock::testing::SentinelGroup& group) {
   auto client = distlock::Client::connect(group.url() + "?connect_timeout=200ms");
   const auto lock_spec = distlock::spec("failover", 5s, distlock::try_only);
   const std::vector<distlock::testing::RedisServer*> replicas = group.replicas();
@@ -153,6 +171,7 @@ void measure_failover(distlock::testing::SentinelGroup& group) {
   };
   std::printf("  %-34s %9.0f ms\n", "kill -> a replica answers as master", ms(promoted_at));
   std::printf("  %-34s %9.0f ms\n", "kill -> next grant", ms(granted_at));
+  return {{"promoted_ms", ms(promoted_at)}, {"next_grant_ms", ms(granted_at)}};
 }
 
 }  // namespace
@@ -172,17 +191,33 @@ int main(int argc, char** argv) {
         "redis_topology_bench: master + 2 replicas + 3 sentinels, 3 Redlock masters; %d "
         "cycles x %d rounds, median\n",
         settings.cycles, settings.rounds);
-    measure({"redis:// (the master)", master.url(), 2}, master, settings);
-    measure({"redis://?min_replicas=1", master.url() + "?min_replicas=1", 2}, master, settings);
-    measure({"redis+sentinel://", group.url(), 2}, master, settings);
-    measure({"redis+sentinel://?min_replicas=1", group.url() + "?min_replicas=1", 2}, master,
-            settings);
-    measure({"redis+redlock:// (3 masters)", redlock, 6}, *masters.front(), settings);
+    nlohmann::json topologies = nlohmann::json::array();
+    topologies.push_back(measure({"redis:// (the master)", master.url(), 2}, master, settings));
+    topologies.push_back(measure({"redis://?min_replicas=1", master.url() + "?min_replicas=1", 2},
+                                 master, settings));
+    topologies.push_back(measure({"redis+sentinel://", group.url(), 2}, master, settings));
+    topologies.push_back(
+        measure({"redis+sentinel://?min_replicas=1", group.url() + "?min_replicas=1", 2}, master,
+                settings));
+    topologies.push_back(
+        measure({"redis+redlock:// (3 masters)", redlock, 6}, *masters.front(), settings));
     distlock::testing::RedisCluster cluster;
     // The lock of cycles_per_second is bench:cycle; its master is the reference.
-    measure({"redis+cluster:// (3 masters)", cluster.url(), 2, "{bench:cycle}"},
-            cluster.master_of(cluster.key_slot("distlock:{bench:cycle}")), settings);
-    measure_failover(group);
+    topologies.push_back(
+        measure({"redis+cluster:// (3 masters)", cluster.url(), 2, "{bench:cycle}"},
+                cluster.master_of(cluster.key_slot("distlock:{bench:cycle}")), settings));
+    const nlohmann::json failover = measure_failover(group);
+    if (!settings.json_path.empty()) {
+      std::ofstream out(settings.json_path);
+      out << nlohmann::json{{"benchmark", "redis_topology"},
+                            {"cycles", settings.cycles},
+                            {"rounds", settings.rounds},
+                            {"topologies", topologies},
+                            {"failover", failover}}
+                 .dump(2)
+          << '\n';
+      if (!out) throw std::runtime_error("cannot write " + settings.json_path);
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "redis_topology_bench: %s\n", e.what());

@@ -12,15 +12,25 @@
 # The benchmarks with goals write their figures as JSON too; all of them end up in one file,
 # build-release/bench/results.json, keyed by benchmark.
 #
-#   bash scripts/run-bench.sh [--quick] [--require-goal]    (passed to redis_cycle_bench,
-#                                                            redis_peer_bench,
-#                                                            renewal_capacity_bench and
-#                                                            zookeeper_bench; --quick also to
-#                                                            redis_topology_bench)
+# --plots then runs the reliability checker once (Redis, kill-holder; the checker is built in
+# build/) and draws the figures of docs/performance.md and docs/reliability.md from both
+# (bench/plots/plots.py, gnuplot), into docs/img/.
+#
+#   bash scripts/run-bench.sh [--quick] [--require-goal] [--plots]
+#        (--quick and --require-goal are passed to redis_cycle_bench, redis_peer_bench,
+#         renewal_capacity_bench and zookeeper_bench; --quick also to redis_topology_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+plots=false
+bench_args=()
+for arg in "$@"; do
+  if [[ "$arg" == --plots ]]; then plots=true; else bench_args+=("$arg"); fi
+done
+set -- "${bench_args[@]}"
+
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
+if $plots; then ensure_packages gnuplot-nox; fi
 configure release
 build release redis_cycle_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
 bench="$(preset_dir release)/bench"
@@ -45,7 +55,7 @@ for arg in "$@"; do
   if [[ "$arg" == --quick ]]; then quick_args+=(--quick); fi
 done
 log "redis_topology_bench ${quick_args[*]}"
-"${bench}/redis_topology_bench" "${quick_args[@]}"
+"${bench}/redis_topology_bench" "${quick_args[@]}" --json "${results}/redis_topology.json"
 log "key_bench"
 "${bench}/key_bench"
 log "woven_call_bench (memory://)"
@@ -67,4 +77,15 @@ merged = {part.stem: json.loads(part.read_text()) for part in parts}
 pathlib.Path(sys.argv[2]).write_text(json.dumps(merged, indent=2) + "\n")
 PYTHON
 log "every benchmark's figures, ratios and goals: ${bench}/results.json"
+
+if $plots; then
+  configure test
+  build test distlock_checker
+  log "distlock_checker: redis, kill-holder, for the fault timeline"
+  "$(preset_dir test)/test/reliability/distlock_checker" --backend redis --fault kill-holder \
+    --workers 3 --duration 6s --ttl 1s --timeline "${results}/timeline.tsv"
+  log "plots"
+  python3 "${DISTLOCK_ROOT}/bench/plots/plots.py" "${bench}/results.json" \
+    "${results}/timeline.tsv" "${DISTLOCK_ROOT}/docs/img"
+fi
 exit "${goal_status}"

@@ -39,11 +39,13 @@ void usage(std::ostream& out) {
          "                        [--fault-count 1] [--fault-every 20s]\n"
          "                        [--threads|--processes]\n"
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
-         "                        [--markdown FILE] [--keep] [--no-check]\n"
+         "                        [--markdown FILE] [--timeline FILE] [--keep] [--no-check]\n"
          "                        [--break renewal|fencing|checked|on-lost]...\n"
          "  --kind: the lock the workers take, each excluding like the exclusive lock (the\n"
          "          default): a fair lock, a read-write lock's write side, a semaphore of one\n"
          "          permit\n"
+         "  --timeline: also write each hold, the fault and the recovery to FILE, one\n"
+         "              tab-separated line each, for scripts/run-bench.sh --plots\n"
          "  --break: a negative control, turning one protection off so that the check it is\n"
          "           there for must fail (and the checker exit 1), which shows that it can:\n"
          "    renewal  leases are not renewed and every pause outlasts the ttl: writes are\n"
@@ -99,6 +101,8 @@ RunConfig parse_run(const std::vector<std::string>& args) {
       config.min_operations = std::stoull(value());
     else if (flag == "--markdown")
       config.markdown = value();
+    else if (flag == "--timeline")
+      config.timeline = value();
     else if (flag == "--keep")
       config.keep = true;
     else if (flag == "--no-check")

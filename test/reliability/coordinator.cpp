@@ -15,6 +15,7 @@
 #include "report.h"
 #include "servers.h"
 #include "subprocess.h"
+#include "timeline.h"
 #include "worker.h"
 
 namespace distlock::reliability {
@@ -182,6 +183,7 @@ int run_checker(const RunConfig& config) {
   facts.threads = threads;
   facts.duration = config.duration;
   facts.ran_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stopped - started).count();
+  facts.started_ns = to_ns(started);
   facts.ttl = config.ttl;
   facts.expiry_bound = expiry;
   facts.slack = config.slack;
@@ -209,6 +211,7 @@ int run_checker(const RunConfig& config) {
   const Report report = analyze(facts);
   print_report(std::cout, report);
   if (!config.markdown.empty()) append_markdown_row(config.markdown, report);
+  if (!config.timeline.empty()) write_timeline(config.timeline, report);
   if (config.keep) std::cout << "run directory kept: " << directory.path().string() << "\n";
   std::cout.flush();
   return (!config.check || report.ok()) ? 0 : 1;

@@ -40,6 +40,7 @@ struct RunConfig {
   } breaks;
   bool keep = false;               // keep the run's directory (logs, journal)
   std::filesystem::path markdown;  // append a table row here
+  std::filesystem::path timeline;  // write the run's timeline here (timeline.h)
   std::filesystem::path self;      // this executable, run again as the workers
 };
 

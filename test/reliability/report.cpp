@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "run_logs.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -14,94 +16,6 @@ constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 std::int64_t ns(Millis d) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-}
-
-struct Acquisition {
-  int worker = 0;
-  std::uint64_t n = 0;
-  std::uint64_t fence = 0;
-  std::int64_t sent = 0;
-  std::int64_t granted = 0;
-  std::int64_t valid_until_grant = 0;
-  std::int64_t wall = 0;
-  std::int64_t asked = 0;
-  bool ended = false;
-  std::int64_t end = 0;
-  std::int64_t valid_until_end = 0;
-  std::string released;
-  std::int64_t told = 0;
-  std::int64_t lost_callback = 0;
-  bool post_fault = false;
-
-  std::int64_t last_valid_until() const { return ended ? valid_until_end : valid_until_grant; }
-  // Until when the holder believed it held the lock.
-  std::int64_t believed_until(const std::vector<FaultRecord>& records) const {
-    std::int64_t until = last_valid_until();
-    if (ended) until = std::min(until, end);
-    if (told > 0) until = std::min(until, told);
-    if (lost_callback > 0) until = std::min(until, lost_callback);
-    // A worker killed while holding stopped believing anything when it died.
-    if (!ended)
-      for (const auto& record : records)
-        if (record.name == "kill-holder" && worker == record.victim && record.start_ns > 0)
-          until = std::min(until, record.start_ns);
-    return until;
-  }
-};
-
-struct Logs {
-  std::map<std::pair<int, std::uint64_t>, Acquisition> acquisitions;
-  std::vector<Event> writes;
-  std::vector<Event> probes;
-  std::vector<Event> errors;
-  std::uint64_t runtime_warnings = 0;
-};
-
-Logs load_logs(const std::filesystem::path& directory) {
-  Logs logs;
-  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
-    const std::string file = entry.path().filename().string();
-    if (file.rfind("runtime-", 0) == 0) {
-      for (const auto& event : read_events(entry.path()))
-        if (event.text("level") == "warning" || event.text("level") == "error")
-          ++logs.runtime_warnings;
-      continue;
-    }
-    if (file.rfind("worker-", 0) != 0) continue;
-    for (auto& event : read_events(entry.path())) {
-      const auto key =
-          std::make_pair(static_cast<int>(event.integer("w")), event.unsigned_integer("n"));
-      if (event.kind == "grant") {
-        Acquisition& a = logs.acquisitions[key];
-        a.worker = key.first;
-        a.n = key.second;
-        a.fence = event.unsigned_integer("f");
-        a.sent = event.integer("sent");
-        a.granted = event.integer("t");
-        a.valid_until_grant = event.integer("vu");
-        a.wall = event.integer("wall");
-        a.asked = event.integer("asked");
-      } else if (event.kind == "end") {
-        Acquisition& a = logs.acquisitions[key];
-        a.ended = true;
-        a.end = event.integer("t");
-        a.valid_until_end = event.integer("vu");
-        a.released = event.text("released");
-        a.told = event.integer("told");
-        a.post_fault = event.integer("post") != 0;
-      } else if (event.kind == "lost") {
-        Acquisition& a = logs.acquisitions[key];
-        if (a.lost_callback == 0) a.lost_callback = event.integer("t");
-      } else if (event.kind == "write") {
-        logs.writes.push_back(std::move(event));
-      } else if (event.kind == "probe") {
-        logs.probes.push_back(std::move(event));
-      } else if (event.kind == "error") {
-        logs.errors.push_back(std::move(event));
-      }
-    }
-  }
-  return logs;
 }
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }

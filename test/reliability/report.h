@@ -23,7 +23,8 @@ struct RunFacts {
   int workers = 0;
   bool threads = false;
   Millis duration{0};
-  std::int64_t ran_ns = 0;  // from the workers' start to the coordinator's stop
+  std::int64_t ran_ns = 0;      // from the workers' start to the coordinator's stop
+  std::int64_t started_ns = 0;  // CLOCK_MONOTONIC when the run began (fault times count from it)
   Millis ttl{0};
   // How long the service may keep a silent holder's lock (LockService::expiry_bound).
   Millis expiry_bound{0};
