@@ -235,10 +235,12 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
     // The watch's reply wakes us only when it failed: its success just leaves us waiting.
     int failure = context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id, wakeup);
     auto cause = Wakeup::Cause::watch_failed;
+    bool waited = false;
     if (failure == ZOK) {
       WaitingScope waiting(context_.stats);
       cause = wakeup->wait_until(request_.deadline);
       failure = wakeup->failure();
+      waited = true;
     }
     session->remove_watch(watch_id);
     switch (cause) {
@@ -253,7 +255,13 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
       case Wakeup::Cause::session_event:
         break;  // the next listing finds the session gone
       case Wakeup::Cause::watch_failed:
-        if (failure == ZNONODE) break;  // gone already: look again, keeping our place
+        // Gone already: it left after our listing, and when we were waiting by then (the
+        // refusal answers a request sent before), that release is what ended the wait. Look
+        // again, keeping our place.
+        if (failure == ZNONODE) {
+          if (waited) ++context_.stats.woken_by_release;
+          break;
+        }
         if (status::session_gone(failure)) {
           own.gone();
           return Outcome::session_ended;
