@@ -9,8 +9,8 @@
 # first (as root or through sudo).
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
-# and the two sanitizer builds run beside them at lower CPU priorities (nice 10 and 19), each
-# logging to build/background/<name>.log, printed if it fails.
+# and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
+# each logging to build/background/<name>.log, printed if it fails.
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them)
@@ -63,21 +63,15 @@ stop_background() {
 }
 trap stop_background EXIT
 
-build_sanitized() {
-  local preset
-  for preset in asan tsan; do
-    configure "$preset"
-    build "$preset"
-  done
-}
-
-# The test lint.clang_tidy, run as its script: a second ctest would share build/Testing.
+# clang-tidy first, then the asan build, then the tsan build, which goes on beside the asan
+# tests.
 start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh"
-start_in_background sanitizer-builds 19 build_sanitized
+start_in_background asan-build 15 eval 'configure asan && build asan'
+start_in_background tsan-build 19 eval 'configure tsan && build tsan'
 run_tests test -E '^lint\.clang_tidy$'
 finish_background clang-tidy
-finish_background sanitizer-builds
-for preset in asan tsan; do
-  run_tests "$preset"
-done
+finish_background asan-build
+run_tests asan
+finish_background tsan-build
+run_tests tsan
 log "all tests passed"
