@@ -28,7 +28,7 @@ def header(out, title, width=900, height=480):
     return (f"set terminal svg size {width},{height} dynamic font 'sans,12' background '#ffffff'\n"
             f"set output {quoted(out)}\n"
             f"set title {quoted(title)}\n"
-            "set border 3\nset tics nomirror\nset grid ytics lc rgb '#dddddd'\n"
+            "set termoption noenhanced\nset border 3\nset tics nomirror\nset grid ytics lc rgb '#dddddd'\n"
             "set key top right\n")
 
 
