@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -20,6 +21,7 @@
 
 #include "distlock_command.h"
 #include "integration_helpers.h"
+#include "redis_cluster.h"
 #include "redis_server.h"
 #include "subprocess.h"
 
@@ -182,6 +184,41 @@ TEST_F(DistlockCommandRedis, ReleaseWithAnotherAcquisitionIdReleasesNothing) {
   EXPECT_EQ(released[0].at("acquisition_id"), lease.id());
   EXPECT_EQ(released[0].at("kind"), "write");
   EXPECT_TRUE(listed_lock(list_json(), lease.name()).is_null());
+}
+
+// On a Redis Cluster the command lists every master's locks, and reads and force-releases a
+// lock on the master of its slot (another master would answer MOVED).
+TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMaster) {
+  RedisCluster cluster(3, 0);
+  const auto client = Client::connect(cluster.url());
+  const std::string type = unique_name("cmd");
+  // Names until two masters each hold one lock.
+  std::vector<Lease> leases;
+  std::set<int> masters;
+  for (int key = 0; masters.size() < 2; ++key) {
+    Lease lease = client->acquire(spec(std::string_view(type), 30s), std::to_string(key));
+    const int slot = cluster.key_slot("distlock:{" + lease.name() + "}");
+    if (masters.insert(cluster.master_of(slot).port()).second) leases.push_back(std::move(lease));
+  }
+  const DistlockRun distlock = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--url", cluster.url()});
+    return run_distlock(args);
+  };
+
+  const auto listed = distlock({"--json", "list", type + ":*"});
+  ASSERT_EQ(listed.code(), 0) << listed.describe();
+  for (const Lease& lease : leases)
+    expect_hold_of(listed_lock(listed.json(), lease.name()), lease, "exclusive");
+
+  for (const Lease& lease : leases) {
+    const auto shown = distlock({"--json", "show", lease.name()});
+    ASSERT_EQ(shown.code(), 0) << shown.describe();
+    expect_hold_of(shown.json().at("lock"), lease, "exclusive");
+  }
+
+  expect_release_of_another_id_keeps(leases.front(), distlock);
+  expect_force_release_ends_a_live_lease(*client, *Client::connect(cluster.url()),
+                                         spec(std::string_view(type + "-stuck"), 2s), distlock);
 }
 
 TEST_F(DistlockCommandRedis, ReleaseWithoutForceDeletesNothing) {

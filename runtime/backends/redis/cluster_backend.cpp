@@ -9,7 +9,7 @@
 
 #include <distlock/error.h>
 
-#include "backends/redis/connection.h"
+#include "backends/redis/cluster_slots.h"
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/hash_slot.h"
 #include "backends/redis/redis_backend.h"
@@ -66,13 +66,6 @@ class ClusterBackend final : public Backend {
   std::map<std::pair<std::string, std::uint16_t>, std::unique_ptr<RedisBackend>> backends_;
 };
 
-Url url_of_node(const Url& cluster, const Address& address) {
-  Url node = cluster;
-  node.scheme = "redis";
-  node.endpoints = {Endpoint{address.host, address.port}};
-  return node;
-}
-
 ClusterBackend::ClusterBackend(Url url, const Options& options, StatsCounters& stats)
     : url_(std::move(url)),
       server_(url_.redacted()),
@@ -92,52 +85,12 @@ void ClusterBackend::read_slot_map() {
     std::shared_lock lock(slots_mutex_);
     candidates = masters_;
   }
-  for (const auto& seed : url_.endpoints)
-    candidates.push_back({seed.host, seed.port.value_or(6379), {}});
-  std::string failures;
-  for (const auto& node : candidates) {
-    try {
-      Connection connection(settings_, node);
-      const std::string_view ask[] = {"CLUSTER", "SLOTS"};
-      const Reply reply = connection.command(ask);
-      if (is_error(*reply)) {
-        failures += (failures.empty() ? "" : "; ") + node.describe() + " is not a cluster node (" +
-                    describe_reply(*reply) + "); for one server write redis://";
-        continue;
-      }
-      if (reply->type != REDIS_REPLY_ARRAY) {
-        failures += (failures.empty() ? "" : "; ") + node.describe() + ": CLUSTER SLOTS gave " +
-                    describe_reply(*reply);
-        continue;
-      }
-      std::array<int, kHashSlots> slots;
-      slots.fill(-1);
-      std::vector<Address> masters;
-      for (std::size_t i = 0; i < reply->elements; ++i) {
-        const redisReply& range = *reply->element[i];
-        if (range.type != REDIS_REPLY_ARRAY || range.elements < 3) continue;
-        const redisReply& master = *range.element[2];
-        if (master.type != REDIS_REPLY_ARRAY || master.elements < 2) continue;
-        std::string host(reply_text(*master.element[0]));
-        // An empty host: the node asked does not know its own address; it is the one asked.
-        if (host.empty()) host = node.host;
-        const Address address{host, static_cast<std::uint16_t>(master.element[1]->integer), {}};
-        auto found = std::find(masters.begin(), masters.end(), address);
-        if (found == masters.end()) found = masters.insert(masters.end(), address);
-        const int index = static_cast<int>(found - masters.begin());
-        for (long long slot = range.element[0]->integer;
-             slot <= range.element[1]->integer && slot < kHashSlots; ++slot)
-          if (slot >= 0) slots[static_cast<std::size_t>(slot)] = index;
-      }
-      std::unique_lock lock(slots_mutex_);
-      slot_master_ = slots;
-      masters_ = std::move(masters);
-      return;
-    } catch (const ServerError& error) {
-      failures += (failures.empty() ? "" : "; ") + node.describe() + ": " + error.reason();
-    }
-  }
-  throw BackendUnavailable("", server_, "no cluster node gave its slot map (" + failures + ")");
+  const std::vector<Address> seeds = seeds_of(url_);
+  candidates.insert(candidates.end(), seeds.begin(), seeds.end());
+  SlotMap map = redis::read_slot_map(settings_, candidates, server_);
+  std::unique_lock lock(slots_mutex_);
+  slot_master_ = map.master_of_slot;
+  masters_ = std::move(map.masters);
 }
 
 void ClusterBackend::learn(const Redirect& redirect) {

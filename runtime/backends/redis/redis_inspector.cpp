@@ -5,11 +5,13 @@
 
 #include <distlock/error.h>
 
+#include "backends/redis/cluster_slots.h"
 #include "backends/redis/connection.h"
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/force_release.h"
 #include "backends/redis/lock_listing.h"
 #include "backends/redis/master_locator.h"
+#include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
 
 namespace distlock::detail::redis {
@@ -62,14 +64,16 @@ std::vector<admin::LockState> merged_by_name(std::vector<admin::LockState> locks
   return merged;
 }
 
-// Runs `operation` on each node and joins the results.
-template <class Operation>
-auto on_each_node(const Nodes& nodes, std::string_view lock, Operation&& operation) {
+// Runs `operation` on each node and joins the results, each location prefixed with its node
+// where there are several (`nodes` may be some of them). `nodes`: Nodes, or Node pointers.
+template <class NodeList, class Operation>
+auto on_each_node(const NodeList& nodes, bool several, std::string_view lock,
+                  Operation&& operation) {
   decltype(operation(nodes.front()->connection)) all;
   for (const auto& node : nodes) {
     try {
       auto results = operation(node->connection);
-      if (nodes.size() > 1) name_node(results, node->connection.address().describe());
+      if (several) name_node(results, node->connection.address().describe());
       std::move(results.begin(), results.end(), std::back_inserter(all));
     } catch (const ServerError& error) {
       throw error.for_lock(lock);
@@ -80,8 +84,11 @@ auto on_each_node(const Nodes& nodes, std::string_view lock, Operation&& operati
 
 class RedisInspector final : public LockInspector {
  public:
-  RedisInspector(std::string server, std::vector<ConnectionSettings> nodes)
-      : server_(std::move(server)) {
+  // `slots`: a cluster's map, whose masters are `nodes` in its order; a lock is read and
+  // released on its slot's master only (another master would answer MOVED).
+  RedisInspector(std::string server, std::vector<ConnectionSettings> nodes,
+                 std::optional<SlotMap> slots = std::nullopt)
+      : server_(std::move(server)), slots_(std::move(slots)) {
     for (auto& settings : nodes) {
       try {
         nodes_.push_back(std::make_unique<Node>(std::move(settings)));
@@ -92,7 +99,7 @@ class RedisInspector final : public LockInspector {
   }
 
   std::vector<admin::LockState> list(std::string_view pattern) override {
-    return merged_by_name(on_each_node(nodes_, "", [&](Connection& connection) {
+    return merged_by_name(on_each_node(nodes_, several(), "", [&](Connection& connection) {
       const auto names = scan_lock_names(connection, pattern);
       std::vector<admin::LockState> locks;
       for (std::size_t first = 0; first < names.size(); first += kLocksPerRead) {
@@ -108,16 +115,17 @@ class RedisInspector final : public LockInspector {
   }
 
   std::optional<admin::LockState> show(std::string_view name) override {
-    auto found = merged_by_name(on_each_node(nodes_, name, [&](Connection& connection) {
-      return read_locks(connection, {std::string(name)});
-    }));
+    auto found =
+        merged_by_name(on_each_node(nodes_of(name), several(), name, [&](Connection& connection) {
+          return read_locks(connection, {std::string(name)});
+        }));
     if (found.empty()) return std::nullopt;
     return std::move(found.front());
   }
 
   std::vector<admin::ReleasedHold> force_release(
       std::string_view name, const std::optional<std::string>& acquisition_id) override {
-    return on_each_node(nodes_, name, [&](Connection& connection) {
+    return on_each_node(nodes_of(name), several(), name, [&](Connection& connection) {
       return redis::force_release(connection, std::string(name), acquisition_id, "PUBLISH");
     });
   }
@@ -125,7 +133,24 @@ class RedisInspector final : public LockInspector {
   const std::string& server() const override { return server_; }
 
  private:
+  bool several() const { return nodes_.size() > 1; }
+  // Every node, or on a cluster the master of the lock's slot.
+  std::vector<Node*> nodes_of(std::string_view name) const {
+    if (slots_) {
+      const int master =
+          slots_->master_of_slot[static_cast<std::size_t>(hash_slot(lock_key(name)))];
+      if (master < 0)
+        throw BackendUnavailable(std::string(name), server_,
+                                 "no master serves the slot of this lock");
+      return {nodes_[static_cast<std::size_t>(master)].get()};
+    }
+    std::vector<Node*> all;
+    for (const auto& node : nodes_) all.push_back(node.get());
+    return all;
+  }
+
   const std::string server_;
+  const std::optional<SlotMap> slots_;
   Nodes nodes_;
 };
 
@@ -133,10 +158,15 @@ class RedisInspector final : public LockInspector {
 
 std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& options) {
   std::vector<ConnectionSettings> nodes;
-  if (url.scheme == "redis+cluster")
-    throw ConfigError("", url.redacted(),
-                      "the distlock command does not follow a Redis Cluster's slots: inspect each "
-                      "master with redis://host:port");
+  if (url.scheme == "redis+cluster") {
+    // Read once: a slot that moves while the command runs shows as an error (MOVED) naming it.
+    SlotMap slots =
+        read_slot_map(connection_settings(url_of_node(url, seeds_of(url).front()), options),
+                      seeds_of(url), url.redacted());
+    for (const auto& master : slots.masters)
+      nodes.push_back(connection_settings(url_of_node(url, master), options));
+    return std::make_unique<RedisInspector>(url.redacted(), std::move(nodes), std::move(slots));
+  }
   if (url.scheme == "redis+redlock") {
     for (const auto& endpoint : url.endpoints) {
       Url one = url;
