@@ -3,7 +3,9 @@
 // against one private redis-server in one run.
 //
 //   cycles     one client, one lock name, uncontended acquire + release as fast as it goes:
-//              distlock, then each peer in a process of its own; a 30 s lease for all
+//              distlock, then each peer in a process of its own; a 30 s lease for all.
+//              distlock's lease leaves its scope (the release's reply is read by the next
+//              acquire); "release()" is the same with Lease::release(), which waits for it
 //   parallel   8 threads sharing one distlock Client (the normal use), each on its own name
 //   handoff    a holder releases while a waiter in another client (the peers: on another
 //              connection of the same process) is blocked in acquire: the time from just
@@ -320,10 +322,12 @@ int main(int argc, char** argv) {
     parallel_cycles_per_second(*client, std::max(settings.parallel_cycles / 10, kThreads));
     handoff_micros(*client, *waiter);
 
-    std::vector<double> cycles, evalsha1, parallel, evalsha8, handoff_us;
+    std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us;
     std::vector<double> server_ratios, peer_ratios, parallel_ratios;
     for (int round = 1; round <= settings.rounds; ++round) {
       cycles.push_back(distlock::bench::cycles_per_second(*client, settings.cycles));
+      release_call_cycles.push_back(distlock::bench::cycles_per_second(
+          *client, settings.cycles, "cycle", distlock::bench::Ending::release_call));
       evalsha1.push_back(distlock::bench::evalsha_per_second(server, sha, settings.requests));
       double fastest = 0;
       for (auto& peer : peers) {
@@ -380,6 +384,8 @@ int main(int argc, char** argv) {
     std::printf("\n  Uncontended acquire + release, one client, one lock name, 30 s lease\n");
     std::printf("    %-24s %10s %12s   %s\n", "", "cycles/s", "distlock /", "library");
     std::printf("    %-24s %10.0f %12s   %s\n", "distlock", median(cycles), "", "this tree");
+    std::printf("    %-24s %10.0f %12s   %s\n", "distlock, release()", median(release_call_cycles),
+                "", "waits for the release's reply");
     for (const auto& peer : peers) {
       std::printf("    %-24s %10.0f %12.2f   %s\n", peer.name.c_str(), median(peer.cycles),
                   median(cycles) / median(peer.cycles), peer.library.c_str());
@@ -434,10 +440,14 @@ int main(int argc, char** argv) {
             {"rounds", {{"evalsha_per_s_c1", evalsha1}, {"evalsha_per_s_c8", evalsha8}}}}},
           {"distlock",
            {{"cycles_per_s", median(cycles)},
+            {"release_call_cycles_per_s", median(release_call_cycles)},
             {"parallel_cycles_per_s", median(parallel)},
             {"handoff", latency_json(handoff_us, evalsha1_per_s)},
             {"handoff_settings", "woken by the release (Redis pub/sub); wait(10s)"},
-            {"rounds", {{"cycles_per_s", cycles}, {"parallel_cycles_per_s", parallel}}}}},
+            {"rounds",
+             {{"cycles_per_s", cycles},
+              {"release_call_cycles_per_s", release_call_cycles},
+              {"parallel_cycles_per_s", parallel}}}}},
           {"ratios",
            {{"cycles_to_evalsha_c1_half", server_ratios},
             {"cycles_to_fastest_peer", peer_ratios},

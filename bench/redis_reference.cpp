@@ -23,18 +23,19 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
-double cycles_per_second(Client& client, int cycles, const std::string& key) {
-  return cycles_per_second(client, cycles, key, distlock::spec("bench", 30s));
+double cycles_per_second(Client& client, int cycles, const std::string& key, Ending ending) {
+  return cycles_per_second(client, cycles, key, distlock::spec("bench", 30s), ending);
 }
 
-double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock) {
+double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock,
+                         Ending ending) {
   std::uint64_t last_fence = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < cycles; ++i) {
     distlock::Lease lease = client.acquire(lock, key);
     if (lease.fence() <= last_fence) throw std::runtime_error("the fence did not increase");
     last_fence = lease.fence();
-    lease.release();
+    if (ending == Ending::release_call) lease.release();
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

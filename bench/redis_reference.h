@@ -23,11 +23,18 @@ std::string load_reference_script(const testing::RedisServer& server);
 double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,
                           const std::string& key = "somekey", int connections = 1);
 
+// How a cycle gives the lock back: by the Lease leaving its scope (as RAII code and woven
+// functions do; the release's reply is read by the next command), or by Lease::release(),
+// which waits for the server's verdict.
+enum class Ending { scope_exit, release_call };
+
 // Uncontended acquire+release cycles per second on one client and one lock name (of the
 // exclusive lock "bench", 30 s, unless `lock` says otherwise); throws when a fence does not
 // increase.
-double cycles_per_second(Client& client, int cycles, const std::string& key = "cycle");
-double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock);
+double cycles_per_second(Client& client, int cycles, const std::string& key = "cycle",
+                         Ending ending = Ending::scope_exit);
+double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock,
+                         Ending ending = Ending::scope_exit);
 
 double median(std::vector<double> values);
 

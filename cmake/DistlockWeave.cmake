@@ -9,7 +9,11 @@
 # include directories and macros. Headers under
 # SOURCE_ROOT (default: the calling project's source directory) that a source reads are
 # copied, woven, beside it, and the woven sources include those copies, so functions defined
-# in headers are locked too. A source is woven again when it or a header it reads changes.
+# in headers are locked too. A source's own COMPILE_DEFINITIONS, COMPILE_OPTIONS,
+# INCLUDE_DIRECTORIES and COMPILE_FLAGS, as set before this call, go with its woven copy. A source is woven again when it,
+# a header it reads, or those flags change. A source given as a generator expression cannot be
+# woven (its files are known only when the build is generated): that is an error, unless
+# SOURCES leaves it out ($<TARGET_OBJECTS:...> is let through).
 #
 # The weaver records each locked function it weaves; distlock-lock-order merges the records
 # into ${CMAKE_BINARY_DIR}/<target>.distlock-locks.json before <target> builds, and fails the
@@ -51,11 +55,10 @@ function(distlock_weave target)
                         "only; generate with -G Ninja or -G \"Unix Makefiles\"")
   endif()
   set_property(TARGET ${target} PROPERTY EXPORT_COMPILE_COMMANDS ON)
-  # compile_commands.json is rewritten at every generation; this file only when what makes
-  # the target's flags changes, so only such a change weaves again.
-  set(flags_stamp ${woven_root}.flags)
+  # compile_commands.json is rewritten at every generation; each source's <woven>.flags only
+  # when what makes its flags changes, so only such a change weaves it again.
   string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
-  file(GENERATE OUTPUT ${flags_stamp} CONTENT
+  set(target_flags
 "standard $<TARGET_PROPERTY:${target},CXX_STANDARD> $<TARGET_PROPERTY:${target},CXX_EXTENSIONS>
 features $<TARGET_PROPERTY:${target},COMPILE_FEATURES>
 includes $<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>
@@ -73,6 +76,13 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
   set(woven_sources)
   set(inventories)
   foreach(source IN LISTS all_sources)
+    if(source MATCHES "\\$<" AND source IN_LIST to_weave
+       AND NOT source MATCHES "^\\$<TARGET_OBJECTS:")
+      message(FATAL_ERROR "distlock_weave(${target}): the source ${source} is a generator "
+                          "expression, whose files are known only when the build is generated, "
+                          "after the weaving is planned; name its files plainly (add_executable, "
+                          "target_sources), or say which sources to weave with SOURCES")
+    endif()
     get_filename_component(extension ${source} LAST_EXT)
     if(NOT source IN_LIST to_weave OR source MATCHES "\\$<"
        OR NOT extension MATCHES "^\\.(cpp|cc|cxx|c\\+\\+|C)$")
@@ -88,13 +98,24 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
       set(relative "_outside_source_root/${directory_hash}/${name}")
     endif()
     set(woven ${woven_root}/${relative})
+    # The woven copy is compiled, and parsed by the weaver, with the source's own flags too.
+    set(flags "${target_flags}")
+    foreach(property IN ITEMS COMPILE_DEFINITIONS COMPILE_OPTIONS INCLUDE_DIRECTORIES COMPILE_FLAGS)
+      get_source_file_property(value ${absolute} DIRECTORY ${target_source_dir} ${property})
+      if(NOT value STREQUAL "NOTFOUND")
+        set_source_files_properties(${woven} DIRECTORY ${target_source_dir}
+                                    PROPERTIES ${property} "${value}")
+        string(APPEND flags "source ${property} ${value}\n")
+      endif()
+    endforeach()
+    file(GENERATE OUTPUT ${woven}.flags CONTENT "${flags}")
     add_custom_command(
       OUTPUT ${woven} ${woven}.locks.json
       COMMAND distlock::weave ${absolute} -o ${woven} --depfile ${woven}.d
               --locks-out ${woven}.locks.json
               --source-root ${source_root} --woven-root ${woven_root}
               -p ${CMAKE_BINARY_DIR} --flags-of ${woven}
-      DEPENDS ${absolute} distlock::weave ${flags_stamp}
+      DEPENDS ${absolute} distlock::weave ${woven}.flags
       DEPFILE ${woven}.d
       COMMENT "Weaving ${relative}"
       VERBATIM)

@@ -27,7 +27,11 @@ class Lease {
   Lease& operator=(Lease&& other) noexcept;
   Lease(const Lease&) = delete;
   Lease& operator=(const Lease&) = delete;
-  // Releases the lock; a failure is reported through the logger (set_logger), never thrown.
+  // Releases the lock without waiting for the server's verdict where the backend allows (Redis,
+  // one server or Sentinel): the request has left when it returns, and its reply is read by
+  // the client's next command on that connection, or when the client is destroyed. A failure,
+  // or a server that no longer held the lease, is reported through the logger (set_logger)
+  // then; never thrown. The same thread's next acquisition of this lock goes out after it.
   ~Lease();
 
   // The lock name, "<type>:<key>".
@@ -57,9 +61,9 @@ class Lease {
   // (the renewal thread cannot destroy the client that runs it).
   void on_lost(LostCallback callback);
 
-  // Releases now. Throws LockLost if the server no longer had the lock for this lease
-  // (the protected work ran unprotected), BackendUnavailable if it could not be told.
-  // A second call does nothing.
+  // Releases now and waits for the server's verdict. Throws LockLost if the server no longer
+  // had the lock for this lease (the protected work ran unprotected), BackendUnavailable if it
+  // could not be told. A second call does nothing.
   void release();
 
  private:

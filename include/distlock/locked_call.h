@@ -57,6 +57,8 @@ class LockedCall {
   void take_one(const LockSpec& spec, const Key& key, Client& client);
   void take_each(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
   std::optional<LockLost> release_all() noexcept;
+  // Last taken first, by each Lease's destructor.
+  void drop_all() noexcept;
 
   // What the destructor needs of the spec: the spec itself may be a temporary that is gone.
   const OnLost on_lost_;

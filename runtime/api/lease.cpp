@@ -37,11 +37,14 @@ Lease& Lease::operator=(Lease&& other) noexcept {
 Lease::~Lease() { release_and_log(); }
 
 void Lease::release_and_log() noexcept {
+  if (!state_ || !core_ || !state_->begin_release()) return;
+  detail::HeldLeases::pop(*state_);
   try {
-    release();
+    core_->release_unawaited(*state_);
   } catch (const std::exception& error) {
     detail::log(LogLevel::error, std::string(error.what()) + " (while releasing on scope exit)");
   }
+  state_->drop_lost_callback();
 }
 
 const std::string& Lease::name() const { return checked_state(state_).identity().name; }
@@ -76,9 +79,7 @@ void Lease::release() {
   // What the callback owns goes now, on this thread, not with the last view of the lease.
   state_->drop_lost_callback();
   if (outcome == detail::ReleaseOutcome::not_held) {
-    throw LockLost(name(), server(),
-                   "the server no longer held this lease when it was released (it ran out or "
-                   "was taken over); work done under it may have overlapped another holder");
+    throw detail::not_held_at_release(name(), server());
   }
 }
 

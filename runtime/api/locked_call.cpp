@@ -98,8 +98,13 @@ LockedCall::~LockedCall() noexcept(false) {
                    "the lease was lost while the locked function ran: its result was computed "
                    "without the lock");
   }
-  std::optional<LockLost> lost_at_release = release_all();
-  if (!loss) loss = std::move(lost_at_release);
+  if (on_lost_ == OnLost::report) {
+    // Nothing waits for the release's verdict: a loss it finds is logged when its reply is read.
+    drop_all();
+  } else {
+    std::optional<LockLost> lost_at_release = release_all();
+    if (!loss) loss = std::move(lost_at_release);
+  }
   if (!loss) return;
   if (on_lost_ == OnLost::fail && std::uncaught_exceptions() == uncaught_at_start_) throw *loss;
   detail::log(LogLevel::error, std::string(loss->what()) + " (on return from the locked call)");
@@ -111,6 +116,11 @@ std::vector<const Lease*> LockedCall::leases() const {
   all.push_back(&*first_);
   for (const Lease& lease : more_) all.push_back(&lease);
   return all;
+}
+
+void LockedCall::drop_all() noexcept {
+  while (!more_.empty()) more_.pop_back();
+  first_.reset();
 }
 
 // Last taken first; every lease is released even when one fails. Returns the first LockLost

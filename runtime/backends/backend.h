@@ -71,6 +71,13 @@ enum class ReleaseOutcome {
   not_held,  // the server did not have this hold: expired, taken over, or deleted
 };
 
+// What became of a release that did not wait for its reply (Backend::release_unawaited).
+struct ReleaseReport {
+  std::optional<ReleaseOutcome> outcome;  // none: the server could not be told, or failed
+  std::string failure;                    // why, naming the lock and the server
+};
+using ReleaseReportHandler = std::function<void(const ReleaseReport&)>;
+
 struct RenewItem {
   HoldId hold;
   Millis ttl;
@@ -88,6 +95,13 @@ class Backend {
 
   // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
   virtual ReleaseOutcome release(const ReleaseRequest& request) = 0;
+
+  // The same release, for a caller that does not wait for the outcome (a Lease leaving its
+  // scope): `report` gets it, now or later, from whichever thread reads the reply (the next
+  // user of the connection the request went out on, or the backend's destructor). The request
+  // has left for the server before this returns; it is not sent again when its reply is
+  // lost. `report` must not throw. By default, the release is made at once, as release().
+  virtual void release_unawaited(const ReleaseRequest& request, const ReleaseReportHandler& report);
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch
   // (pipelined where the protocol allows). Sets each item's outcome; never throws. Gives up

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include <distlock/error.h>
+#include <distlock/log.h>
 
 #include "backends/backend_factory.h"
 #include "core/acquisition_id.h"
@@ -121,16 +122,44 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   return std::optional<Lease>(std::move(lease));
 }
 
+LockLost not_held_at_release(const std::string& name, const std::string& server) {
+  return {name, server,
+          "the server no longer held this lease when it was released (it ran out or was taken "
+          "over); work done under it may have overlapped another holder"};
+}
+
+ReleaseRequest ClientCore::release_request(const LeaseState& lease) const {
+  const auto keep_for = std::chrono::ceil<Millis>(lease.keep_until() - SteadyClock::now());
+  return {lease.identity().hold(), std::max(keep_for, Millis::zero())};
+}
+
 ReleaseOutcome ClientCore::release(LeaseState& lease) {
   renewals_.remove(lease);
-  const auto keep_for = std::chrono::ceil<Millis>(lease.keep_until() - SteadyClock::now());
-  const auto outcome =
-      backend_->release({lease.identity().hold(), std::max(keep_for, Millis::zero())});
+  const auto outcome = backend_->release(release_request(lease));
   const std::string& type = lease.identity().type;
   events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
   // A loss the renewals found was reported then.
   if (outcome == ReleaseOutcome::not_held && !lease.lost()) events_.emit(EventKind::lost, type);
   return outcome;
+}
+
+void ClientCore::release_unawaited(LeaseState& lease) {
+  renewals_.remove(lease);
+  const std::string& type = lease.identity().type;
+  events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
+  // The report may come after the lease and its state are gone: it keeps what it names. The
+  // backend it comes from goes before the events it counts (the members' order).
+  backend_->release_unawaited(release_request(lease),
+                              [this, type, name = lease.identity().name, server = server_,
+                               lost_before = lease.lost()](const ReleaseReport& report) {
+                                if (report.outcome == ReleaseOutcome::released) return;
+                                std::string message = report.failure;
+                                if (report.outcome == ReleaseOutcome::not_held) {
+                                  if (!lost_before) events_.emit(EventKind::lost, type);
+                                  message = not_held_at_release(name, *server).what();
+                                }
+                                log(LogLevel::error, message + " (while releasing on scope exit)");
+                              });
 }
 
 }  // namespace distlock::detail

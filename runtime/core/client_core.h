@@ -36,6 +36,9 @@ enum class IfBusy {
   return_empty_at_once,  // try once: nullopt when another owner holds the lock
 };
 
+// What a release that found the server no longer holding the lease says.
+LockLost not_held_at_release(const std::string& name, const std::string& server);
+
 class ClientCore : public std::enable_shared_from_this<ClientCore> {
  public:
   // Connects the backend the URL names.
@@ -44,14 +47,18 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
 
   // nullopt only with IfBusy::return_empty_at_once.
   std::optional<Lease> acquire(const LockSpec& spec, const Key& key, IfBusy if_busy);
-  // Called once per lease, by Lease::release or its destructor.
+  // Called once per lease, by Lease::release.
   ReleaseOutcome release(LeaseState& lease);
+  // The same, by a Lease's destructor: returns once the request has left, without waiting for
+  // the outcome, which is logged (and a loss counted) when the reply is read.
+  void release_unawaited(LeaseState& lease);
 
   const std::string& server() const { return *server_; }
   StatsCounters& stats() { return stats_; }
 
  private:
   void validate(const LockSpec& spec) const;
+  ReleaseRequest release_request(const LeaseState& lease) const;
 
   const std::string instance_id_;
   StatsCounters stats_;

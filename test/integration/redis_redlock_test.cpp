@@ -3,17 +3,16 @@
 // when each master counts on its own.
 #include <chrono>
 #include <cstdint>
-#include <future>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <distlock/distlock.h>
 
+#include "holder_thread.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 
@@ -75,19 +74,10 @@ TEST_F(Redlock, AWaiterIsWokenByTheReleaseWhenTheFirstMasterIsDead) {
   masters_[0].reset();
   Lease held = holder->acquire(lock_spec, key_of("c"));
 
-  std::promise<void> acquired;
-  std::thread waiting([&] {
-    try {
-      Lease lease = waiter->acquire(lock_spec, key_of("c"));
-      acquired.set_value();
-    } catch (...) {
-      acquired.set_exception(std::current_exception());
-    }
-  });
-  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  Holder waiting(*waiter, lock_spec, "c");
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
   held.release();
-  acquired.get_future().get();
-  waiting.join();
+  (void)waiting.fence();
   // Woken by the release: the holder's ttl (60 s) would have outlasted the wait (30 s).
   EXPECT_GE(waiter->stats().woken_by_release, 1u);
   EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
@@ -101,15 +91,7 @@ TEST_F(Redlock, AWaiterWhoseMasterDiesListensThroughAnother) {
   const auto lock_spec = spec("herald", 60s, wait(30s));
   Lease held = holder->acquire(lock_spec, key_of("d"));
 
-  std::promise<void> acquired;
-  std::thread waiting([&] {
-    try {
-      Lease lease = waiter->acquire(lock_spec, key_of("d"));
-      acquired.set_value();
-    } catch (...) {
-      acquired.set_exception(std::current_exception());
-    }
-  });
+  Holder waiting(*waiter, lock_spec, "d");
   ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
   masters_[0].reset();
   // Subscribed again elsewhere: a timeout counted for the lost subscription, then waiting again.
@@ -118,8 +100,7 @@ TEST_F(Redlock, AWaiterWhoseMasterDiesListensThroughAnother) {
   ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
   const auto woken_by_release = waiter->stats().woken_by_release;
   held.release();
-  acquired.get_future().get();
-  waiting.join();
+  (void)waiting.fence();
   EXPECT_GT(waiter->stats().woken_by_release, woken_by_release);
 }
 

@@ -108,6 +108,20 @@ Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
   connection.timeout_name_ = "command_timeout";
 }
 
+Connection::~Connection() {
+  try {
+    while (!broken_ && !owed_.empty()) {
+      const Reply reply = read_next();
+      const ReplyHandler handler = std::move(owed_.front());
+      owed_.pop_front();
+      if (handler) handler(*this, reply.get());
+    }
+  } catch (const ServerError&) {
+    // fail() has told the callers still owed a reply.
+  }
+  abandon_unawaited();
+}
+
 Reply Connection::command(std::span<const std::string_view> args) {
   append(args);
   return read_reply();
@@ -116,6 +130,21 @@ Reply Connection::command(std::span<const std::string_view> args) {
 void Connection::append(std::span<const std::string_view> args) { append({args}); }
 
 void Connection::append(std::initializer_list<std::span<const std::string_view>> parts) {
+  queue(parts);
+  owed_.emplace_back();
+}
+
+void Connection::send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,
+                                ReplyHandler handler) {
+  queue(parts);
+  int done = 0;
+  errno = 0;
+  while (done == 0)
+    if (redisBufferWrite(context_.get(), &done) != REDIS_OK) fail("sending a command", errno);
+  owed_.push_back(std::move(handler));
+}
+
+void Connection::queue(std::initializer_list<std::span<const std::string_view>> parts) {
   if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
   const std::string_view command = encoder_.encode(parts);
   if (redisAppendFormattedCommand(context_.get(), command.data(), command.size()) != REDIS_OK)
@@ -129,6 +158,17 @@ void Connection::append(std::initializer_list<std::span<const std::string_view>>
 }
 
 Reply Connection::read_reply() {
+  while (true) {
+    Reply reply = read_next();
+    if (owed_.empty()) return reply;
+    const ReplyHandler handler = std::move(owed_.front());
+    owed_.pop_front();
+    if (!handler) return reply;
+    handler(*this, reply.get());
+  }
+}
+
+Reply Connection::read_next() {
   if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
   void* reply = nullptr;
   errno = 0;
@@ -139,6 +179,7 @@ Reply Connection::read_reply() {
     // The master this connection was made for is a replica now: nothing written here would
     // count, so the connection goes and the caller asks where the master is.
     broken_ = true;
+    abandon_unawaited();
     throw ServerError(settings_.server, address_.describe() +
                                             " answers as a replica (READONLY): the master has "
                                             "moved; " +
@@ -147,8 +188,16 @@ Reply Connection::read_reply() {
   return owned;
 }
 
+void Connection::abandon_unawaited() {
+  std::deque<ReplyHandler> lost;
+  lost.swap(owed_);
+  for (const auto& handler : lost)
+    if (handler) handler(*this, nullptr);
+}
+
 void Connection::fail(std::string_view doing, int error) {
   broken_ = true;
+  abandon_unawaited();
   // A socket timeout surfaces as EAGAIN from a blocking read or write.
   const bool timed_out = context_->err == REDIS_ERR_IO && is_timeout(error);
   std::string reason = timed_out ? "no reply to " + last_command_ + " within " +

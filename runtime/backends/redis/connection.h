@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -30,6 +32,8 @@ class Connection {
   Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
+  // Reads the replies still owed to send_unawaited() callers, as far as the connection allows.
+  ~Connection();
 
   // Sends one command and reads its reply. An error reply is returned, not thrown; a
   // failed or late exchange throws ServerError and breaks the connection.
@@ -39,7 +43,20 @@ class Connection {
   void append(std::span<const std::string_view> args);
   // Queues the command whose arguments are the parts' arguments, in order.
   void append(std::initializer_list<std::span<const std::string_view>> parts);
+  // The next reply to a command of this caller's. Replies owed to send_unawaited() callers
+  // that come first are read and handed over on the way.
   Reply read_reply();
+
+  // Gets the reply to a command sent by send_unawaited(): the reply, or nullptr when the
+  // connection broke first. Runs on the thread that reads it; must not throw. It may send
+  // another command by send_unawaited().
+  using ReplyHandler = std::function<void(Connection&, const redisReply*)>;
+  // Sends one command now and returns without waiting for its reply, which the next
+  // read_reply() reads first, or the destructor does, and hands to `handler`. Throws
+  // ServerError, breaking the connection, when the command cannot be written; `handler` is
+  // then never called.
+  void send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,
+                      ReplyHandler handler);
 
   // While alive, replies are awaited at most `timeout` when that is below command_timeout.
   class CommandTimeoutLimit {
@@ -68,7 +85,13 @@ class Connection {
   void authenticate_and_select(SteadyClock::time_point deadline);
   // `name` is the option the timeout comes from, for messages.
   void set_timeout(Millis timeout, std::string_view name);
+  // Breaks the connection: the replies still owed to send_unawaited() callers are lost.
   [[noreturn]] void fail(std::string_view doing, int error);
+  void queue(std::initializer_list<std::span<const std::string_view>> parts);
+  // The next reply on the stream, whoever it is owed to.
+  Reply read_next();
+  // Tells the send_unawaited() callers still owed a reply that it will not come.
+  void abandon_unawaited();
 
   const ConnectionSettings& settings_;
   const Address address_;
@@ -78,6 +101,9 @@ class Connection {
   Millis timeout_{0};
   std::string_view timeout_name_;
   std::string last_command_;  // for messages: the reply of which command was late
+  // One entry per reply on its way, in the order they will come: an empty handler for a
+  // reply read_reply() returns, the send_unawaited() caller's otherwise.
+  std::deque<ReplyHandler> owed_;
   bool broken_ = false;
 };
 

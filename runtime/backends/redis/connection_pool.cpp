@@ -1,5 +1,6 @@
 #include "backends/redis/connection_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "backends/redis/server_error.h"
@@ -9,6 +10,22 @@ namespace distlock::detail::redis {
 ConnectionPool::Handle ConnectionPool::borrow() { return take(true); }
 
 ConnectionPool::Handle ConnectionPool::borrow_new() { return take(false); }
+
+std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
+    const Connection* wanted, const std::function<bool()>& wanted_no_longer) {
+  std::unique_lock lock(mutex_);
+  std::vector<std::unique_ptr<Connection>>::iterator found;
+  slot_freed_.wait(lock, [&] {
+    found = std::find_if(idle_.begin(), idle_.end(),
+                         [&](const auto& connection) { return connection.get() == wanted; });
+    return found != idle_.end() || wanted_no_longer();
+  });
+  if (found == idle_.end()) return std::nullopt;
+  std::unique_ptr<Connection> connection = std::move(*found);
+  idle_.erase(found);
+  lock.unlock();
+  return std::optional<Handle>(std::in_place, *this, std::move(connection), true);
+}
 
 ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   std::unique_lock lock(mutex_);

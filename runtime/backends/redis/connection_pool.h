@@ -4,8 +4,10 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "backends/redis/connection.h"
@@ -23,7 +25,10 @@ class ConnectionPool {
         : pool_(pool), connection_(std::move(connection)), reused_(reused) {}
     Handle(const Handle&) = delete;
     Handle& operator=(const Handle&) = delete;
-    ~Handle() { pool_.give_back(std::move(connection_)); }
+    Handle(Handle&& other) noexcept = default;
+    ~Handle() {
+      if (connection_) pool_.give_back(std::move(connection_));
+    }
 
     Connection& operator*() const { return *connection_; }
     Connection* operator->() const { return connection_.get(); }
@@ -47,6 +52,11 @@ class ConnectionPool {
   Handle borrow();
   // Always a newly made connection: for the retry after a connection failed.
   Handle borrow_new();
+  // `wanted` once it is idle, or nullopt once `wanted_no_longer()` says so (checked whenever
+  // a connection comes back). For a command that must go out after the replies `wanted`
+  // still owes.
+  std::optional<Handle> borrow_this(const Connection* wanted,
+                                    const std::function<bool()>& wanted_no_longer);
 
  private:
   Handle take(bool reuse);

@@ -38,6 +38,22 @@ std::string script_failure(std::string_view script, const redisReply& reply) {
          describe_reply(reply);
 }
 
+// What the release script's reply says, or that it was lost.
+ReleaseReport release_report(const redisReply* reply, const std::string& server,
+                             std::string_view lock) {
+  if (reply == nullptr)
+    return {std::nullopt,
+            ServerError(server,
+                        "the connection broke before the release's reply came; if the release "
+                        "did not reach the server, the lock is freed when its ttl runs out")
+                .for_lock(lock)
+                .what()};
+  if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
+    return {reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held, {}};
+  return {std::nullopt,
+          ServerError(server, script_failure("release", *reply)).for_lock(lock).what()};
+}
+
 ScriptRunner load_scripts(ConnectionPool& pool) {
   const auto connection = pool.borrow();
   return ScriptRunner(*connection);
@@ -79,10 +95,20 @@ ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
   return pool_.borrow_new();
 }
 
+ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lock) {
+  const Connection* released_on = unanswered_.connection_of(lock);
+  if (released_on != nullptr) {
+    auto connection =
+        pool_.borrow_this(released_on, [&] { return !unanswered_.owes(lock, released_on); });
+    if (connection) return std::move(*connection);
+  }
+  return borrow(true);
+}
+
 template <class Operation>
-auto RedisBackend::with_connection(Retry retry, Operation&& operation) {
+auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::string_view lock) {
   {
-    const auto connection = borrow(true);
+    const auto connection = lock.empty() ? borrow(true) : borrow_after_release_of(lock);
     try {
       ++stats_.round_trips;
       return operation(*connection);
@@ -118,28 +144,32 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
   KindCall texts;
   const ScriptCall call = texts.acquire(request, holder);
   try {
-    return with_connection(Retry::after_reset, [&](Connection& connection) {
-      // The lease's validity counts from the send time of the request that won.
-      const auto sent_at = SteadyClock::now();
-      if (asking == Asking::yes) send_asking(connection);
-      const Reply reply = scripts_.run(connection, call);
-      Attempt attempt = read_acquire_reply(*reply, sent_at);
-      if (!attempt.grant || settings_.min_replicas == 0) return attempt;
-      const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
-      if (acknowledged >= settings_.min_replicas) return attempt;
-      // A failover now could promote a replica without this grant and give the lock to
-      // another client: the grant is withdrawn.
-      KindCall withdraw_texts;
-      const Reply withdrawn = scripts_.run(
-          connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
-      const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
-      // A withdrawal that failed leaves the hold to expire with its ttl: say so.
-      if (withdrawn->type != REDIS_REPLY_INTEGER)
-        throw ServerError(settings_.server,
-                          too_few + "; withdrawing the grant failed, it expires with its ttl (" +
-                              script_failure("release", *withdrawn) + ")");
-      throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
-    });
+    return with_connection(
+        Retry::after_reset,
+        [&](Connection& connection) {
+          // The lease's validity counts from the send time of the request that won.
+          const auto sent_at = SteadyClock::now();
+          if (asking == Asking::yes) send_asking(connection);
+          const Reply reply = scripts_.run(connection, call);
+          Attempt attempt = read_acquire_reply(*reply, sent_at);
+          if (!attempt.grant || settings_.min_replicas == 0) return attempt;
+          const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
+          if (acknowledged >= settings_.min_replicas) return attempt;
+          // A failover now could promote a replica without this grant and give the lock to
+          // another client: the grant is withdrawn.
+          KindCall withdraw_texts;
+          const Reply withdrawn = scripts_.run(
+              connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
+          const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
+          // A withdrawal that failed leaves the hold to expire with its ttl: say so.
+          if (withdrawn->type != REDIS_REPLY_INTEGER)
+            throw ServerError(settings_.server,
+                              too_few +
+                                  "; withdrawing the grant failed, it expires with its ttl (" +
+                                  script_failure("release", *withdrawn) + ")");
+          throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
+        },
+        request.hold.name);
   } catch (const Redirected&) {
     throw;
   } catch (const TryAgain&) {
@@ -234,6 +264,34 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
   } catch (const ServerError& error) {
     throw error.for_lock(hold.name);
   }
+}
+
+void RedisBackend::release_unawaited(const ReleaseRequest& request,
+                                     const ReleaseReportHandler& report) {
+  const HoldId& hold = request.hold;
+  KindCall texts;
+  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
+  try {
+    const auto connection = borrow(true);
+    try {
+      ++stats_.round_trips;
+      const Connection* sent_on = &*connection;
+      scripts_.send_unawaited(
+          *connection, call,
+          [this, report, sent_on, lock = std::string(hold.name)](const redisReply* reply) {
+            unanswered_.answered(lock, sent_on);
+            report(release_report(reply, settings_.server, lock));
+          });
+      unanswered_.sent(hold.name, sent_on);
+      return;
+    } catch (const ServerError&) {
+      // The connection broke on the way out: the waiting release tries a new one.
+    }
+  } catch (const ServerError& error) {
+    report({std::nullopt, error.for_lock(hold.name).what()});
+    return;
+  }
+  Backend::release_unawaited(request, report);
 }
 
 void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {

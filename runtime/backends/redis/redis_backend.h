@@ -18,6 +18,7 @@
 #include "backends/redis/master_locator.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
+#include "backends/redis/unanswered_releases.h"
 #include "core/stats.h"
 #include "util/url.h"
 
@@ -48,6 +49,9 @@ class RedisBackend final : public Backend {
     return release(request, Asking::no);
   }
   ReleaseOutcome release(const ReleaseRequest& request, Asking asking);
+  // The release script is sent, and its reply read by the next user of the connection.
+  void release_unawaited(const ReleaseRequest& request,
+                         const ReleaseReportHandler& report) override;
   bool supports_keeping() const override { return true; }
   bool supports_read_write() const override { return true; }
   bool supports_permits() const override { return true; }
@@ -72,8 +76,11 @@ class RedisBackend final : public Backend {
   };
 
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
+  // With `lock`, the first connection is the one an unanswered release of the lock went out
+  // on, if any (unanswered_releases.h).
   template <class Operation>
-  auto with_connection(Retry retry, Operation&& operation);
+  auto with_connection(Retry retry, Operation&& operation, std::string_view lock = {});
+  ConnectionPool::Handle borrow_after_release_of(std::string_view lock);
   // A pooled connection (`reuse`) or a new one to the master. A master that refuses the
   // connection may have failed over before the sentinels' +switch-master reached us: the
   // sentinels are asked, and a master they name instead is tried once.
@@ -97,6 +104,8 @@ class RedisBackend final : public Backend {
   // '<host> <pid> ', the start of the lock hash's holder field (who holds it, for people).
   const std::string holder_;
   MasterLocator locator_;
+  // Before the pool: the connections tell it of replies they read as they close.
+  UnansweredReleases unanswered_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
   ReleaseListener listener_;

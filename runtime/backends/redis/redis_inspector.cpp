@@ -160,9 +160,9 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
   std::vector<ConnectionSettings> nodes;
   if (url.scheme == "redis+cluster") {
     // Read once: a slot that moves while the command runs shows as an error (MOVED) naming it.
-    SlotMap slots =
-        read_slot_map(connection_settings(url_of_node(url, seeds_of(url).front()), options),
-                      seeds_of(url), url.redacted());
+    const std::vector<Address> seeds = seeds_of(url);
+    SlotMap slots = read_slot_map(connection_settings(url_of_node(url, seeds.front()), options),
+                                  seeds, url.redacted());
     for (const auto& master : slots.masters)
       nodes.push_back(connection_settings(url_of_node(url, master), options));
     return std::make_unique<RedisInspector>(url.redacted(), std::move(nodes), std::move(slots));

@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <iterator>
+#include <memory>
 #include <string>
 
 #include "backends/redis/server_error.h"
@@ -60,14 +61,53 @@ bool is_noscript(const redisReply& reply) {
   return is_error(reply) && reply_text(reply).starts_with("NOSCRIPT");
 }
 
-// Queues "<verb> <script> <numkeys> <keys...> <args...>".
-void append_call(Connection& connection, std::string_view verb, std::string_view script,
-                 const ScriptCall& call) {
+using CommandParts = std::initializer_list<std::span<const std::string_view>>;
+
+// Hands "<verb> <script> <numkeys> <keys...> <args...>" to `send`.
+template <class Send>
+void with_command(std::string_view verb, std::string_view script, const ScriptCall& call,
+                  Send&& send) {
   char count[20];
   const auto count_end = std::to_chars(std::begin(count), std::end(count), call.keys.size()).ptr;
   const std::string_view head[] = {verb, script, std::string_view(count, count_end - count)};
-  connection.append({head, call.keys, call.args});
+  send(CommandParts{head, call.keys, call.args});
 }
+
+void append_call(Connection& connection, std::string_view verb, std::string_view script,
+                 const ScriptCall& call) {
+  with_command(verb, script, call, [&](CommandParts parts) { connection.append(parts); });
+}
+
+void send_call_unawaited(Connection& connection, std::string_view verb, std::string_view script,
+                         const ScriptCall& call, Connection::ReplyHandler handler) {
+  with_command(verb, script, call,
+               [&](CommandParts parts) { connection.send_unawaited(parts, std::move(handler)); });
+}
+
+// A call whose texts it keeps: for one sent again after its caller has returned.
+class KeptCall {
+ public:
+  explicit KeptCall(const ScriptCall& call)
+      : script_(call.script),
+        texts_(call.keys.begin(), call.keys.end()),
+        key_count_(call.keys.size()) {
+    texts_.insert(texts_.end(), call.args.begin(), call.args.end());
+    views_.assign(texts_.begin(), texts_.end());
+  }
+  KeptCall(const KeptCall&) = delete;
+  KeptCall& operator=(const KeptCall&) = delete;
+
+  ScriptCall call() const {
+    const std::span<const std::string_view> all(views_);
+    return {script_, all.first(key_count_), all.subspan(key_count_)};
+  }
+
+ private:
+  Script script_;
+  std::vector<std::string> texts_;
+  std::vector<std::string_view> views_;
+  std::size_t key_count_;
+};
 
 }  // namespace
 
@@ -84,6 +124,26 @@ ScriptRunner::ScriptRunner(Connection& connection) {
 
 Reply ScriptRunner::run(Connection& connection, const ScriptCall& call) const {
   return std::move(run_all(connection, std::span(&call, 1)).front());
+}
+
+void ScriptRunner::send_unawaited(Connection& connection, const ScriptCall& call,
+                                  std::function<void(const redisReply*)> on_reply) const {
+  auto kept = std::make_shared<const KeptCall>(call);
+  send_call_unawaited(
+      connection, "EVALSHA", digests_[static_cast<std::size_t>(call.script)], kept->call(),
+      [kept, on_reply = std::move(on_reply)](Connection& again, const redisReply* reply) {
+        if (reply == nullptr || !is_noscript(*reply)) {
+          on_reply(reply);
+          return;
+        }
+        try {
+          // EVAL also puts the script back into the server's cache.
+          send_call_unawaited(again, "EVAL", body_of(kept->call().script), kept->call(),
+                              [on_reply](Connection&, const redisReply* last) { on_reply(last); });
+        } catch (const ServerError&) {
+          on_reply(nullptr);
+        }
+      });
 }
 
 std::vector<Reply> ScriptRunner::run_all(Connection& connection,

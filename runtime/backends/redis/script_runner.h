@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,12 @@ class ScriptRunner {
 
   // One call. Error replies of the script are returned; failed exchanges throw ServerError.
   Reply run(Connection& connection, const ScriptCall& call) const;
+  // One call whose reply is read later (Connection::send_unawaited); a reply of NOSCRIPT sends
+  // it again by EVAL the same way. `on_reply` gets the last reply, or nullptr when the
+  // connection broke before it came. The call's texts are copied: they need not outlive it.
+  // Throws ServerError when it cannot be sent; `on_reply` is then never called.
+  void send_unawaited(Connection& connection, const ScriptCall& call,
+                      std::function<void(const redisReply*)> on_reply) const;
   // Many calls, pipelined: one round trip, two if the cache was lost.
   std::vector<Reply> run_all(Connection& connection, std::span<const ScriptCall> calls) const;
 

@@ -1,0 +1,172 @@
+// A Lease that leaves its scope on Redis sends the release and returns without its reply; the
+// next command on that connection, or the client's end, reads the reply and reports what it
+// says. These tests hold the release back (CLIENT PAUSE) or make it find the lock gone, and
+// check that nothing is lost on the way.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "redis_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RedisScopeExitRelease : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { redis_.stop(); }
+
+  void SetUp() override {
+    try {
+      server_ = &redis_.get();
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start redis-server: " << e.what();
+    }
+    set_logger([this](LogLevel level, std::string_view message) {
+      if (level < LogLevel::warning) return;
+      std::lock_guard lock(mutex_);
+      logged_.emplace_back(message);
+    });
+  }
+  void TearDown() override {
+    set_logger({});
+    server_->cli({"CLIENT", "UNPAUSE"});
+  }
+
+  RedisServer& redis() { return *server_; }
+  std::shared_ptr<Client> connect(std::string_view query = "") {
+    return Client::connect(server_->url() + std::string(query));
+  }
+  std::vector<std::string> logged() {
+    std::lock_guard lock(mutex_);
+    return logged_;
+  }
+  // A lock that stays taken for a minute unless released: a test that sees it free saw the
+  // release.
+  static LockSpec long_lock() { return spec("order", 60s); }
+
+  static inline SuiteRedis redis_;
+  RedisServer* server_ = nullptr;
+  std::mutex mutex_;
+  std::vector<std::string> logged_;
+};
+
+TEST_F(RedisScopeExitRelease, DoesNotWaitForTheReleasesReply) {
+  // A scope exit that waited for the reply would time out after 300 ms and log the failure.
+  auto client = connect("?command_timeout=300ms");
+  std::optional<Lease> lease = client->acquire(long_lock(), "1");
+  // Scripts and PUBLISH wait until the pause ends; reads go on.
+  ASSERT_EQ(redis().cli({"CLIENT", "PAUSE", "60000", "WRITE"}), "OK");
+  lease.reset();
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:1}"}), "1")
+      << "the release ran during the pause";
+  ASSERT_EQ(redis().cli({"CLIENT", "UNPAUSE"}), "OK");
+
+  // Released once the pause ended, without waiting for the lock's minute.
+  auto other = connect();
+  const Lease next = other->acquire(spec("order", 60s, wait(20s)), "1");
+  EXPECT_TRUE(next.valid());
+  // Its end reads the reply, which says released.
+  client.reset();
+  EXPECT_TRUE(logged().empty()) << logged().front();
+}
+
+TEST_F(RedisScopeExitRelease, ALossItFindsIsLoggedWhenTheNextCommandReadsTheReply) {
+  auto client = connect();
+  std::optional<Lease> lease = client->acquire(long_lock(), "2");
+  ASSERT_EQ(redis().cli({"DEL", "distlock:{order:2}"}), "1");
+  lease.reset();
+  // The same thread's next command goes out on the connection the release took.
+  EXPECT_TRUE(client->try_acquire(spec("other", 60s), "2").has_value());
+
+  const auto lines = logged();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("order:2"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("on scope exit"), std::string::npos) << lines[0];
+}
+
+TEST_F(RedisScopeExitRelease, ALossItFindsIsLoggedByTheClientsEndAtTheLatest) {
+  auto client = connect();
+  std::optional<Lease> lease = client->acquire(long_lock(), "3");
+  ASSERT_EQ(redis().cli({"DEL", "distlock:{order:3}"}), "1");
+  lease.reset();
+  client.reset();
+
+  const auto lines = logged();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("order:3"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
+}
+
+TEST_F(RedisScopeExitRelease, AReleaseTheServerDidNotKnowTheScriptOfIsSentAgain) {
+  auto client = connect();
+  std::optional<Lease> lease = client->acquire(long_lock(), "4");
+  // The server loses its script cache, as on a restart.
+  ASSERT_EQ(redis().cli({"SCRIPT", "FLUSH"}), "OK");
+  lease.reset();
+  // Reads the release's NOSCRIPT, sends the release again with the script's text, then takes
+  // its own lock the same way.
+  EXPECT_TRUE(client->try_acquire(spec("other", 60s), "4").has_value());
+
+  auto other = connect();
+  const Lease next = other->acquire(spec("order", 60s, wait(20s)), "4");
+  EXPECT_TRUE(next.valid());
+  // Its end reads the reply, which says released.
+  client.reset();
+  EXPECT_TRUE(logged().empty()) << logged().front();
+}
+
+TEST_F(RedisScopeExitRelease, TheSameThreadsNextAcquisitionOfTheLockComesAfterTheRelease) {
+  // Threads sharing a client share its connections: an acquisition on another connection than
+  // the release's could overtake it, take over the owner's own hold, and make the release
+  // report a loss.
+  auto client = connect();
+  constexpr int kThreads = 8;
+  constexpr int kCycles = 300;
+  std::vector<std::uint64_t> last_fences(kThreads, 0);
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  threads.reserve(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < kCycles; ++i) {
+          const Lease lease = client->acquire(long_lock(), "thread-" + std::to_string(t));
+          if (lease.fence() <= last_fences[t]) throw std::runtime_error("the fence went back");
+          last_fences[t] = lease.fence();
+        }
+      } catch (const std::exception& error) {
+        failures[t] = error.what();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  client.reset();
+  for (const auto& failure : failures) EXPECT_EQ(failure, "");
+  EXPECT_TRUE(logged().empty()) << logged().size() << " lines, the first: " << logged().front();
+}
+
+TEST_F(RedisScopeExitRelease, AnExplicitReleaseStillWaitsAndThrowsOnALoss) {
+  auto client = connect();
+  Lease lease = client->acquire(long_lock(), "5");
+  ASSERT_EQ(redis().cli({"DEL", "distlock:{order:5}"}), "1");
+  EXPECT_THROW(lease.release(), LockLost);
+  EXPECT_TRUE(logged().empty()) << logged().front();
+}
+
+}  // namespace
+}  // namespace distlock::testing
