@@ -70,6 +70,18 @@ private:
                       " function: a lock is taken at run time; remove " +
                       (Definition.isConsteval() ? "consteval" : "constexpr") +
                       " or the attribute");
+    if (const auto *Type = Definition.getType()->getAs<FunctionProtoType>();
+        Type && Type->isNothrow(/*ResultIfDependent=*/false))
+      return fail(
+          lockLoc(),
+          "'distlock::lock' on a " +
+              llvm::Twine(isa<CXXDestructorDecl>(Definition)
+                              ? "destructor, which is noexcept"
+                              : "noexcept function") +
+              ": taking the lock can throw (LockTimeout, "
+              "BackendUnavailable), which would end the program; "
+              "lock in a function that may throw and call it from here, "
+              "handling the error");
     if (isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
       return fail(lockLoc(),
                   "'distlock::lock' on a coroutine: the lock would be held "
