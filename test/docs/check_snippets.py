@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Compiles every C++ snippet of the given Markdown files, as written.
+
+  check_snippets.py --cxx C++ --weave DISTLOCK-WEAVE --include DIR --context HEADER
+                    --work DIR [--std c++17] FILE.md...
+
+Each ```cpp block is compiled after HEADER (snippet_context.h: the names the snippets assume,
+such as `ledger` or `Order`). A block is tried at namespace scope, then, unless it carries a
+[[distlock::lock]], as the body of a function; its #include and using-directive lines go
+first either way. A block with [[distlock::lock]] is woven by DISTLOCK-WEAVE first, so that
+its lock arguments are compiled too; a function it only declares is given an empty body for
+that. A block whose fence is preceded by the line
+
+  <!-- snippet: not compiled (why) -->
+
+is skipped: a template with placeholders, say. Exits 1, listing each block that does not
+compile with the compiler's errors, or when no file has a block.
+"""
+
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+SKIP_MARK = re.compile(r"<!-- snippet: not compiled \(.+\) -->")
+BLOCK = re.compile(r"^```cpp\n(.*?)^```", re.S | re.M)
+HOISTED = re.compile(r"^\s*(#include .*|using namespace .*;)\s*$")
+# A function declared, not defined, after a lock attribute: `...) const;` ending a line.
+DECLARED_ONLY = re.compile(r"(\[\[distlock::lock\((?:[^;{}])*?\))(\s*(?:const)?\s*);", re.S)
+
+
+def blocks(path):
+    text = path.read_text()
+    for match in BLOCK.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        yield line, match.group(1), bool(SKIP_MARK.fullmatch(before.strip()))
+
+
+def split_hoisted(code):
+    hoisted, rest = [], []
+    for line in code.splitlines():
+        (hoisted if HOISTED.match(line) else rest).append(line)
+    return "\n".join(hoisted), "\n".join(rest)
+
+
+class Compiler:
+    def __init__(self, args):
+        self.args = args
+        self.count = 0
+
+    def run(self, command):
+        result = subprocess.run(command, capture_output=True, text=True)
+        return result.returncode == 0, result.stdout + result.stderr
+
+    def check(self, unit_text, weave):
+        self.count += 1
+        work = pathlib.Path(self.args.work)
+        source = work / f"snippet_{self.count}.cpp"
+        source.write_text(unit_text)
+        flags = [f"-std={self.args.std}", "-I", self.args.include,
+                 "-include", self.args.context]
+        if weave:
+            woven = work / f"snippet_{self.count}.woven.cpp"
+            ok, output = self.run([self.args.weave, str(source), "-o", str(woven), "--"] + flags)
+            if not ok:
+                return False, output
+            source = woven
+        return self.run([self.args.cxx, "-fsyntax-only", "-Wno-attributes"] + flags
+                        + [str(source)])
+
+
+def check_block(compiler, code):
+    hoisted, rest = split_hoisted(code)
+    locked = "[[distlock::lock" in rest
+    if locked:
+        rest = DECLARED_ONLY.sub(r"\1\2 {}", rest)
+    ok, output = compiler.check(f"{hoisted}\n{rest}\n", locked)
+    if ok or locked:
+        return ok, output
+    return compiler.check(f"{hoisted}\nvoid snippet() {{\n{rest}\n}}\n", False)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for option in ("--cxx", "--weave", "--include", "--context", "--work"):
+        parser.add_argument(option, required=True)
+    parser.add_argument("--std", default="c++17")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    pathlib.Path(args.work).mkdir(parents=True, exist_ok=True)
+
+    compiler = Compiler(args)
+    failures, compiled, skipped = [], 0, 0
+    for name in args.files:
+        path = pathlib.Path(name)
+        for line, code, skip in blocks(path):
+            if skip:
+                skipped += 1
+                continue
+            ok, output = check_block(compiler, code)
+            compiled += 1
+            if not ok:
+                failures.append(f"{path}:{line}: the snippet does not compile:\n{code}\n{output}")
+    if compiled == 0:
+        failures.append("no ```cpp block in " + ", ".join(args.files))
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    print(f"{compiled} snippets compiled, {len(failures)} failed, {skipped} marked not compiled")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
