@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "backends/redis/server_error.h"
@@ -110,12 +111,7 @@ Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
 
 Connection::~Connection() {
   try {
-    while (!broken_ && !owed_.empty()) {
-      const Reply reply = read_next();
-      const ReplyHandler handler = std::move(owed_.front());
-      owed_.pop_front();
-      if (handler) handler(*this, reply.get());
-    }
+    while (!broken_ && !owed_.empty()) (void)read_one();
   } catch (const ServerError&) {
     // fail() has told the callers still owed a reply.
   }
@@ -158,14 +154,18 @@ void Connection::queue(std::initializer_list<std::span<const std::string_view>> 
 }
 
 Reply Connection::read_reply() {
-  while (true) {
-    Reply reply = read_next();
-    if (owed_.empty()) return reply;
-    const ReplyHandler handler = std::move(owed_.front());
-    owed_.pop_front();
-    if (!handler) return reply;
-    handler(*this, reply.get());
-  }
+  while (true)
+    if (std::optional<Reply> mine = read_one()) return std::move(*mine);
+}
+
+std::optional<Reply> Connection::read_one() {
+  Reply reply = read_next();
+  if (owed_.empty()) return reply;
+  const ReplyHandler handler = std::move(owed_.front());
+  owed_.pop_front();
+  if (!handler) return reply;
+  handler(*this, reply.get());
+  return std::nullopt;
 }
 
 Reply Connection::read_next() {

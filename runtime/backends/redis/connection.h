@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -90,6 +91,9 @@ class Connection {
   void queue(std::initializer_list<std::span<const std::string_view>> parts);
   // The next reply on the stream, whoever it is owed to.
   Reply read_next();
+  // The next reply: returned when it is owed to read_reply()'s caller, else handed to its
+  // send_unawaited() caller (nullopt).
+  std::optional<Reply> read_one();
   // Tells the send_unawaited() callers still owed a reply that it will not come.
   void abandon_unawaited();
 
