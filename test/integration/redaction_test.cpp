@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 
 #include <distlock/distlock.h>
 
+#include "captured_log.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 #ifdef DISTLOCK_TEST_ZOOKEEPER
@@ -30,16 +30,8 @@ constexpr const char* kPassword = "s3cret-pw";
 
 class Redaction : public ::testing::Test {
  protected:
-  void SetUp() override {
-    set_logger([this](LogLevel, std::string_view message) {
-      std::lock_guard lock(mutex_);
-      logged_.emplace_back(message);
-    });
-  }
   void TearDown() override {
-    set_logger({});
-    std::lock_guard lock(mutex_);
-    for (const auto& line : logged_)
+    for (const auto& line : log_.lines())
       EXPECT_EQ(line.find(kPassword), std::string::npos) << "logged: " << line;
   }
 
@@ -64,8 +56,7 @@ class Redaction : public ::testing::Test {
     EXPECT_EQ(error.reason().find(kPassword), std::string::npos) << error.reason();
   }
 
-  std::mutex mutex_;
-  std::vector<std::string> logged_;
+  CapturedLog log_;
 };
 
 TEST_F(Redaction, BadUrlsAndOptions) {

@@ -18,6 +18,7 @@
 
 #include "integration_helpers.h"
 #include "redis_server.h"
+#include "redis_suite.h"
 #include "subprocess.h"
 
 namespace distlock::testing {
@@ -25,24 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class RedisBehaviour : public ::testing::Test {
- protected:
-  static void TearDownTestSuite() { redis_.stop(); }
-
-  void SetUp() override {
-    try {
-      server_ = &redis_.get();
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start redis-server: " << e.what();
-    }
-  }
-
-  RedisServer& redis() { return *server_; }
-  std::shared_ptr<Client> connect() { return Client::connect(server_->url()); }
-
-  static inline SuiteRedis redis_;
-  RedisServer* server_ = nullptr;
-};
+using RedisBehaviour = RedisSuiteTest;
 
 TEST_F(RedisBehaviour, LockOfAKilledHolderIsFreedWithinItsTtl) {
   constexpr std::string_view type = "killed";

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -17,51 +16,34 @@
 
 #include <distlock/distlock.h>
 
-#include "integration_helpers.h"
-#include "redis_server.h"
+#include "captured_log.h"
+#include "redis_suite.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-class RedisScopeExitRelease : public ::testing::Test {
+class RedisScopeExitRelease : public RedisSuiteTest {
  protected:
-  static void TearDownTestSuite() { redis_.stop(); }
-
-  void SetUp() override {
-    try {
-      server_ = &redis_.get();
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start redis-server: " << e.what();
-    }
-    set_logger([this](LogLevel level, std::string_view message) {
-      if (level < LogLevel::warning) return;
-      std::lock_guard lock(mutex_);
-      logged_.emplace_back(message);
-    });
-  }
   void TearDown() override {
-    set_logger({});
-    server_->cli({"CLIENT", "UNPAUSE"});
+    if (server_ != nullptr) server_->cli({"CLIENT", "UNPAUSE"});
   }
 
-  RedisServer& redis() { return *server_; }
-  std::shared_ptr<Client> connect(std::string_view query = "") {
-    return Client::connect(server_->url() + std::string(query));
-  }
-  std::vector<std::string> logged() {
-    std::lock_guard lock(mutex_);
-    return logged_;
+  std::vector<std::string> logged() const { return log_.lines(); }
+  // One line logged: the scope exit's release found `lock` no longer held.
+  void expect_one_loss_logged(const std::string& lock) const {
+    const auto lines = logged();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find(lock), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("on scope exit"), std::string::npos) << lines[0];
   }
   // A lock that stays taken for a minute unless released: a test that sees it free saw the
   // release.
   static LockSpec long_lock() { return spec("order", 60s); }
 
-  static inline SuiteRedis redis_;
-  RedisServer* server_ = nullptr;
-  std::mutex mutex_;
-  std::vector<std::string> logged_;
+  CapturedLog log_{LogLevel::warning};
 };
 
 TEST_F(RedisScopeExitRelease, DoesNotWaitForTheReleasesReply) {
@@ -92,11 +74,7 @@ TEST_F(RedisScopeExitRelease, ALossItFindsIsLoggedWhenTheNextCommandReadsTheRepl
   // The same thread's next command goes out on the connection the release took.
   EXPECT_TRUE(client->try_acquire(spec("other", 60s), "2").has_value());
 
-  const auto lines = logged();
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("order:2"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("on scope exit"), std::string::npos) << lines[0];
+  expect_one_loss_logged("order:2");
 }
 
 TEST_F(RedisScopeExitRelease, ALossItFindsIsLoggedByTheClientsEndAtTheLatest) {
@@ -106,10 +84,7 @@ TEST_F(RedisScopeExitRelease, ALossItFindsIsLoggedByTheClientsEndAtTheLatest) {
   lease.reset();
   client.reset();
 
-  const auto lines = logged();
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("order:3"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
+  expect_one_loss_logged("order:3");
 }
 
 TEST_F(RedisScopeExitRelease, AReleaseTheServerDidNotKnowTheScriptOfIsSentAgain) {
