@@ -31,6 +31,11 @@ Options options_for_scheme(const Url& url, const Options& options) {
 }
 
 ConfigError unknown_scheme(const Url& url) {
+  if (url.scheme == "rediss")
+    return ConfigError("", url.redacted(),
+                       "bad URL: TLS (rediss://) is not supported: the hiredis distlock is "
+                       "built with (Debian 12's 0.14) has none; reach the server through a TLS "
+                       "tunnel (stunnel, spiped) with redis://, or over a network you trust");
   return ConfigError("", url.redacted(),
                      "bad URL: unknown scheme '" + url.scheme +
                          "'; use memory://, redis://host:port, redis+unix:///path, "

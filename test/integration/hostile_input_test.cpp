@@ -1,10 +1,12 @@
 // Bad and hostile input against a real redis-server: odd keys, an oversized key, a wrong
-// password, an ACL user without rights, and a client that does not own a lock trying to
-// release or renew it through the server-side scripts.
+// password, an ACL user without rights and one with just the rights the guide lists, and a
+// client that does not own a lock trying to release or renew it through the server-side
+// scripts.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sstream>
 #include <string>
@@ -112,6 +114,38 @@ TEST(HostileInput, AclUserWithoutRightsToLockKeysGetsAClearError) {
     EXPECT_NE(what.find("guarded:1"), std::string::npos) << what;
   }
   EXPECT_EQ(server.cli({"EXISTS", "distlock:{guarded:1}"}), "0");
+}
+
+TEST(HostileInput, AclUserWithTheRightsTheGuideListsUsesEveryLockKind) {
+  RedisServer server;
+  // The ACL of docs/guide.md ("Redis, one server"), as written there.
+  server.cli({"ACL", "SETUSER", "locker", "on", ">pw", "resetchannels", "~distlock:*",
+              "&distlock:*", "-@all", "+@scripting", "+@pubsub", "+@read", "+@write", "+time"});
+  const std::string url = "redis://locker:pw@127.0.0.1:" + std::to_string(server.port());
+  auto holder = Client::connect(url);
+  auto waiter = Client::connect(url);
+
+  Lease held = holder->acquire(spec("acl", 300ms), 1);
+  ASSERT_TRUE(eventually([&] { return holder->stats().renewals >= 2; }));
+  EXPECT_TRUE(held.valid());
+  const std::uint64_t held_fence = held.fence();
+  auto waited = std::async(std::launch::async,
+                           [&] { return waiter->acquire(spec("acl", 5s, wait(10s)), 1); });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  held.release();
+  Lease next = waited.get();
+  EXPECT_GT(next.fence(), held_fence);
+  EXPECT_EQ(waiter->stats().woken_by_release, 1u);
+  next.release();
+
+  for (const auto& kind : {spec("acl-kinds", 5s, read), spec("acl-kinds", 5s, write),
+                           spec("acl-kinds", 5s, permits(2)), spec("acl-kinds", 5s, fair)}) {
+    Lease lease = holder->acquire(kind, 2);
+    EXPECT_TRUE(lease.valid());
+    lease.release();
+  }
+  EXPECT_EQ(holder->stats().lost, 0u);
+  EXPECT_EQ(waiter->stats().lost, 0u);
 }
 
 TEST(HostileInput, ANonOwnerCannotReleaseOrRenewThroughTheScripts) {

@@ -1,0 +1,87 @@
+// Which query parameters each URL scheme takes: the table of docs/guide.md ("URLs"), checked
+// cell by cell. A parameter a scheme does not take is a ConfigError naming the ones it does.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <distlock/client.h>
+#include <distlock/error.h>
+
+#include "backends/url_schemes.h"
+#include "util/url.h"
+
+namespace {
+
+using distlock::detail::options_for_scheme;
+using distlock::detail::parse_url;
+
+struct Parameter {
+  std::string assignment;
+  std::vector<std::string> taken_by;
+};
+
+const std::vector<std::string> kUrls = {
+    "memory://",
+    "redis://host",
+    "redis+unix:///run/redis.sock",
+    "redis+sentinel://host/master",
+    "redis+cluster://host",
+    "redis+redlock://a,b,c",
+#if DISTLOCK_WITH_ZOOKEEPER
+    "zookeeper://host",
+#endif
+};
+
+const std::vector<Parameter> kParameters = {
+    {"connect_timeout=1s",
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "zookeeper"}},
+    {"command_timeout=1s",
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "zookeeper"}},
+    {"max_connections=4",
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock"}},
+    {"db=2", {"redis+unix", "redis+sentinel"}},
+    {"min_replicas=1", {"redis", "redis+unix", "redis+sentinel", "redis+cluster"}},
+    {"session_timeout=5s", {"zookeeper"}},
+};
+
+bool takes(const Parameter& parameter, const std::string& scheme) {
+  for (const auto& taker : parameter.taken_by)
+    if (taker == scheme) return true;
+  return false;
+}
+
+TEST(UrlSchemes, EachSchemeTakesTheParametersOfTheGuidesTable) {
+  for (const auto& base : kUrls) {
+    const std::string scheme = parse_url(base).scheme;
+    for (const auto& parameter : kParameters) {
+      const std::string text = base + "?" + parameter.assignment;
+      if (takes(parameter, scheme)) {
+        EXPECT_NO_THROW((void)options_for_scheme(parse_url(text), distlock::Options{})) << text;
+        continue;
+      }
+      try {
+        (void)options_for_scheme(parse_url(text), distlock::Options{});
+        ADD_FAILURE() << text << ": taken, but the guide says " << scheme << " does not take it";
+      } catch (const distlock::ConfigError& error) {
+        const std::string what = error.what();
+        const std::string name = parameter.assignment.substr(0, parameter.assignment.find('='));
+        EXPECT_NE(what.find("'" + name + "' is unknown here"), std::string::npos) << what;
+      }
+    }
+  }
+}
+
+TEST(UrlSchemes, TlsIsRefusedSayingSo) {
+  try {
+    (void)options_for_scheme(parse_url("rediss://user:secret@host:6380"), distlock::Options{});
+    ADD_FAILURE() << "rediss:// was taken";
+  } catch (const distlock::ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("TLS (rediss://) is not supported"), std::string::npos) << what;
+    EXPECT_NE(what.find("tunnel"), std::string::npos) << what;
+    EXPECT_EQ(what.find("secret"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
