@@ -1,25 +1,57 @@
 #include "core/held_leases.h"
 
 #include <algorithm>
+#include <iterator>
+#include <list>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace distlock::detail {
 namespace {
 
 struct Held {
-  // A unique pointer keeps each view at a fixed address while the vector grows.
+  // A unique pointer keeps each view at a fixed address for current()'s callers.
   std::unique_ptr<Lease> view;
+  // The view's state, which keys the indices.
+  const LeaseState* state = nullptr;
   // Taken by the same per_key call as the entry before it: one group, led by its first.
   bool joins_previous = false;
 };
 
-thread_local std::vector<Held> held_leases;
+using HeldList = std::list<Held>;
 
-// The index of the first entry of the group that ends at the back; the list is not empty.
-std::size_t innermost_group_start() {
-  std::size_t first = held_leases.size() - 1;
-  while (first > 0 && held_leases[first].joins_previous) --first;
+// A thread may hold many leases (a batch job locking each of its items): every operation
+// here costs the same for the thousandth lease as for the first. The list keeps their
+// order, innermost last; the indices find one lease, and one lock name's leases, without a
+// scan. The names' views point into the leases' identities, which live as long as the
+// entries.
+struct ThreadLeases {
+  HeldList list;
+  std::unordered_map<const LeaseState*, HeldList::iterator> by_state;
+  std::unordered_multimap<std::string_view, const LeaseState*> by_name;
+
+  void erase(HeldList::iterator entry) {
+    const LeaseState* state = entry->state;
+    const auto [first, last] = by_name.equal_range(state->identity().name);
+    for (auto named = first; named != last; ++named) {
+      if (named->second == state) {
+        by_name.erase(named);
+        break;
+      }
+    }
+    by_state.erase(state);
+    list.erase(entry);
+  }
+};
+
+thread_local ThreadLeases held_leases;
+
+// The first entry of the group that ends at the back; the list is not empty.
+HeldList::iterator innermost_group_start() {
+  auto first = std::prev(held_leases.list.end());
+  while (first != held_leases.list.begin() && first->joins_previous) --first;
   return first;
 }
 
@@ -27,42 +59,45 @@ std::size_t innermost_group_start() {
 
 void HeldLeases::push(std::shared_ptr<LeaseState> lease) {
   innermost();
-  held_leases.push_back({std::unique_ptr<Lease>(new Lease(Lease::Borrowed{}, std::move(lease)))});
+  const LeaseState* state = lease.get();
+  held_leases.list.push_back(
+      {std::unique_ptr<Lease>(new Lease(Lease::Borrowed{}, std::move(lease))), state});
+  held_leases.by_state.emplace(state, std::prev(held_leases.list.end()));
+  held_leases.by_name.emplace(state->identity().name, state);
 }
 
 void HeldLeases::pop(const LeaseState& lease) {
   if (lease.acquiring_thread() != std::this_thread::get_id()) return;
-  const auto found = std::find_if(held_leases.rbegin(), held_leases.rend(), [&](const Held& held) {
-    return held.view->state_.get() == &lease;
-  });
-  if (found != held_leases.rend()) held_leases.erase(std::next(found).base());
+  const auto found = held_leases.by_state.find(&lease);
+  if (found != held_leases.by_state.end()) held_leases.erase(found->second);
 }
 
 const Lease* HeldLeases::innermost() {
-  while (!held_leases.empty() && held_leases.back().view->state_->released())
-    held_leases.pop_back();
-  return held_leases.empty() ? nullptr : held_leases[innermost_group_start()].view.get();
+  while (!held_leases.list.empty() && held_leases.list.back().state->released())
+    held_leases.erase(std::prev(held_leases.list.end()));
+  return held_leases.list.empty() ? nullptr : innermost_group_start()->view.get();
 }
 
 void HeldLeases::group_last(std::size_t count) {
-  const std::size_t size = held_leases.size();
-  for (std::size_t i = size - std::min(count, size) + 1; i < size; ++i)
-    held_leases[i].joins_previous = true;
+  auto entry = held_leases.list.end();
+  for (std::size_t i = 1; i < count && entry != held_leases.list.begin(); ++i)
+    (--entry)->joins_previous = true;
 }
 
 std::vector<const Lease*> HeldLeases::innermost_group() {
   std::vector<const Lease*> group;
   if (innermost() == nullptr) return group;
-  for (std::size_t i = innermost_group_start(); i < held_leases.size(); ++i)
-    group.push_back(held_leases[i].view.get());
+  for (auto entry = innermost_group_start(); entry != held_leases.list.end(); ++entry)
+    group.push_back(entry->view.get());
   return group;
 }
 
 bool HeldLeases::holds(std::string_view name, std::string_view owner, Mode mode) {
-  return std::any_of(held_leases.begin(), held_leases.end(), [&](const Held& held) {
-    const LeaseState& state = *held.view->state_;
+  const auto [first, last] = held_leases.by_name.equal_range(name);
+  return std::any_of(first, last, [&](const auto& named) {
+    const LeaseState& state = *named.second;
     const LeaseIdentity& identity = state.identity();
-    return !state.released() && !state.lost() && identity.name == name && identity.owner == owner &&
+    return !state.released() && !state.lost() && identity.owner == owner &&
            identity.kind.mode == mode && !identity.kind.semaphore();
   });
 }
