@@ -123,6 +123,20 @@ TEST_F(RedisBehaviour, AFenceCounterBehindTheLastFenceStillGivesAHigherFence) {
   EXPECT_EQ(redis().cli({"GET", "distlock:{behind:1}:fence"}), std::to_string(next.fence()));
 }
 
+// A counter ahead of the server's clock (grants within one microsecond, a clock set back)
+// counts on from itself: each fence is one above the last.
+TEST_F(RedisBehaviour, AFenceCounterAheadOfTheClockCountsOnFromItself) {
+  auto client = connect();
+  const std::uint64_t ahead = (std::stoull(redis().cli({"TIME"})) + 60) * 1000000;
+  redis().cli({"SET", "distlock:{ahead:1}:fence", std::to_string(ahead)});
+  for (std::uint64_t step = 1; step <= 2; ++step) {
+    Lease lease = client->acquire(spec("ahead", 10s), "1");
+    EXPECT_EQ(lease.fence(), ahead + step);
+    lease.release();
+  }
+  EXPECT_EQ(redis().cli({"GET", "distlock:{ahead:1}:fence"}), std::to_string(ahead + 2));
+}
+
 TEST_F(RedisBehaviour, LockDeletedBehindTheHoldersBackIsSeenAsLost) {
   auto client = connect();
   Event lost;  // declared before the lease, so it outlives the lease's callback

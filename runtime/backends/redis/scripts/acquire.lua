@@ -7,7 +7,8 @@
 -- Returns {1, fence} (the fence as a decimal string) when the owner holds the lock now,
 -- else {0, PTTL of the lock}.
 local hash, fence_key = KEYS[1], KEYS[2]
-local owner, ttl, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+-- The ttl stays text: PEXPIRE takes it as it came, and only a reentry compares it.
+local owner, ttl, id = ARGV[1], ARGV[2], ARGV[3]
 
 return held_by(hash, owner, ttl, id, ARGV[5] == '1') or
        grant_exclusive(hash, fence_key, owner, ttl, id, ARGV[4])

@@ -8,7 +8,8 @@
 -- so only the acquisition's owner can hold its field.
 local hash, queue = KEYS[1], KEYS[2]
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
-local keep_ms = tonumber(ARGV[4])
+-- Compared and passed on as text: the server would format every number on the way in.
+local keep_ms = ARGV[4]
 
 local hold = 'h:' .. id
 
@@ -16,14 +17,15 @@ local held = redis.call('HMGET', hash, hold, 'count')
 if not held[1] then
   return 0
 end
-if (tonumber(held[2]) or 1) > 1 then
+-- A count is HINCRBY's canonical text, and at least 1 while a hold exists.
+if held[2] and held[2] ~= '1' then
   redis.call('HDEL', hash, hold)
   redis.call('HINCRBY', hash, 'count', -1)
-elseif keep_ms > 0 then
+elseif keep_ms ~= '0' then
   -- No owner matches '': every acquire finds it busy until it expires. Waiters are not
   -- woken; they wait out the expiry they are told.
   redis.call('HDEL', hash, hold)
-  redis.call('HSET', hash, 'owner', '', 'count', 0)
+  redis.call('HSET', hash, 'owner', '', 'count', '0')
   redis.call('PEXPIRE', hash, keep_ms)
 else
   -- The last hold: one HMGET and the DEL, where removing the hold and counting down first

@@ -17,7 +17,7 @@ local function held_by(hash, owner, ttl, id, reentry)
       redis.call('HSET', hash, hold, 1)
       redis.call('HINCRBY', hash, 'count', 1)
       -- Reentering never shortens what an outer acquisition was granted.
-      if redis.call('PTTL', hash) < ttl then
+      if redis.call('PTTL', hash) < tonumber(ttl) then
         redis.call('PEXPIRE', hash, ttl)
       end
       return {1, redis.call('HGET', hash, 'fence')}
@@ -34,8 +34,9 @@ end
 -- Takes a free lock hash for the owner: {1, fence}.
 local function grant_exclusive(hash, fence_key, owner, ttl, id, holder)
   local fence = next_fence(fence_key)
-  redis.call('HSET', hash, 'owner', owner, 'count', 1, 'fence', fence, 'id', id,
-             'holder', holder, 'h:' .. id, 1)
+  -- Texts, not numbers: each number would be formatted by the server on the way in.
+  redis.call('HSET', hash, 'owner', owner, 'count', '1', 'fence', fence, 'id', id,
+             'holder', holder, 'h:' .. id, '1')
   redis.call('PEXPIRE', hash, ttl)
   return {1, fence}
 end
