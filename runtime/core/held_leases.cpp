@@ -22,18 +22,69 @@ struct Held {
 
 using HeldList = std::list<Held>;
 
-// A thread may hold many leases (a batch job locking each of its items): every operation
-// here costs the same for the thousandth lease as for the first. The list keeps their
-// order, innermost last; the indices find one lease, and one lock name's leases, without a
-// scan. The names' views point into the leases' identities, which live as long as the
-// entries.
+// A thread may hold many leases (a batch job locking each of its items): once it holds
+// kIndexedFrom, indices find one lease, and one lock name's leases, without a scan, so the
+// thousandth lease costs what the first does. Below that a scan is cheaper than keeping
+// them (one lease taken and given back allocates nothing for them). The list keeps the
+// leases' order, innermost last. The names' views point into the leases' identities, which
+// live as long as the entries.
+constexpr std::size_t kIndexedFrom = 32;
+
 struct ThreadLeases {
   HeldList list;
+  bool indexed = false;
   std::unordered_map<const LeaseState*, HeldList::iterator> by_state;
   std::unordered_multimap<std::string_view, const LeaseState*> by_name;
 
+  void push_back(std::unique_ptr<Lease> view, const LeaseState* state) {
+    list.push_back({std::move(view), state});
+    if (indexed) {
+      index(std::prev(list.end()));
+    } else if (list.size() >= kIndexedFrom) {
+      for (auto entry = list.begin(); entry != list.end(); ++entry) index(entry);
+      indexed = true;
+    }
+  }
+
+  HeldList::iterator find(const LeaseState* state) {
+    if (indexed) {
+      const auto found = by_state.find(state);
+      return found == by_state.end() ? list.end() : found->second;
+    }
+    for (auto entry = list.end(); entry != list.begin();)
+      if ((--entry)->state == state) return entry;
+    return list.end();
+  }
+
+  // Whether `match` holds for one of the leases on lock `name`.
+  template <class Match>
+  bool any_named(std::string_view name, Match&& match) const {
+    if (indexed) {
+      const auto [first, last] = by_name.equal_range(name);
+      return std::any_of(first, last, [&](const auto& named) { return match(*named.second); });
+    }
+    return std::any_of(list.begin(), list.end(), [&](const Held& held) {
+      return held.state->identity().name == name && match(*held.state);
+    });
+  }
+
   void erase(HeldList::iterator entry) {
-    const LeaseState* state = entry->state;
+    if (indexed) unindex(entry->state);
+    list.erase(entry);
+    if (list.empty() && indexed) {
+      by_state.clear();
+      by_name.clear();
+      indexed = false;
+    }
+  }
+
+ private:
+  void index(HeldList::iterator entry) {
+    by_state.emplace(entry->state, entry);
+    by_name.emplace(entry->state->identity().name, entry->state);
+  }
+
+  void unindex(const LeaseState* state) {
     const auto [first, last] = by_name.equal_range(state->identity().name);
     for (auto named = first; named != last; ++named) {
       if (named->second == state) {
@@ -42,7 +93,6 @@ struct ThreadLeases {
       }
     }
     by_state.erase(state);
-    list.erase(entry);
   }
 };
 
@@ -60,16 +110,14 @@ HeldList::iterator innermost_group_start() {
 void HeldLeases::push(std::shared_ptr<LeaseState> lease) {
   innermost();
   const LeaseState* state = lease.get();
-  held_leases.list.push_back(
-      {std::unique_ptr<Lease>(new Lease(Lease::Borrowed{}, std::move(lease))), state});
-  held_leases.by_state.emplace(state, std::prev(held_leases.list.end()));
-  held_leases.by_name.emplace(state->identity().name, state);
+  std::unique_ptr<Lease> view(new Lease(Lease::Borrowed{}, std::move(lease)));
+  held_leases.push_back(std::move(view), state);
 }
 
 void HeldLeases::pop(const LeaseState& lease) {
   if (lease.acquiring_thread() != std::this_thread::get_id()) return;
-  const auto found = held_leases.by_state.find(&lease);
-  if (found != held_leases.by_state.end()) held_leases.erase(found->second);
+  const auto found = held_leases.find(&lease);
+  if (found != held_leases.list.end()) held_leases.erase(found);
 }
 
 const Lease* HeldLeases::innermost() {
@@ -93,9 +141,7 @@ std::vector<const Lease*> HeldLeases::innermost_group() {
 }
 
 bool HeldLeases::holds(std::string_view name, std::string_view owner, Mode mode) {
-  const auto [first, last] = held_leases.by_name.equal_range(name);
-  return std::any_of(first, last, [&](const auto& named) {
-    const LeaseState& state = *named.second;
+  return held_leases.any_named(name, [&](const LeaseState& state) {
     const LeaseIdentity& identity = state.identity();
     return !state.released() && !state.lost() && identity.owner == owner &&
            identity.kind.mode == mode && !identity.kind.semaphore();

@@ -481,6 +481,35 @@ TEST_P(LockBehaviour, CurrentIsTheInnermostLeaseOfThisThread) {
   EXPECT_FALSE(ran);
 }
 
+// Past the number of leases from which a thread's leases are indexed (held_leases.cpp), and
+// back below it: current() and reentrancy stay right, released oldest first.
+TEST_P(LockBehaviour, ManyLeasesOnOneThreadKeepCurrentAndReentrancyRight) {
+  auto client = connect();
+  constexpr int kLeases = 40;
+  std::vector<Lease> leases;
+  for (int i = 0; i < kLeases; ++i)
+    leases.push_back(client->acquire(spec(type_, 30s), key_ + "-" + std::to_string(i)));
+  ASSERT_NE(current(), nullptr);
+  EXPECT_EQ(current()->id(), leases.back().id());
+  {
+    Lease again = client->acquire(spec(type_, 30s, try_only), key_ + "-5");
+    EXPECT_EQ(again.fence(), leases[5].fence()) << "reentered, not taken anew";
+    EXPECT_EQ(current()->id(), again.id());
+  }
+  EXPECT_EQ(current()->id(), leases.back().id());
+
+  const std::uint64_t fence_of_5 = leases[5].fence();
+  for (int i = 0; i < kLeases - 1; ++i) leases[i].release();
+  ASSERT_NE(current(), nullptr);
+  EXPECT_EQ(current()->id(), leases.back().id());
+  leases.back().release();
+  EXPECT_EQ(current(), nullptr);
+
+  Lease fresh = client->acquire(spec(type_, 30s, try_only), key_ + "-5");
+  EXPECT_GT(fresh.fence(), fence_of_5) << "released, so taken anew";
+  EXPECT_EQ(current()->id(), fresh.id());
+}
+
 TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
   auto client = connect();
   auto other = connect();
