@@ -8,8 +8,8 @@ one bash (`set -euo pipefail`, so `export` carries over) in WORK, which is empti
 holds `distlock` (a link to the source tree DIR, the clone the section starts from) and
 `app.cpp` (APP.CPP: the program the pkg-config line compiles). HOME is WORK/home, so the
 install prefix `$HOME/opt/...` stays inside WORK. Then it checks what the section promises:
-the program the pkg-config line built runs and exits 0, and the example prints every
-`lost updates: 0` line the section says it prints. Exits 1 saying which step failed.
+the example printed `lost updates: 0`, and the program the pkg-config line built runs and
+exits 0. Exits 1 saying which step failed.
 """
 
 import argparse
