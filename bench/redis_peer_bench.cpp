@@ -10,7 +10,8 @@
 //   handoff    a holder releases while a waiter in another client (the peers: on another
 //              connection of the same process) is blocked in acquire: the time from just
 //              before release() to the waiter's acquire returning. The release comes once the
-//              waiter has been refused, 1 ms plus a random part of its poll interval later
+//              waiter has been refused, 1 ms plus a random part of its poll interval later.
+//              distlock's fair lock too: its release grants the lock to the waiter
 //   reference  redis-benchmark EVALSHA of a one-command script, with 1 and with 8 connections
 //
 // Goals, each from figures of the same run:
@@ -18,6 +19,7 @@
 //   2  cycles/s ÷ the fastest peer's cycles/s              ≥ 1.3   (median of per-round ratios)
 //   3  8 threads' cycles/s ÷ (EVALSHA/s at -c 8 ÷ 2)       ≥ 0.85  (median of per-round ratios)
 //   4  handoff p50 ÷ a round trip (1 ÷ EVALSHA/s at -c 1)  ≤ 3     (p50 of all rounds' handoffs)
+//   5  the same for the fair lock                          ≤ 3
 //
 //   redis_peer_bench [--rounds N] [--cycles N] [--handoffs N] [--requests N] [--json PATH]
 //                    [--quick] [--require-goal]
@@ -63,6 +65,7 @@ constexpr int kThreads = 8;
 // The wait bounds a handoff that goes wrong (the thread waiting is joined) and is never reached
 // otherwise.
 constexpr auto kHandoffLock = distlock::spec("bench", 30s, distlock::wait(10s));
+constexpr auto kFairHandoffLock = distlock::spec("bench", 30s, distlock::wait(10s), distlock::fair);
 // Debian's python3-redis is installed for Debian's interpreter; a python3 found first on PATH
 // (pyenv, a virtualenv) need not see it.
 constexpr const char* kPython = "/usr/bin/python3";
@@ -231,8 +234,9 @@ double parallel_cycles_per_second(distlock::Client& client, int total) {
 // One handoff from `holder` to a thread blocked in `waiter`'s acquire. The client counts a
 // waiter as waiting once it is subscribed to the lock's releases and has found it held since:
 // from then on the release cannot pass it by, so the holder releases 1 ms later.
-double handoff_micros(distlock::Client& holder, distlock::Client& waiter) {
-  distlock::Lease held = holder.acquire(kHandoffLock, "handoff");
+double handoff_micros(distlock::Client& holder, distlock::Client& waiter,
+                      const distlock::LockSpec& lock = kHandoffLock) {
+  distlock::Lease held = holder.acquire(lock, "handoff");
   const std::uint64_t held_fence = held.fence();
   std::optional<distlock::Lease> won;
   Clock::time_point won_at;
@@ -240,7 +244,7 @@ double handoff_micros(distlock::Client& holder, distlock::Client& waiter) {
   std::atomic<bool> done{false};
   std::jthread thread([&] {
     try {
-      won = waiter.acquire(kHandoffLock, "handoff");
+      won = waiter.acquire(lock, "handoff");
       won_at = Clock::now();
     } catch (...) {
       error = std::current_exception();
@@ -321,8 +325,10 @@ int main(int argc, char** argv) {
     distlock::bench::cycles_per_second(*client, std::max(settings.cycles / 10, 1));
     parallel_cycles_per_second(*client, std::max(settings.parallel_cycles / 10, kThreads));
     handoff_micros(*client, *waiter);
+    handoff_micros(*client, *waiter, kFairHandoffLock);
 
-    std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us;
+    std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us,
+        fair_handoff_us;
     std::vector<double> server_ratios, peer_ratios, parallel_ratios;
     for (int round = 1; round <= settings.rounds; ++round) {
       cycles.push_back(distlock::bench::cycles_per_second(*client, settings.cycles));
@@ -346,11 +352,15 @@ int main(int argc, char** argv) {
       for (int i = 0; i < settings.handoffs; ++i)
         round_us.push_back(handoff_micros(*client, *waiter));
       handoff_us.insert(handoff_us.end(), round_us.begin(), round_us.end());
+      std::vector<double> fair_round_us;
+      for (int i = 0; i < settings.handoffs; ++i)
+        fair_round_us.push_back(handoff_micros(*client, *waiter, kFairHandoffLock));
+      fair_handoff_us.insert(fair_handoff_us.end(), fair_round_us.begin(), fair_round_us.end());
       std::printf(
           "  round %d: %.0f cycles/s (%.2f of EVALSHA/s -c 1 / 2), %.2f x the fastest peer;"
-          " 8 threads %.2f of EVALSHA/s -c 8 / 2; handoff p50 %.0f us",
+          " 8 threads %.2f of EVALSHA/s -c 8 / 2; handoff p50 %.0f us, fair %.0f us",
           round, cycles.back(), server_ratios.back(), peer_ratios.back(), parallel_ratios.back(),
-          percentile(round_us, 50));
+          percentile(round_us, 50), percentile(fair_round_us, 50));
       std::fflush(stdout);
       for (auto& peer : peers) {
         const json result = run_driver(peer, server.port(), "handoff", settings.handoffs);
@@ -379,6 +389,9 @@ int main(int argc, char** argv) {
          "median of per-round ratios"},
         {"distlock handoff p50 in round trips", percentile(handoff_us, 50) / 1e6 * evalsha1_per_s,
          3, false, "p50 of all handoffs x median EVALSHA/s -c 1"},
+        {"distlock fair lock handoff p50 in round trips",
+         percentile(fair_handoff_us, 50) / 1e6 * evalsha1_per_s, 3, false,
+         "p50 of all handoffs x median EVALSHA/s -c 1"},
     };
 
     std::printf("\n  Uncontended acquire + release, one client, one lock name, 30 s lease\n");
@@ -399,9 +412,11 @@ int main(int argc, char** argv) {
     std::printf("    %-24s %10s %10s %10s %11s %12s\n", "", "p50 us", "p90 us", "p99 us",
                 "p50 in RTs", "/ distlock");
     print_latency("distlock", handoff_us, evalsha1_per_s, distlock_p50);
+    print_latency("distlock, fair", fair_handoff_us, evalsha1_per_s, distlock_p50);
     for (const auto& peer : peers)
       print_latency(peer.name, peer.handoff_us, evalsha1_per_s, distlock_p50);
     std::printf("    %-24s %s\n", "distlock", "woken by the release (Redis pub/sub); wait(10s)");
+    std::printf("    %-24s %s\n", "distlock, fair", "granted by the release, told by pub/sub");
     for (const auto& peer : peers)
       std::printf("    %-24s %s\n", peer.name.c_str(), peer.settings.c_str());
 
@@ -444,6 +459,8 @@ int main(int argc, char** argv) {
             {"parallel_cycles_per_s", median(parallel)},
             {"handoff", latency_json(handoff_us, evalsha1_per_s)},
             {"handoff_settings", "woken by the release (Redis pub/sub); wait(10s)"},
+            {"fair_handoff", latency_json(fair_handoff_us, evalsha1_per_s)},
+            {"fair_handoff_settings", "granted by the release, told by pub/sub; wait(10s)"},
             {"rounds",
              {{"cycles_per_s", cycles},
               {"release_call_cycles_per_s", release_call_cycles},

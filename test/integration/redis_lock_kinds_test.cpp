@@ -6,8 +6,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -123,12 +125,13 @@ TEST_F(RedisLockKinds, AKilledFairWaiterLeavesTheQueueWithinItsTtl) {
   doomed.kill(SIGKILL);
   const ExitStatus status = doomed.wait(10s);
   EXPECT_TRUE(status.signaled && status.signal == SIGKILL) << status.describe();
-  // The release names the dead waiter, first in line; its place expires within its 1 s ttl.
+  // The release grants the lock to the dead waiter, first in line; that grant expires within
+  // its 1 s ttl.
   held.release();
   ASSERT_TRUE(next.granted_within(10s)) << "the queue did not move on past a dead waiter";
   EXPECT_GT(next.fence(), held.fence());
   EXPECT_EQ(server_.cli({"ZCARD", queue}), "0");
-  EXPECT_GE(behind->stats().woken_by_timeout, 1u) << "woken by a release that named the dead";
+  EXPECT_GE(behind->stats().woken_by_timeout, 1u) << "woken by a release that granted the dead";
 }
 
 // A fair waiter whose wait runs out leaves the queue at once, not one ttl later.
@@ -142,6 +145,71 @@ TEST_F(RedisLockKinds, AFairWaiterThatTimesOutLeavesNoPlaceBehind) {
                LockTimeout);
   EXPECT_EQ(server_.cli({"ZCARD", queue}), "0");
   EXPECT_EQ(server_.cli({"ZCARD", queue + ":expiries"}), "0");
+  EXPECT_EQ(server_.cli({"HLEN", queue + ":grants"}), "0");
+}
+
+// A fair release grants the lock to the first waiter and tells it so: the waiter holds it
+// without asking again, one round trip sooner.
+TEST_F(RedisLockKinds, AFairReleaseHandsTheLockToTheFirstWaiterWithoutItAskingAgain) {
+  const std::string key = unique_name("handed");
+  const auto fair_lock = spec(std::string_view(type_), 30s, distlock::fair, wait(30s));
+  auto client = connect();
+  Lease held = client->acquire(fair_lock, key);
+  const std::string hash = "distlock:{" + held.name() + "}";
+  auto waiting = connect();
+  Holder waiter(*waiting, fair_lock, key);
+  ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
+  const std::uint64_t asked = waiting->stats().round_trips;
+
+  held.release();
+  ASSERT_TRUE(waiter.granted_within(10s));
+  EXPECT_GT(waiter.fence(), held.fence());
+  EXPECT_EQ(waiting->stats().round_trips, asked) << "the waiter asked for the lock again";
+  EXPECT_EQ(waiting->stats().woken_by_release, 1u);
+  EXPECT_EQ(server_.cli({"HGET", hash, "fence"}), std::to_string(waiter.fence()));
+  const long long pttl = std::stoll(server_.cli({"PTTL", hash}));
+  EXPECT_GT(pttl, 20000) << "granted with a ttl other than the waiter's 30 s";
+  EXPECT_EQ(
+      server_.cli({"EXISTS", hash + ":queue", hash + ":queue:expiries", hash + ":queue:grants"}),
+      "0");
+}
+
+// The script text the client loads: the functions it calls, then its own.
+std::string loaded_script(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) {
+    std::ifstream in(std::string(DISTLOCK_REDIS_SCRIPTS_DIR) + "/" + part + ".lua");
+    std::stringstream read;
+    read << in.rdbuf();
+    EXPECT_FALSE(read.str().empty()) << "cannot read " << part;
+    text += read.str();
+  }
+  return text;
+}
+
+// A waiter whose wait ran out just as a release granted it the lock gives the lock back when it
+// withdraws, to the next waiter: a grant nobody takes must not keep the lock for a ttl.
+TEST_F(RedisLockKinds, AWaiterWithdrawingAfterItsGrantHandsTheLockOn) {
+  const std::string key = unique_name("late");
+  const auto fair_lock = spec(std::string_view(type_), 30s, distlock::fair, wait(30s));
+  auto client = connect();
+  Lease first = client->acquire(fair_lock, key);
+  const std::string hash = "distlock:{" + first.name() + "}";
+  auto next_client = connect();
+  Holder next(*next_client, fair_lock, key);
+  ASSERT_TRUE(eventually([&] { return next_client->stats().waiting == 1; }));
+
+  // As the withdrawal of `first`'s acquisition, had it been a waiter granted by a release.
+  const std::string withdraw =
+      loaded_script({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "lib/fair_queue",
+                     "lib/release_hold", "withdraw_fair"});
+  EXPECT_EQ(server_.cli({"EVAL", withdraw, "5", hash, hash + ":fence", hash + ":queue",
+                         hash + ":queue:expiries", hash + ":queue:grants", first.id(),
+                         hash + ":released", "PUBLISH"}),
+            "1");
+  ASSERT_TRUE(next.granted_within(10s)) << "the lock given back did not go to the next waiter";
+  EXPECT_GT(next.fence(), first.fence());
+  EXPECT_EQ(server_.cli({"HGET", hash, "fence"}), std::to_string(next.fence()));
 }
 
 }  // namespace

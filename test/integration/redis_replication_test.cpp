@@ -259,6 +259,30 @@ TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
   EXPECT_NO_THROW((void)patient->acquire(lock_spec, key_of("d")));
 }
 
+// A fair release grants the lock to the waiter on the master alone: with min_replicas the
+// waiter asks again and waits for the replica, rather than taking the release's word for it.
+TEST_F(MinReplicas, AFairWaiterGrantedByAReleaseWaitsForTheReplicaToo) {
+  const auto fair_lock = spec("handed", 10s, distlock::fair, wait(20s));
+  auto plain = Client::connect(master_.url());
+  Lease held = plain->acquire(fair_lock, key_of("e"));
+  auto waiting = Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms");
+  std::future<Lease> waiter =
+      std::async(std::launch::async, [&] { return waiting->acquire(fair_lock, key_of("e")); });
+  ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
+  {
+    Frozen frozen(replica_);
+    held.release();
+    ASSERT_EQ(waiter.wait_for(20s), std::future_status::ready);
+    try {
+      (void)waiter.get();
+      ADD_FAILURE() << "granted without the replica";
+    } catch (const BackendUnavailable& error) {
+      EXPECT_TRUE(contains(error.what(), "0 of the 1 replicas required (min_replicas)"))
+          << error.what();
+    }
+  }
+}
+
 TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
   auto client = Client::connect(master_.url() + "?min_replicas=2&command_timeout=2s");
   try {

@@ -44,6 +44,12 @@ void KindCall::add_shared_hold_keys(const HoldId& hold) {
   }
 }
 
+void KindCall::add_fair_queue_keys(const HoldId& hold) {
+  add_kept(queue_key(hold.name));
+  add_kept(queue_expiries_key(hold.name));
+  add_kept(queue_grants_key(hold.name));
+}
+
 ScriptCall KindCall::call(Script script, std::size_t key_count) {
   return {script, {views_.data(), key_count}, {views_.data() + key_count, view_count_ - key_count}};
 }
@@ -67,10 +73,7 @@ ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view hol
     if (kind.fair) script = Script::acquire_fair;
     add_kept(lock_key(hold.name));
     add_kept(fence_key(hold.name));
-    if (kind.fair) {
-      add_kept(queue_key(hold.name));
-      add_kept(queue_expiries_key(hold.name));
-    }
+    if (kind.fair) add_fair_queue_keys(hold);
   }
   const std::size_t key_count = view_count_;
   add(hold.owner);
@@ -87,17 +90,21 @@ ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view hol
 
 ScriptCall KindCall::release(const HoldId& hold, Millis keep_for, std::string_view publish) {
   const bool shared = is_shared(hold.kind);
-  if (shared)
+  if (shared) {
     add_shared_hold_keys(hold);
-  else
+  } else {
     add_kept(owner_hash_key(hold));
-  if (hold.kind.fair) add_kept(queue_key(hold.name));
+    if (hold.kind.fair) {
+      add_kept(fence_key(hold.name));
+      add_fair_queue_keys(hold);
+    }
+  }
   const std::size_t key_count = view_count_;
   add(hold.acquisition_id);
   add_kept(release_channel_of(hold));
   add(publish);
   add_kept(std::to_string(keep_for.count()));
-  if (!shared) return call(Script::release, key_count);
+  if (!shared) return call(hold.kind.fair ? Script::release_fair : Script::release, key_count);
   // Every permit let go makes room for a waiter; of the readers, only the last to go does.
   add(hold.kind.semaphore() ? "each" : "last");
   return call(Script::release_shared, key_count);
@@ -120,8 +127,8 @@ ScriptCall KindCall::withdraw(const HoldId& hold, std::string_view publish) {
   const bool fair = hold.kind.fair;
   if (fair) {
     add_kept(lock_key(hold.name));
-    add_kept(queue_key(hold.name));
-    add_kept(queue_expiries_key(hold.name));
+    add_kept(fence_key(hold.name));
+    add_fair_queue_keys(hold);
   } else {
     add_kept(waiting_writers_key(hold.name));
   }

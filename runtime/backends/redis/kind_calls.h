@@ -48,9 +48,11 @@ class KindCall {
   void add_kept(std::string text);
   // A reader's or a permit's: its expiries and holders.
   void add_shared_hold_keys(const HoldId& hold);
+  // A fair lock's queue: its waiters, their expiries and what a release grants them with.
+  void add_fair_queue_keys(const HoldId& hold);
   ScriptCall call(Script script, std::size_t key_count);
 
-  std::array<std::string, 6> texts_;
+  std::array<std::string, 7> texts_;
   std::size_t text_count_ = 0;
   std::array<std::string_view, 11> views_;
   std::size_t view_count_ = 0;

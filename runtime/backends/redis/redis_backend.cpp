@@ -130,8 +130,9 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   std::optional<Grant> grant = attempt.grant;
   if (!grant && SteadyClock::now() < request.deadline)
     grant = wait_for_grant(
-        request, stats_, attempt, Unheard::wait, [&] { return watch_releases(request.hold); },
-        [&] { return try_acquire(request); });
+        request, stats_, attempt, Unheard::wait,
+        settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
+        [&] { return watch_releases(request.hold); }, [&] { return try_acquire(request); });
   if (!grant && leaves_trace_when_waiting(request.hold.kind)) withdraw(request.hold);
   return grant;
 }
@@ -185,9 +186,9 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
       reply.element[0]->type == REDIS_REPLY_INTEGER) {
     const redisReply& value = *reply.element[1];
     if (reply.element[0]->integer == 0 && value.type == REDIS_REPLY_INTEGER)
-      return Attempt{std::nullopt, value.integer};
+      return Attempt{std::nullopt, value.integer, sent_at};
     if (reply.element[0]->integer == 1)
-      if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}};
+      if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}, 0, sent_at};
   }
   if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
   if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))

@@ -28,6 +28,8 @@ namespace distlock::detail::redis {
 struct Attempt {
   std::optional<Grant> grant;
   long long holder_pttl = 0;
+  // When its request was sent.
+  SteadyClock::time_point sent_at;
 };
 
 // Until when a waiter can sleep before the holder's lock runs out by itself, from the PTTL

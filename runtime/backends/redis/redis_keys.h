@@ -39,11 +39,14 @@ inline std::string read_write_channel(std::string_view name) {
   return lock_key(name) + ":rw:released";
 }
 
-// A fair lock's waiters, in arrival order, and when each one's place expires. The lock itself is
-// the exclusive lock's hash.
+// A fair lock's waiters, in arrival order, when each one's place expires, and what a release
+// needs to grant the lock to each. The lock itself is the exclusive lock's hash.
 inline std::string queue_key(std::string_view name) { return lock_key(name) + ":queue"; }
 inline std::string queue_expiries_key(std::string_view name) {
   return lock_key(name) + ":queue:expiries";
+}
+inline std::string queue_grants_key(std::string_view name) {
+  return lock_key(name) + ":queue:grants";
 }
 
 // A semaphore: its permits' holds, and where a permit's release is published.

@@ -110,7 +110,7 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
   const Attempt round = try_once(request);
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
   return wait_for_grant(
-      request, stats_, round, Unheard::watch_elsewhere,
+      request, stats_, round, Unheard::watch_elsewhere, GrantMessage::asked_for,
       [&] { return herald().watch_releases(request.hold); }, [&] { return try_once(request); });
 }
 
@@ -120,6 +120,7 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   std::size_t answered = 0;
   Attempt round;
   round.holder_pttl = -2;  // no master busy
+  round.sent_at = sent_at;
   std::uint64_t fence = 0;
   std::vector<std::string> failures;
   for (const auto& master : masters_) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <utility>
 
 #include <distlock/log.h>
 
@@ -27,6 +29,18 @@ std::string_view push_kind(const redisReply& reply) {
   return reply_text(*reply.element[0]);
 }
 
+// A named message's waiter, and the fence of the lock granted to it if the message says
+// '<name> <fence>'. Names have no spaces (acquisition ids).
+std::pair<std::string_view, std::optional<std::uint64_t>> split_grant(std::string_view payload) {
+  const auto space = payload.rfind(' ');
+  if (space == std::string_view::npos) return {payload, std::nullopt};
+  const std::string_view text = payload.substr(space + 1);
+  std::uint64_t fence = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), fence);
+  if (error != std::errc() || end != text.data() + text.size()) return {payload, std::nullopt};
+  return {payload.substr(0, space), fence};
+}
+
 }  // namespace
 
 bool ReleaseListener::Ticket::wait_subscribed(TimePoint until) {
@@ -39,6 +53,12 @@ bool ReleaseListener::Ticket::wait_subscribed(TimePoint until) {
 bool ReleaseListener::Ticket::subscribed() const {
   std::lock_guard lock(listener_.mutex_);
   return channel_.second.subscribed;
+}
+
+std::optional<std::uint64_t> ReleaseListener::Ticket::granted_fence() const {
+  std::lock_guard lock(listener_.mutex_);
+  if (addressee_) return addressee_->second.granted_fence;
+  return std::nullopt;
 }
 
 std::uint64_t ReleaseListener::Ticket::generation() const {
@@ -242,10 +262,12 @@ void ReleaseListener::handle(const redisReply& reply) {
   Channel& channel = found->second;
   if (kind == "message") {
     ++stats_.notifications;
-    if (const std::string_view name = reply_text(*reply.element[2]); !name.empty()) {
+    if (const std::string_view payload = reply_text(*reply.element[2]); !payload.empty()) {
+      const auto [name, fence] = split_grant(payload);
       if (const auto named = channel.addressees.find(std::string(name));
           named != channel.addressees.end()) {
         ++named->second.messages;
+        if (fence) named->second.granted_fence = fence;
         named->second.named.notify_all();
       }
       return;

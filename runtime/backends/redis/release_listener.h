@@ -15,8 +15,8 @@
 // Each release message moves the channel's generation on and wakes one waiter (all of them
 // on a channel watched with lets_many_in) and, as it names nobody (an empty payload), every
 // waiter that watches under a name too. A message that names someone (a fair lock's release
-// names the first waiter in its queue) wakes the waiter here that watches under that name, if
-// any, and nobody else. Every
+// names the waiter it granted the lock to, '<name> <fence>', or the first waiter in its queue)
+// wakes the waiter here that watches under that name, if any, and nobody else. Every
 // confirmed SUBSCRIBE moves it on too and wakes all of them: a waiter that retried before
 // the confirmation (a slow subscription, or a resubscription after the connection dropped)
 // may have missed a release. Correctness never rests on pub/sub alone: waiters bound every
@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,6 +51,8 @@ class ReleaseListener {
   struct Addressee {
     unsigned tickets = 0;
     std::uint64_t messages = 0;  // messages that named it
+    // The fence of the grant a release announced to it ('<name> <fence>').
+    std::optional<std::uint64_t> granted_fence;
     std::condition_variable named;
   };
   struct Channel {
@@ -91,6 +94,9 @@ class ReleaseListener {
     bool wait_subscribed(TimePoint until);
     // Whether the server confirmed the subscription and the connection still stands.
     bool subscribed() const;
+    // The fence of the lock a release granted to the name this ticket watches under, if a
+    // message said so.
+    std::optional<std::uint64_t> granted_fence() const;
     std::uint64_t generation() const;
     enum class Woken { by_release, by_timeout, by_lost_subscription };
     // Waits until the generation differs from `seen` or `until` comes; with

@@ -15,18 +15,19 @@ namespace {
 struct ScriptText {
   std::string_view name;
   // The functions it calls (scripts/lib), then its own text.
-  std::array<std::string_view, 4> libraries;
+  std::array<std::string_view, 5> libraries;
   std::string_view body;
 };
 
 using redis_scripts::k_exclusive_hold;
 using redis_scripts::k_fair_queue;
 using redis_scripts::k_fence;
+using redis_scripts::k_release_hold;
 using redis_scripts::k_shared_holds;
 
 const std::array<ScriptText, kScriptCount> kScripts = {{
     {"acquire", {k_fence, k_exclusive_hold}, redis_scripts::k_acquire},
-    {"release", {}, redis_scripts::k_release},
+    {"release", {k_release_hold}, redis_scripts::k_release},
     {"renew", {}, redis_scripts::k_renew},
     {"acquire_write", {k_fence, k_exclusive_hold, k_shared_holds}, redis_scripts::k_acquire_write},
     {"acquire_read", {k_fence, k_shared_holds}, redis_scripts::k_acquire_read},
@@ -37,7 +38,12 @@ const std::array<ScriptText, kScriptCount> kScripts = {{
     {"acquire_fair",
      {k_fence, k_exclusive_hold, k_shared_holds, k_fair_queue},
      redis_scripts::k_acquire_fair},
-    {"withdraw_fair", {k_fair_queue}, redis_scripts::k_withdraw_fair},
+    {"release_fair",
+     {k_fence, k_exclusive_hold, k_shared_holds, k_fair_queue, k_release_hold},
+     redis_scripts::k_release_fair},
+    {"withdraw_fair",
+     {k_fence, k_exclusive_hold, k_shared_holds, k_fair_queue, k_release_hold},
+     redis_scripts::k_withdraw_fair},
 }};
 
 std::string full_text(const ScriptText& script) {

@@ -25,9 +25,10 @@ enum class Script {
   renew_shared,
   release_shared,
   acquire_fair,
+  release_fair,
   withdraw_fair,
 };
-inline constexpr std::size_t kScriptCount = 11;
+inline constexpr std::size_t kScriptCount = 12;
 
 // One call: the script, its keys and arguments. They stay the caller's and must outlive the
 // call.

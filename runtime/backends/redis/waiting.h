@@ -27,12 +27,22 @@ enum class Unheard {
 
 inline constexpr std::chrono::milliseconds kUnheardRetry{100};
 
+// What a release's message that grants the lock to a waiter (a fair lock's) is to it.
+enum class GrantMessage {
+  // The grant itself: the waiter holds the lock, counted from the sending of its last attempt,
+  // which the server answered before the grant.
+  taken,
+  // A reason to ask: the attempt finds the grant and confirms it (waits for replicas, or is
+  // one master of a quorum).
+  asked_for,
+};
+
 // `first` is the attempt that found the lock busy; `watch()` returns the release
 // listener's ticket for the lock; `try_once()` returns an Attempt.
 template <class Watch, class TryOnce>
 std::optional<Grant> wait_for_grant(const AcquireRequest& request, StatsCounters& stats,
-                                    const Attempt& first, Unheard unheard, Watch&& watch,
-                                    TryOnce&& try_once) {
+                                    const Attempt& first, Unheard unheard,
+                                    GrantMessage grant_message, Watch&& watch, TryOnce&& try_once) {
   using Woken = ReleaseListener::Ticket::Woken;
   ++stats.contended;
   const bool elsewhere = unheard == Unheard::watch_elsewhere;
@@ -69,6 +79,8 @@ std::optional<Grant> wait_for_grant(const AcquireRequest& request, StatsCounters
         woken = ticket.wait_for_release(seen, until_retry());
       }
       ++(woken == Woken::by_release ? stats.woken_by_release : stats.woken_by_timeout);
+      if (woken == Woken::by_release && grant_message == GrantMessage::taken)
+        if (const auto fence = ticket.granted_fence()) return Grant{*fence, attempt.sent_at, true};
       if (elsewhere && !ticket.subscribed()) break;
     }
   }

@@ -1,21 +1,26 @@
--- A fair waiter whose wait ran out leaves the queue at once; when it was first and the lock is
--- free, the next waiter is woken by name.
--- Runs after lib/fair_queue.lua.
--- KEYS: lock hash, the queue, the queue's expiries
+-- A fair waiter whose wait ran out leaves the queue at once. If a release granted it the lock
+-- meanwhile, it gives the lock back: to the next waiter, as a release does. When it was first
+-- and the lock is free, the next waiter is granted the lock.
+-- Runs after lib/fence.lua, lib/exclusive_hold.lua, lib/shared_holds.lua, lib/fair_queue.lua,
+-- lib/release_hold.lua.
+-- KEYS: lock hash, fence counter, the queue, the queue's expiries, the queue's grants
 -- ARGV: acquisition_id, release channel, the command that publishes
--- Returns 1 when it was queued.
-local hash, queue, expiries = KEYS[1], KEYS[2], KEYS[3]
+-- Returns 1 when it was queued or granted.
+local hash, fence_key, queue, expiries, grants = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
 
+if redis.call('HEXISTS', hash, 'h:' .. id) == 1 then
+  if release_hold(hash, id, '0') == 'freed' then
+    hand_over(hash, fence_key, queue, expiries, grants, channel, publish)
+  end
+  return 1
+end
 local was_first = first_waiter(queue) == id
 if redis.call('ZREM', queue, id) == 0 then
   return 0
 end
-redis.call('ZREM', expiries, id)
+leave_queue(queue, expiries, grants, id)
 if was_first and redis.call('EXISTS', hash) == 0 then
-  local next = first_waiter(queue)
-  if next then
-    redis.call(publish, channel, next)
-  end
+  hand_over(hash, fence_key, queue, expiries, grants, channel, publish)
 end
 return 1

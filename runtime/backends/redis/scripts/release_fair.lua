@@ -1,0 +1,13 @@
+-- Removes one acquisition's hold on a fair lock, as release.lua does; the last hold hands the
+-- lock straight to the first live waiter in the queue and tells it so by name, which saves the
+-- waiter a round trip to ask for it.
+-- Runs after lib/fence.lua, lib/exclusive_hold.lua, lib/shared_holds.lua, lib/fair_queue.lua,
+-- lib/release_hold.lua.
+-- KEYS: lock hash, fence counter, the queue, the queue's expiries, the queue's grants
+-- ARGV: as release.lua
+-- Returns as release.lua.
+local removed = release_hold(KEYS[1], ARGV[1], ARGV[4])
+if removed == 'freed' then
+  hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
+end
+return removed == 'gone' and 0 or 1
