@@ -26,6 +26,7 @@
 #include "zookeeper_client.h"
 #include "zookeeper_helpers.h"
 #include "zookeeper_server.h"
+#include "zookeeper_suite.h"
 
 namespace distlock::testing {
 namespace {
@@ -40,23 +41,15 @@ std::optional<Clock::time_point> curator_acquired_at(const std::optional<std::st
   return Clock::time_point(std::chrono::nanoseconds(std::stoll(line->substr(space + 1))));
 }
 
-class CuratorInterop : public ::testing::Test {
+class CuratorInterop : public ZooKeeperSuiteTest {
  protected:
-  static void TearDownTestSuite() { zookeeper_.stop(); }
-
   void SetUp() override {
-    try {
-      server_ = &zookeeper_.get();
-      raw_ = std::make_unique<ZooKeeperClient>(server_->connect_string());
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start ZooKeeper: " << e.what();
-    }
+    ZooKeeperSuiteTest::SetUp();
+    if (HasFatalFailure()) return;
     counter_ = (directory_.path() / "counter").string();
     intervals_ = (directory_.path() / "intervals").string();
     write_counter_file(counter_, {0, 0});
   }
-
-  std::string url() const { return with_session_timeout(server_->url()); }
 
   // Starts a Curator process and waits for its "ready".
   std::unique_ptr<Subprocess> curator(const std::vector<std::string>& args) {
@@ -69,9 +62,6 @@ class CuratorInterop : public ::testing::Test {
     return process;
   }
 
-  static inline SuiteZooKeeper zookeeper_;
-  ZooKeeperServer* server_ = nullptr;
-  std::unique_ptr<ZooKeeperClient> raw_;
   TempDirectory directory_;
   std::string counter_;
   std::string intervals_;
@@ -109,7 +99,7 @@ TEST_F(CuratorInterop, CuratorMutexAndDistlockExcludeEachOtherOnTheCounter) {
   EXPECT_EQ(distlock_holds, 2u * kThreads * kIterations);
   EXPECT_EQ(read_counter_file(counter_).count, curator_holds + distlock_holds)
       << "lost updates: a Curator and a distlock holder overlapped";
-  EXPECT_TRUE(raw_->children(path).empty());
+  EXPECT_TRUE(raw().children(path).empty());
 
   // They did contend: Curator held the lock while the distlock workers ran.
   const auto ns = [](Clock::time_point t) {
@@ -150,7 +140,7 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
   });
   const bool waiting = eventually([&] { return client->stats().waiting == 1; });
   EXPECT_TRUE(waiting);
-  EXPECT_EQ(raw_->children(path).size(), 2u);
+  EXPECT_EQ(raw().children(path).size(), 2u);
   EXPECT_EQ(distlock_granted.wait_for(0s), std::future_status::timeout);
   holder->terminate(30s);  // the shutdown hook releases
   EXPECT_EQ(distlock_granted.wait_for(20s), std::future_status::ready)
@@ -161,8 +151,8 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
   // distlock holds: Curator queues behind it, and gets the lock when distlock releases.
   Lease lease = client->acquire(spec("interop", 30s), key);
   auto follower = curator({"--path", path, "--mode", "mutex", "--hold"});
-  ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }))
-      << "Curator never queued: " << raw_->children(path).size() << " nodes";
+  ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }))
+      << "Curator never queued: " << raw().children(path).size() << " nodes";
   // distlock's hold ends when its release begins; Curator's may only start after that.
   const auto released_at = Clock::now();
   lease.release();
@@ -213,7 +203,7 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     // A distlock writer: a Curator reader queues, and gets in once distlock releases.
     Lease written = client->acquire(writing, key);
     auto reader = curator({"--path", path, "--mode", "read", "--hold"});
-    ASSERT_TRUE(eventually([&] { return raw_->children(path).size() == 2; }));
+    ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }));
     const auto released_at = Clock::now();
     written.release();
     const auto line = reader->read_line(30s);
@@ -224,7 +214,7 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     EXPECT_GT(*granted_at, released_at) << "Curator read beside a distlock writer";
     reader->terminate(30s);
   }
-  EXPECT_TRUE(eventually([&] { return raw_->children(path).empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(path).empty(); }));
 }
 
 TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
@@ -279,7 +269,7 @@ TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
   EXPECT_GT(turns, 2) << "Curator and distlock never took turns";
   std::cout << "[ figures  ] " << writes << " writes, " << reads << " reads, " << shared
             << " pairs of overlapping reads, " << turns << " turns between Curator and distlock\n";
-  EXPECT_TRUE(raw_->children(path).empty());
+  EXPECT_TRUE(raw().children(path).empty());
 }
 
 TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
@@ -301,7 +291,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
         << "Curator did not take its leases: " << line.value_or("(no output)");
     EXPECT_FALSE(client->try_acquire(pool, key).has_value())
         << "distlock took a third permit of 2 beside Curator's two";
-    EXPECT_EQ(raw_->children(leases).size(), 2u);
+    EXPECT_EQ(raw().children(leases).size(), 2u);
     holder->terminate(30s);
   }
   {
@@ -314,7 +304,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
     EXPECT_TRUE(mine.has_value()) << "distlock got no permit beside Curator's one of 2";
     EXPECT_FALSE(client->try_acquire(pool, key).has_value())
         << "distlock took a second permit beside Curator's one of 2";
-    const auto nodes = raw_->children(leases);
+    const auto nodes = raw().children(leases);
     EXPECT_EQ(nodes.size(), 2u);
     for (const auto& node : nodes) {
       EXPECT_TRUE(is_curator_node(node, "lease-")) << node << " is not named as Curator names";
@@ -327,8 +317,8 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
     Lease second = client->acquire(pool, key);
     auto follower = holding(1);
     // Curator's lease node waits beside distlock's two (holding the semaphore's mutex).
-    ASSERT_TRUE(eventually([&] { return raw_->children(leases).size() == 3; }))
-        << "Curator never queued: " << raw_->children(leases).size() << " lease nodes";
+    ASSERT_TRUE(eventually([&] { return raw().children(leases).size() == 3; }))
+        << "Curator never queued: " << raw().children(leases).size() << " lease nodes";
     EXPECT_FALSE(client->try_acquire(pool, key).has_value());
     const auto released_at = Clock::now();
     second.release();
@@ -342,7 +332,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
     EXPECT_TRUE(first.valid());
     follower->terminate(30s);
   }
-  EXPECT_TRUE(eventually([&] { return raw_->children(leases).empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(leases).empty(); }));
 }
 
 TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
@@ -393,7 +383,7 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
   EXPECT_GT(mixed, 0) << "no Curator and distlock holders ever shared the semaphore";
   std::cout << "[ figures  ] " << holds.size() << " holds, at most " << most << " at once (permits "
             << kPermits << "), " << mixed << " overlapping Curator-distlock pairs\n";
-  EXPECT_TRUE(eventually([&] { return raw_->children(path + "/leases").empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(path + "/leases").empty(); }));
 }
 
 }  // namespace

@@ -22,26 +22,15 @@
 #include "zookeeper_client.h"
 #include "zookeeper_helpers.h"
 #include "zookeeper_server.h"
+#include "zookeeper_suite.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-class DistlockCommandZooKeeper : public ::testing::Test {
+class DistlockCommandZooKeeper : public ZooKeeperSuiteTest {
  protected:
-  static void TearDownTestSuite() { zookeeper_.stop(); }
-
-  void SetUp() override {
-    try {
-      server_ = &zookeeper_.get();
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start ZooKeeper: " << e.what();
-    }
-  }
-
-  std::string url() const { return with_session_timeout(server_->url()); }
-  std::shared_ptr<Client> connect() const { return Client::connect(url()); }
   CommandResult distlock(std::vector<std::string> args) const {
     args.insert(args.begin(), {"--url", url()});
     return run_distlock(args);
@@ -60,8 +49,6 @@ class DistlockCommandZooKeeper : public ::testing::Test {
     return lock.is_null() ? 0 : lock.at("waiters").size();
   }
 
-  static inline SuiteZooKeeper zookeeper_;
-  ZooKeeperServer* server_ = nullptr;
   const std::string type_ = unique_name("cmd");
 };
 

@@ -109,16 +109,24 @@ class Frozen {
   int pid_;
 };
 
+// Starts a service with its defaults.
+template <class Service>
+struct StartDefault {
+  std::unique_ptr<Service> operator()() const { return std::make_unique<Service>(); }
+};
+
 // A server (or group of servers) shared by the tests of a suite, started by the first test
 // that needs it; a start that failed fails every later test alike.
-template <class Service>
+template <class Server, class Start = StartDefault<Server>>
 class SuiteService {
  public:
+  using Service = Server;
+
   Service& get() {
     if (!service_) {
       if (!error_.empty()) throw std::runtime_error(error_);
       try {
-        service_ = std::make_unique<Service>();
+        service_ = Start()();
       } catch (const std::exception& e) {
         error_ = e.what();
         throw;

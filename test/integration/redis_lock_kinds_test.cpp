@@ -148,16 +148,28 @@ TEST_F(RedisLockKinds, AFairWaiterThatTimesOutLeavesNoPlaceBehind) {
   EXPECT_EQ(server_.cli({"HLEN", queue + ":grants"}), "0");
 }
 
+// A fair lock held by a client, and a waiter of another client queued behind it.
+struct QueuedBehindHolder {
+  QueuedBehindHolder(const std::string& url, const LockSpec& fair_lock, const std::string& key)
+      : holding(Client::connect(url)),
+        held(holding->acquire(fair_lock, key)),
+        hash("distlock:{" + held.name() + "}"),
+        waiting(Client::connect(url)),
+        waiter(*waiting, fair_lock, key) {}
+
+  std::shared_ptr<Client> holding;
+  Lease held;
+  const std::string hash;
+  std::shared_ptr<Client> waiting;
+  Holder waiter;
+};
+
 // A fair release grants the lock to the first waiter and tells it so: the waiter holds it
 // without asking again, one round trip sooner.
 TEST_F(RedisLockKinds, AFairReleaseHandsTheLockToTheFirstWaiterWithoutItAskingAgain) {
-  const std::string key = unique_name("handed");
   const auto fair_lock = spec(std::string_view(type_), 30s, distlock::fair, wait(30s));
-  auto client = connect();
-  Lease held = client->acquire(fair_lock, key);
-  const std::string hash = "distlock:{" + held.name() + "}";
-  auto waiting = connect();
-  Holder waiter(*waiting, fair_lock, key);
+  QueuedBehindHolder queue(server_.url(), fair_lock, unique_name("handed"));
+  auto& [holding, held, hash, waiting, waiter] = queue;
   ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
   const std::uint64_t asked = waiting->stats().round_trips;
 
@@ -190,14 +202,10 @@ std::string loaded_script(const std::vector<std::string>& parts) {
 // A waiter whose wait ran out just as a release granted it the lock gives the lock back when it
 // withdraws, to the next waiter: a grant nobody takes must not keep the lock for a ttl.
 TEST_F(RedisLockKinds, AWaiterWithdrawingAfterItsGrantHandsTheLockOn) {
-  const std::string key = unique_name("late");
   const auto fair_lock = spec(std::string_view(type_), 30s, distlock::fair, wait(30s));
-  auto client = connect();
-  Lease first = client->acquire(fair_lock, key);
-  const std::string hash = "distlock:{" + first.name() + "}";
-  auto next_client = connect();
-  Holder next(*next_client, fair_lock, key);
-  ASSERT_TRUE(eventually([&] { return next_client->stats().waiting == 1; }));
+  QueuedBehindHolder queue(server_.url(), fair_lock, unique_name("late"));
+  auto& [holding, first, hash, waiting, next] = queue;
+  ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
 
   // As the withdrawal of `first`'s acquisition, had it been a waiter granted by a release.
   const std::string withdraw =

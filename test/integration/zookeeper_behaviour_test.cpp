@@ -33,40 +33,21 @@
 #include "zookeeper_client.h"
 #include "zookeeper_helpers.h"
 #include "zookeeper_server.h"
+#include "zookeeper_suite.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-class ZooKeeperBehaviour : public ::testing::Test {
+class ZooKeeperBehaviour : public ZooKeeperSuiteTest {
  protected:
-  static void TearDownTestSuite() { zookeeper_.stop(); }
-
-  void SetUp() override {
-    try {
-      server_ = &zookeeper_.get();
-      raw_ = std::make_unique<ZooKeeperClient>(server_->connect_string());
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start ZooKeeper: " << e.what();
-    }
-  }
-
-  ZooKeeperServer& server() { return *server_; }
-  ZooKeeperClient& raw() { return *raw_; }
-  std::string url() const { return with_session_timeout(server_->url()); }
-  std::shared_ptr<Client> connect() { return Client::connect(url()); }
-
   // The one contender node under `path`; fails the test when there is not exactly one.
   std::string only_child(const std::string& path) {
     const auto children = raw().children(path);
     EXPECT_EQ(children.size(), 1u) << path << " has " << children.size() << " children";
     return children.empty() ? std::string() : path + "/" + children.front();
   }
-
-  static inline SuiteZooKeeper zookeeper_;
-  ZooKeeperServer* server_ = nullptr;
-  std::unique_ptr<ZooKeeperClient> raw_;
 };
 
 TEST_F(ZooKeeperBehaviour, LockNodesAreNamedAsCuratorNamesThemAndFencedByTheirCzxid) {

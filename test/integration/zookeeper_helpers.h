@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hold_intervals.h"
+#include "integration_helpers.h"
 #include "subprocess.h"
 #include "zookeeper_server.h"
 
@@ -40,32 +41,14 @@ inline std::string with_session_timeout(const std::string& url,
          "session_timeout=" + std::to_string(timeout.count()) + "ms";
 }
 
-// A ZooKeeper server shared by the tests of one suite: started by the first test that needs
-// it, stopped by the suite's TearDownTestSuite. A server that failed to start fails every
-// test that asks for it, with the same message.
-class SuiteZooKeeper {
- public:
-  ZooKeeperServer& get() {
-    if (!server_) {
-      if (!error_.empty()) throw std::runtime_error(error_);
-      try {
-        server_ = std::make_unique<ZooKeeperServer>(suite_zookeeper_config());
-      } catch (const std::exception& e) {
-        error_ = e.what();
-        throw;
-      }
-    }
-    return *server_;
+struct StartSuiteZooKeeper {
+  std::unique_ptr<ZooKeeperServer> operator()() const {
+    return std::make_unique<ZooKeeperServer>(suite_zookeeper_config());
   }
-  void stop() {
-    server_.reset();
-    error_.clear();
-  }
-
- private:
-  std::unique_ptr<ZooKeeperServer> server_;
-  std::string error_;
 };
+
+// A ZooKeeper server shared by the tests of one suite (integration_helpers.h).
+using SuiteZooKeeper = SuiteService<ZooKeeperServer, StartSuiteZooKeeper>;
 
 // The lock node of lock type `type` and a one-part key, as the backend and Curator name it.
 inline std::string zk_lock_path(std::string_view type, std::string_view key = {}) {

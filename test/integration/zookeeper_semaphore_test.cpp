@@ -29,6 +29,7 @@
 #include "zookeeper_client.h"
 #include "zookeeper_helpers.h"
 #include "zookeeper_server.h"
+#include "zookeeper_suite.h"
 
 namespace distlock::testing {
 namespace {
@@ -37,31 +38,12 @@ using namespace std::chrono_literals;
 
 bool is_lease_node(const std::string& name) { return is_curator_node(name, "lease-"); }
 
-class ZooKeeperSemaphore : public ::testing::Test {
+class ZooKeeperSemaphore : public ZooKeeperSuiteTest {
  protected:
-  static void TearDownTestSuite() { zookeeper_.stop(); }
-
-  void SetUp() override {
-    try {
-      server_ = &zookeeper_.get();
-      raw_ = std::make_unique<ZooKeeperClient>(server_->connect_string());
-    } catch (const std::exception& e) {
-      FAIL() << "cannot start ZooKeeper: " << e.what();
-    }
-  }
-
-  ZooKeeperClient& raw() { return *raw_; }
-  std::string url() const { return with_session_timeout(server_->url()); }
-  std::shared_ptr<Client> connect() { return Client::connect(url()); }
-
   // The children of a node that may not exist yet.
   std::vector<std::string> children_of(const std::string& path) {
     return raw().stat(path).has_value() ? raw().children(path) : std::vector<std::string>{};
   }
-
-  static inline SuiteZooKeeper zookeeper_;
-  ZooKeeperServer* server_ = nullptr;
-  std::unique_ptr<ZooKeeperClient> raw_;
 };
 
 TEST_F(ZooKeeperSemaphore, PermitsAreLeaseNodesFencedByTheirCzxidAndNeverReenter) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace distlock::testing {
@@ -15,6 +16,9 @@ class Subprocess;
 
 class RedisServer {
  public:
+  // What a test that cannot start it says it could not start.
+  static constexpr std::string_view kName = "redis-server";
+
   // Finds redis-server on PATH (or /usr/bin, /usr/sbin; the environment variable
   // DISTLOCK_REDIS_SERVER, if set, names the program instead); throws std::runtime_error when
   // it is missing or does not come up, with the server's own output in the message.

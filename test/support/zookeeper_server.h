@@ -59,6 +59,9 @@ std::optional<std::string> four_letter_word(
 // a standalone server; ZooKeeperEnsemble holds three.
 class ZooKeeperServer {
  public:
+  // What a test that cannot start it says it could not start.
+  static constexpr std::string_view kName = "ZooKeeper";
+
   // A standalone server on a free loopback port, started and ready (srvr answers "Mode:
   // standalone"). Throws std::runtime_error when java or the jars are missing or the server
   // does not come up, with the end of its log in the message.
