@@ -66,10 +66,12 @@ std::string lock_path(std::string_view name) {
   const std::string_view key = name.substr(colon + 1);
   path += '/';
   // Contenders are named "_c_...": a key node beside them must not look like one.
-  if (key.starts_with('_'))
-    path += "%5F" + std::string(key.substr(1));
-  else
+  if (key.starts_with('_')) {
+    path += "%5F";
+    path += key.substr(1);
+  } else {
     path += component(key);
+  }
   return path;
 }
 
