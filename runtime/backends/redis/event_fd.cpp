@@ -21,13 +21,13 @@ EventFd::~EventFd() { close(fd_); }
 void EventFd::signal() {
   const std::uint64_t one = 1;
   // Only fails when the counter is about to overflow, and then it is readable anyway.
-  [[maybe_unused]] const auto written = write(fd_, &one, sizeof one);
+  [[maybe_unused]] const auto written = ::write(fd_, &one, sizeof one);
 }
 
 void EventFd::drain() {
   std::uint64_t count = 0;
   // Non-blocking: fails with EAGAIN when nothing was signalled, which is fine.
-  [[maybe_unused]] const auto read_bytes = read(fd_, &count, sizeof count);
+  [[maybe_unused]] const auto read_bytes = ::read(fd_, &count, sizeof count);
 }
 
 }  // namespace distlock::detail::redis

@@ -12,6 +12,7 @@
 #include <distlock/log.h>
 
 #include "backends/redis/connection.h"
+#include "backends/redis/reconnect_delays.h"
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
@@ -21,8 +22,6 @@ namespace distlock::detail::redis {
 namespace {
 
 constexpr std::string_view kSwitchChannel = "+switch-master";
-constexpr std::chrono::milliseconds kFirstRetry{50};
-constexpr std::chrono::milliseconds kLongestRetry{2000};
 
 ConnectionSettings settings_for_sentinels(const ConnectionSettings& settings) {
   ConnectionSettings sentinel = settings;
@@ -161,7 +160,7 @@ void MasterLocator::move_to(const Address& address, std::string_view how) {
 }
 
 void MasterLocator::watch_sentinels() {
-  auto retry_after = kFirstRetry;
+  auto retry_after = kFirstReconnectDelay;
   for (std::size_t next = 0;; ++next) {
     const Address& sentinel = settings_.sentinels[next % settings_.sentinels.size()];
     try {
@@ -174,7 +173,7 @@ void MasterLocator::watch_sentinels() {
     }
     pollfd stop{stop_.fd(), POLLIN, 0};
     if (poll(&stop, 1, static_cast<int>(retry_after.count())) > 0) return;
-    retry_after = std::min(retry_after * 2, kLongestRetry);
+    retry_after = std::min(retry_after * 2, kLongestReconnectDelay);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <distlock/log.h>
 
+#include "backends/redis/reconnect_delays.h"
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
@@ -18,9 +19,6 @@
 
 namespace distlock::detail::redis {
 namespace {
-
-constexpr std::chrono::milliseconds kFirstRetry{50};
-constexpr std::chrono::milliseconds kLongestRetry{2000};
 
 // The kind of a pub/sub push reply, such as "message" in ["message", channel, payload];
 // empty for other replies.
@@ -158,7 +156,7 @@ void ReleaseListener::report_outage(std::string_view reason) const {
 }
 
 void ReleaseListener::run() {
-  auto retry_after = kFirstRetry;
+  auto retry_after = kFirstReconnectDelay;
   bool failing = false;
   for (;;) {
     try {
@@ -170,7 +168,7 @@ void ReleaseListener::run() {
       if (failing)
         log(LogLevel::info, failure_message("", settings_.server, "release notifications resumed"));
       failing = false;
-      retry_after = kFirstRetry;
+      retry_after = kFirstReconnectDelay;
       if (serve(*connection) == Served::stopped) return;
       // The new subscriptions' confirmations wake the waiters, as after any outage.
       forget_subscriptions();
@@ -184,7 +182,7 @@ void ReleaseListener::run() {
     }
     forget_subscriptions();
     if (!pause(retry_after)) return;
-    retry_after = std::min(retry_after * 2, kLongestRetry);
+    retry_after = std::min(retry_after * 2, kLongestReconnectDelay);
   }
 }
 

@@ -7,13 +7,6 @@
 #include "backends/zookeeper/wakeup.h"
 
 namespace distlock::detail::zookeeper {
-namespace {
-
-// A lock's container nodes can be removed by the server while empty, between our creating
-// them and our contender: that many rounds, then give up.
-constexpr int kParentRounds = 8;
-
-}  // namespace
 
 Contention::Contention(const ZkContext& context, const AcquireRequest& request, std::string path,
                        std::optional<HeldNode> write_hold)

@@ -23,6 +23,11 @@ namespace distlock::detail::zookeeper {
 
 inline constexpr std::string_view kLockRoot = "/distlock";
 
+// The parents of a contender are containers, which the server removes while they are empty:
+// between our creating them and our contender, another client's last node can go and take them
+// along. That many rounds of creating them, then give up.
+inline constexpr int kParentRounds = 8;
+
 // The lock node of an escaped lock name. A path component that could not be one as written
 // ("", ".", "..") or that could pass for a contender (a key beginning with '_') is
 // written with a %-escape the name escaping never produces ("%", "%2E", "%5F").

@@ -13,10 +13,6 @@
 namespace distlock::detail::zookeeper {
 namespace {
 
-// The leases node is a container the server removes while empty, between our creating it and
-// our lease: that many rounds, then give up.
-constexpr int kParentRounds = 8;
-
 // A watch registered with the session for as long as the scope lasts; a listing sent with its
 // id leaves it on the children, and any change to them wakes the waiter.
 class ChildrenWatch {
