@@ -54,7 +54,8 @@ ScriptCall KindCall::call(Script script, std::size_t key_count) {
   return {script, {views_.data(), key_count}, {views_.data() + key_count, view_count_ - key_count}};
 }
 
-ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view holder) {
+ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view holder,
+                             std::string_view attempt) {
   const HoldId& hold = request.hold;
   const LockKind& kind = hold.kind;
   Script script = Script::acquire;
@@ -85,6 +86,8 @@ ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view hol
     add_kept(std::to_string(kind.permits));
   else if (kind.mode == Mode::read)
     add(request.holds_write ? "1" : "0");
+  else if (kind.fair)
+    add(attempt);
   return call(script, key_count);
 }
 

@@ -33,8 +33,10 @@ class KindCall {
   KindCall(const KindCall&) = delete;
   KindCall& operator=(const KindCall&) = delete;
 
-  // `holder`: '<host> <pid> <acquired_at ms>', for people and tools.
-  ScriptCall acquire(const AcquireRequest& request, std::string_view holder);
+  // `holder`: '<host> <pid> <acquired_at ms>', for people and tools. `attempt`: the attempt's
+  // token (attempt_token), which a fair lock's release that grants the lock repeats.
+  ScriptCall acquire(const AcquireRequest& request, std::string_view holder,
+                     std::string_view attempt);
   // `publish`: PUBLISH, or SPUBLISH in a cluster.
   ScriptCall release(const HoldId& hold, Millis keep_for, std::string_view publish);
   ScriptCall renew(const HoldId& hold, Millis ttl);

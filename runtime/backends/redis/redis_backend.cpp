@@ -142,14 +142,16 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
+  // The lease's validity counts from the send time of the request that won: from before its
+  // first sending, which a fair lock's grant names.
+  const auto sent_at = SteadyClock::now();
+  const std::string attempt = std::to_string(attempt_token(sent_at));
   KindCall texts;
-  const ScriptCall call = texts.acquire(request, holder);
+  const ScriptCall call = texts.acquire(request, holder, attempt);
   try {
     return with_connection(
         Retry::after_reset,
         [&](Connection& connection) {
-          // The lease's validity counts from the send time of the request that won.
-          const auto sent_at = SteadyClock::now();
           if (asking == Asking::yes) send_asking(connection);
           const Reply reply = scripts_.run(connection, call);
           Attempt attempt = read_acquire_reply(*reply, sent_at);

@@ -4,6 +4,7 @@
 // are pipelined.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,9 +29,15 @@ namespace distlock::detail::redis {
 struct Attempt {
   std::optional<Grant> grant;
   long long holder_pttl = 0;
-  // When its request was sent.
+  // When its request was sent, at the latest.
   SteadyClock::time_point sent_at;
 };
+
+// An attempt's token, which a fair lock's release that grants the lock to the waiter repeats
+// ('<id> <fence> <token>'): its send time, unique per attempt of one waiter.
+inline std::uint64_t attempt_token(SteadyClock::time_point sent_at) {
+  return static_cast<std::uint64_t>(sent_at.time_since_epoch().count());
+}
 
 // Until when a waiter can sleep before the holder's lock runs out by itself, from the PTTL
 // an attempt saw.

@@ -27,16 +27,28 @@ std::string_view push_kind(const redisReply& reply) {
   return reply_text(*reply.element[0]);
 }
 
-// A named message's waiter, and the fence of the lock granted to it if the message says
-// '<name> <fence>'. Names have no spaces (acquisition ids).
-std::pair<std::string_view, std::optional<std::uint64_t>> split_grant(std::string_view payload) {
-  const auto space = payload.rfind(' ');
+// The first word of `text` as a number, and the rest after one space; nullopt unless the word
+// is all digits.
+std::optional<std::uint64_t> take_number(std::string_view& text) {
+  std::uint64_t number = 0;
+  const char* const last = text.data() + text.size();
+  const auto [end, error] = std::from_chars(text.data(), last, number);
+  if (error != std::errc() || (end != last && *end != ' ')) return std::nullopt;
+  text.remove_prefix(end == last ? text.size() : end - text.data() + 1);
+  return number;
+}
+
+// A named message's waiter, and the grant to it if the message says '<name> <fence> <attempt
+// token>'. Names have no spaces (acquisition ids).
+std::pair<std::string_view, std::optional<ReleaseListener::Granted>> split_grant(
+    std::string_view payload) {
+  const auto space = payload.find(' ');
   if (space == std::string_view::npos) return {payload, std::nullopt};
-  const std::string_view text = payload.substr(space + 1);
-  std::uint64_t fence = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), fence);
-  if (error != std::errc() || end != text.data() + text.size()) return {payload, std::nullopt};
-  return {payload.substr(0, space), fence};
+  std::string_view rest = payload.substr(space + 1);
+  const auto fence = take_number(rest);
+  const auto attempt = fence ? take_number(rest) : std::nullopt;
+  if (!attempt || !rest.empty()) return {payload, std::nullopt};
+  return {payload.substr(0, space), ReleaseListener::Granted{*fence, *attempt}};
 }
 
 }  // namespace
@@ -53,10 +65,10 @@ bool ReleaseListener::Ticket::subscribed() const {
   return channel_.second.subscribed;
 }
 
-std::optional<std::uint64_t> ReleaseListener::Ticket::granted_fence() const {
+std::optional<ReleaseListener::Granted> ReleaseListener::Ticket::granted() const {
   std::lock_guard lock(listener_.mutex_);
-  if (addressee_) return addressee_->second.granted_fence;
-  return std::nullopt;
+  if (!addressee_) return std::nullopt;
+  return addressee_->second.granted;
 }
 
 std::uint64_t ReleaseListener::Ticket::generation() const {
@@ -261,11 +273,11 @@ void ReleaseListener::handle(const redisReply& reply) {
   if (kind == "message") {
     ++stats_.notifications;
     if (const std::string_view payload = reply_text(*reply.element[2]); !payload.empty()) {
-      const auto [name, fence] = split_grant(payload);
+      const auto [name, granted] = split_grant(payload);
       if (const auto named = channel.addressees.find(std::string(name));
           named != channel.addressees.end()) {
         ++named->second.messages;
-        if (fence) named->second.granted_fence = fence;
+        if (granted) named->second.granted = granted;
         named->second.named.notify_all();
       }
       return;

@@ -15,7 +15,8 @@
 // Each release message moves the channel's generation on and wakes one waiter (all of them
 // on a channel watched with lets_many_in) and, as it names nobody (an empty payload), every
 // waiter that watches under a name too. A message that names someone (a fair lock's release
-// names the waiter it granted the lock to, '<name> <fence>', or the first waiter in its queue)
+// names the waiter it granted the lock to, '<name> <fence> <attempt token>', or the first waiter
+// in its queue)
 // wakes the waiter here that watches under that name, if any, and nobody else. Every
 // confirmed SUBSCRIBE moves it on too and wakes all of them: a waiter that retried before
 // the confirmation (a slow subscription, or a resubscription after the connection dropped)
@@ -47,12 +48,21 @@ namespace distlock::detail::redis {
 class SubscriberConnection;
 
 class ReleaseListener {
+ public:
+  // A release's grant of the lock to a named waiter: its fence, and the token of the waiter's
+  // attempt that the grant came after.
+  struct Granted {
+    std::uint64_t fence = 0;
+    std::uint64_t attempt = 0;
+  };
+
+ private:
   // The waiters that watch a channel under one name.
   struct Addressee {
     unsigned tickets = 0;
     std::uint64_t messages = 0;  // messages that named it
-    // The fence of the grant a release announced to it ('<name> <fence>').
-    std::optional<std::uint64_t> granted_fence;
+    // The latest grant a release announced to it ('<name> <fence> <attempt token>').
+    std::optional<Granted> granted;
     std::condition_variable named;
   };
   struct Channel {
@@ -94,9 +104,9 @@ class ReleaseListener {
     bool wait_subscribed(TimePoint until);
     // Whether the server confirmed the subscription and the connection still stands.
     bool subscribed() const;
-    // The fence of the lock a release granted to the name this ticket watches under, if a
-    // message said so.
-    std::optional<std::uint64_t> granted_fence() const;
+    // The latest grant of the lock to the name this ticket watches under that a message
+    // announced, if any.
+    std::optional<Granted> granted() const;
     std::uint64_t generation() const;
     enum class Woken { by_release, by_timeout, by_lost_subscription };
     // Waits until the generation differs from `seen` or `until` comes; with

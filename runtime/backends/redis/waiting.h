@@ -29,8 +29,10 @@ inline constexpr std::chrono::milliseconds kUnheardRetry{100};
 
 // What a release's message that grants the lock to a waiter (a fair lock's) is to it.
 enum class GrantMessage {
-  // The grant itself: the waiter holds the lock, counted from the sending of its last attempt,
-  // which the server answered before the grant.
+  // The grant itself, when it names the waiter's latest attempt (attempt_token): the server
+  // answered that attempt before the grant, so the waiter holds the lock counted from that
+  // attempt's sending. A grant after an earlier attempt is left to the next attempt, which
+  // finds it or finds it gone.
   taken,
   // A reason to ask: the attempt finds the grant and confirms it (waits for replicas, or is
   // one master of a quorum).
@@ -80,7 +82,9 @@ std::optional<Grant> wait_for_grant(const AcquireRequest& request, StatsCounters
       }
       ++(woken == Woken::by_release ? stats.woken_by_release : stats.woken_by_timeout);
       if (woken == Woken::by_release && grant_message == GrantMessage::taken)
-        if (const auto fence = ticket.granted_fence()) return Grant{*fence, attempt.sent_at, true};
+        if (const auto granted = ticket.granted();
+            granted && granted->attempt == attempt_token(attempt.sent_at))
+          return Grant{granted->fence, attempt.sent_at, true};
       if (elsewhere && !ticket.subscribed()) break;
     }
   }

@@ -4,7 +4,9 @@
 -- entry with each retry.
 -- Runs after lib/fence.lua, lib/exclusive_hold.lua, lib/shared_holds.lua, lib/fair_queue.lua.
 -- KEYS: lock hash, fence counter, the queue, the queue's expiries, the queue's grants
--- ARGV: owner, ttl_ms, acquisition_id, holder, reentry (as acquire.lua)
+-- ARGV: owner, ttl_ms, acquisition_id, holder, reentry (as acquire.lua), and the attempt's
+--       token, which a release that grants this waiter the lock repeats: the grant came after
+--       that attempt
 -- Returns {1, fence} when the owner holds the lock now, else {0, ms to wait at most}.
 local hash, fence_key, queue, expiries, grants = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, ttl, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
@@ -29,6 +31,7 @@ if not redis.call('ZSCORE', queue, id) then
   redis.call('ZADD', queue, tonumber(time[1]) * 1000000 + tonumber(time[2]), id)
   redis.call('HSET', grants, 'o:' .. id, owner, 't:' .. id, ARGV[2], 'h:' .. id, ARGV[4])
 end
+redis.call('HSET', grants, 'a:' .. id, ARGV[6])
 redis.call('ZADD', expiries, now + ttl, id)
 keep_key(queue, ttl)
 keep_key(expiries, ttl)
