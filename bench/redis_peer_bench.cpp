@@ -12,7 +12,9 @@
 //              before release() to the waiter's acquire returning. The release comes once the
 //              waiter has been refused, 1 ms plus a random part of its poll interval later.
 //              distlock's fair lock too: its release grants the lock to the waiter
-//   reference  redis-benchmark EVALSHA of a one-command script, with 1 and with 8 connections
+//   reference  redis-benchmark EVALSHA of a one-command script, with 1 and with 8 connections;
+//              and the same call's round trip after 1 ms without traffic, as a handoff's
+//              release meets the server (the handoffs are reported in both units)
 //
 // Goals, each from figures of the same run:
 //   1  cycles/s ÷ (EVALSHA/s at -c 1 ÷ 2)                 ≥ 0.9   (median of per-round ratios)
@@ -328,7 +330,7 @@ int main(int argc, char** argv) {
     handoff_micros(*client, *waiter, kFairHandoffLock);
 
     std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us,
-        fair_handoff_us;
+        fair_handoff_us, idle_round_trip_us;
     std::vector<double> server_ratios, peer_ratios, parallel_ratios;
     for (int round = 1; round <= settings.rounds; ++round) {
       cycles.push_back(distlock::bench::cycles_per_second(*client, settings.cycles));
@@ -356,6 +358,8 @@ int main(int argc, char** argv) {
       for (int i = 0; i < settings.handoffs; ++i)
         fair_round_us.push_back(handoff_micros(*client, *waiter, kFairHandoffLock));
       fair_handoff_us.insert(fair_handoff_us.end(), fair_round_us.begin(), fair_round_us.end());
+      idle_round_trip_us.push_back(
+          distlock::bench::idle_round_trip_us(server, sha, 1ms, settings.handoffs));
       std::printf(
           "  round %d: %.0f cycles/s (%.2f of EVALSHA/s -c 1 / 2), %.2f x the fastest peer;"
           " 8 threads %.2f of EVALSHA/s -c 8 / 2; handoff p50 %.0f us, fair %.0f us",
@@ -413,6 +417,10 @@ int main(int argc, char** argv) {
                 "p50 in RTs", "/ distlock");
     print_latency("distlock", handoff_us, evalsha1_per_s, distlock_p50);
     print_latency("distlock, fair", fair_handoff_us, evalsha1_per_s, distlock_p50);
+    const double idle_us = median(idle_round_trip_us);
+    std::printf("    %-24s %.0f us after 1 ms idle: handoff p50 %.2f of them, fair %.2f\n",
+                "1 idle round trip", idle_us, distlock_p50 / idle_us,
+                percentile(fair_handoff_us, 50) / idle_us);
     for (const auto& peer : peers)
       print_latency(peer.name, peer.handoff_us, evalsha1_per_s, distlock_p50);
     std::printf("    %-24s %s\n", "distlock", "woken by the release (Redis pub/sub); wait(10s)");
@@ -452,7 +460,11 @@ int main(int argc, char** argv) {
           {"reference",
            {{"evalsha_per_s_c1", evalsha1_per_s},
             {"evalsha_per_s_c8", median(evalsha8)},
-            {"rounds", {{"evalsha_per_s_c1", evalsha1}, {"evalsha_per_s_c8", evalsha8}}}}},
+            {"idle_round_trip_us", median(idle_round_trip_us)},
+            {"rounds",
+             {{"evalsha_per_s_c1", evalsha1},
+              {"evalsha_per_s_c8", evalsha8},
+              {"idle_round_trip_us", idle_round_trip_us}}}}},
           {"distlock",
            {{"cycles_per_s", median(cycles)},
             {"release_call_cycles_per_s", median(release_call_cycles)},

@@ -1,15 +1,54 @@
 #include "redis_reference.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <regex>
 #include <stdexcept>
+#include <thread>
 
 #include "subprocess.h"
 
 using namespace std::chrono_literals;
 
 namespace distlock::bench {
+namespace {
+
+// A TCP connection to a loopback port, without Nagle's delay; closed with the object.
+class LoopbackSocket {
+ public:
+  explicit LoopbackSocket(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    if (fd_ < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+      const std::string reason = std::strerror(errno);
+      ::close(fd_);
+      throw std::runtime_error("connect to 127.0.0.1:" + std::to_string(port) + ": " + reason);
+    }
+    const int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  ~LoopbackSocket() { ::close(fd_); }
+  LoopbackSocket(const LoopbackSocket&) = delete;
+  LoopbackSocket& operator=(const LoopbackSocket&) = delete;
+
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
 
 std::string load_reference_script(const testing::RedisServer& server) {
   const std::string sha = server.cli({"SCRIPT", "LOAD", kReferenceScript});
@@ -40,6 +79,28 @@ double cycles_per_second(Client& client, int cycles, const std::string& key, con
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return cycles / seconds;
+}
+
+double idle_round_trip_us(const testing::RedisServer& server, const std::string& sha,
+                          std::chrono::microseconds idle, int samples) {
+  const LoopbackSocket socket(server.port());
+  const int fd = socket.fd();
+  // One inline command; its reply, ":0\r\n", arrives in one read.
+  const std::string request = "EVALSHA " + sha + " 1 somekey\r\n";
+  std::vector<double> micros;
+  char reply[64];
+  for (int i = 0; i < samples; ++i) {
+    std::this_thread::sleep_for(idle);
+    const auto sent = std::chrono::steady_clock::now();
+    if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
+      throw std::runtime_error("write: " + std::string(std::strerror(errno)));
+    const ssize_t got = ::read(fd, reply, sizeof reply);
+    const auto answered = std::chrono::steady_clock::now();
+    if (got <= 0 || reply[0] != ':')
+      throw std::runtime_error("unexpected reply to EVALSHA from the reference server");
+    micros.push_back(std::chrono::duration<double, std::micro>(answered - sent).count());
+  }
+  return median(std::move(micros));
 }
 
 double evalsha_per_second(const testing::RedisServer& server, const std::string& sha, int requests,

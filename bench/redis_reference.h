@@ -2,6 +2,7 @@
 // with one connection running a one-line script), distlock's uncontended cycle, and medians.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ double cycles_per_second(Client& client, int cycles, const std::string& key = "c
                          Ending ending = Ending::scope_exit);
 double cycles_per_second(Client& client, int cycles, const std::string& key, const LockSpec& lock,
                          Ending ending = Ending::scope_exit);
+
+// The round trip of one EVALSHA of the reference script sent after `idle` without traffic, as
+// a handoff's release is: median of `samples`, in µs. Waking an idle server and client costs
+// more than the back-to-back calls of evalsha_per_second.
+double idle_round_trip_us(const testing::RedisServer& server, const std::string& sha,
+                          std::chrono::microseconds idle, int samples);
 
 double median(std::vector<double> values);
 

@@ -1,11 +1,12 @@
 -- One owner's hold on a lock hash (the exclusive lock, a read-write lock's writer): fields
 -- owner, count, fence, id, holder and one 'h:<acquisition id>' per hold.
 
--- The owner's hold if it has one: {1, fence} for a retried acquisition (its reply was lost, or
--- a release granted it to this fair waiter: it holds once, not twice) or a reentry; {0, PTTL} when another owner holds the lock; nil
--- when the lock is free. Holds kept for an owner that holds no lease went to acquisitions whose
--- replies were lost (a connection that broke after the script ran): nobody acts under them.
--- Reentering would hand out their fence again; they are removed and the lock is free.
+-- The owner's hold if it has one: {1, fence} for a retried acquisition (its reply was lost, or a
+-- release granted it to this fair waiter: it holds once, not twice) or a reentry; {0, PTTL} when
+-- another owner holds the lock; nil when the lock is free. Holds kept for an owner that holds no
+-- lease went to acquisitions whose replies were lost (a connection that broke after the script
+-- ran): nobody acts under them. Reentering would hand out their fence again; they are removed and
+-- the lock is free.
 local function held_by(hash, owner, ttl, id, reentry)
   local holder = redis.call('HGET', hash, 'owner')
   if holder == owner then
