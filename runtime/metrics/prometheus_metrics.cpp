@@ -9,23 +9,20 @@
 #include "metrics/exposition.h"
 
 namespace distlock {
-namespace {
-
-using detail::prometheus::append_header;
-using detail::prometheus::append_sample;
-using detail::prometheus::format_number;
-
-constexpr auto& kBuckets = PrometheusMetrics::kHistogramBuckets;
+// Named, where the rest of this file's own names are anonymous: PrometheusMetrics::Counts, a
+// member of a public class, holds them.
+namespace detail::prometheus {
 
 struct Histogram {
-  std::array<std::uint64_t, kBuckets.size()> in_bucket{};  // each bucket's own, not cumulative
+  std::array<std::uint64_t, PrometheusMetrics::kHistogramBuckets.size()>
+      in_bucket{};  // each bucket's own, not cumulative
   std::uint64_t count = 0;
   double sum = 0;
 
   void observe(Millis duration) {
     const double seconds = std::chrono::duration<double>(duration).count();
-    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-      if (seconds <= kBuckets[i]) {
+    for (std::size_t i = 0; i < PrometheusMetrics::kHistogramBuckets.size(); ++i) {
+      if (seconds <= PrometheusMetrics::kHistogramBuckets[i]) {
         ++in_bucket[i];
         break;
       }
@@ -46,6 +43,18 @@ struct TypeCounts {
   Histogram wait;
   Histogram hold;
 };
+
+}  // namespace detail::prometheus
+
+namespace {
+
+using detail::prometheus::append_header;
+using detail::prometheus::append_sample;
+using detail::prometheus::format_number;
+using detail::prometheus::Histogram;
+using detail::prometheus::TypeCounts;
+
+constexpr auto& kBuckets = PrometheusMetrics::kHistogramBuckets;
 
 struct CounterFamily {
   std::string_view name;

@@ -5,30 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 #include <future>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <distlock/distlock.h>
 
 #include "integration_helpers.h"
+#include "redis_script_text.h"
 #include "redis_server.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string script_text(const std::string& name) {
-  std::ifstream in(std::string(DISTLOCK_REDIS_SCRIPTS_DIR) + "/" + name + ".lua");
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << "cannot read the " << name << " script";
-  return text.str();
-}
 
 TEST(HostileInput, KeysWithSeparatorsBracesNulAndInvalidUtf8AreDistinctLocks) {
   RedisServer server;
@@ -156,10 +147,11 @@ TEST(HostileInput, ANonOwnerCannotReleaseOrRenewThroughTheScripts) {
   server.cli({"PEXPIRE", hash, "5000"});
   // An impostor names an acquisition it does not hold.
   // The release script runs after the function it calls, as the client loads it.
-  EXPECT_EQ(server.cli({"EVAL", script_text("lib/release_hold") + script_text("release"), "1", hash,
+  EXPECT_EQ(server.cli({"EVAL", redis_script_text({"lib/release_hold", "release"}), "1", hash,
                         "impostor-1", "distlock:{owned:7}:released"}),
             "0");
-  EXPECT_EQ(server.cli({"EVAL", script_text("renew"), "1", hash, "impostor-1", "60000"}), "0");
+  EXPECT_EQ(server.cli({"EVAL", redis_script_text({"renew"}), "1", hash, "impostor-1", "60000"}),
+            "0");
   EXPECT_EQ(server.cli({"EXISTS", hash}), "1");
   EXPECT_LE(std::stol(server.cli({"PTTL", hash})), 5000);
   EXPECT_EQ(server.cli({"HGET", hash, "id"}), lease.id());

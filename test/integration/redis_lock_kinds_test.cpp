@@ -6,10 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,7 @@
 #include "hold_intervals.h"
 #include "holder_thread.h"
 #include "integration_helpers.h"
+#include "redis_script_text.h"
 #include "redis_server.h"
 #include "subprocess.h"
 
@@ -186,19 +185,6 @@ TEST_F(RedisLockKinds, AFairReleaseHandsTheLockToTheFirstWaiterWithoutItAskingAg
       "0");
 }
 
-// The script text the client loads: the functions it calls, then its own.
-std::string loaded_script(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const std::string& part : parts) {
-    std::ifstream in(std::string(DISTLOCK_REDIS_SCRIPTS_DIR) + "/" + part + ".lua");
-    std::stringstream read;
-    read << in.rdbuf();
-    EXPECT_FALSE(read.str().empty()) << "cannot read " << part;
-    text += read.str();
-  }
-  return text;
-}
-
 // A waiter whose wait ran out just as a release granted it the lock gives the lock back when it
 // withdraws, to the next waiter: a grant nobody takes must not keep the lock for a ttl.
 TEST_F(RedisLockKinds, AWaiterWithdrawingAfterItsGrantHandsTheLockOn) {
@@ -209,8 +195,8 @@ TEST_F(RedisLockKinds, AWaiterWithdrawingAfterItsGrantHandsTheLockOn) {
 
   // As the withdrawal of `first`'s acquisition, had it been a waiter granted by a release.
   const std::string withdraw =
-      loaded_script({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "lib/fair_queue",
-                     "lib/release_hold", "withdraw_fair"});
+      redis_script_text({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "lib/fair_queue",
+                         "lib/release_hold", "withdraw_fair"});
   EXPECT_EQ(server_.cli({"EVAL", withdraw, "5", hash, hash + ":fence", hash + ":queue",
                          hash + ":queue:expiries", hash + ":queue:grants", first.id(),
                          hash + ":released", "PUBLISH"}),
