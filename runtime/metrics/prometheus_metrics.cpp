@@ -14,8 +14,8 @@ namespace distlock {
 namespace detail::prometheus {
 
 struct Histogram {
-  std::array<std::uint64_t, PrometheusMetrics::kHistogramBuckets.size()>
-      in_bucket{};  // each bucket's own, not cumulative
+  // Each bucket's own count, not cumulative.
+  std::array<std::uint64_t, PrometheusMetrics::kHistogramBuckets.size()> in_bucket{};
   std::uint64_t count = 0;
   double sum = 0;
 
