@@ -9,9 +9,11 @@
 //     ratio = cycles/s ÷ (EVALSHA/s ÷ 2)          goal: ≥ 0.9
 //
 //   redis_cycle_bench [--cycles N] [--requests N] [--rounds N] [--quick] [--require-goal]
+//                     [--shared-cores]
 //
 // The two measurements alternate, --rounds times; each figure (and the ratio) is the median
-// over the rounds. --require-goal exits 1 below the goal.
+// over the rounds. --require-goal exits 1 below the goal. The server runs on CPU 0 and the
+// rest on the other CPUs (server_cpu.h), unless --shared-cores.
 #include <distlock/distlock.h>
 
 #include <algorithm>
@@ -30,6 +32,7 @@
 
 #include "redis_reference.h"
 #include "redis_server.h"
+#include "server_cpu.h"
 
 using namespace std::chrono_literals;
 
@@ -43,6 +46,7 @@ struct Settings {
   int requests = 50000;
   int rounds = 5;
   bool require_goal = false;
+  bool shared_cores = false;
 };
 
 // Sum of cmdstat_*:calls=N, plus the per-command counts, from INFO commandstats.
@@ -91,6 +95,8 @@ Settings parse_args(int argc, char** argv) {
       settings.rounds = parse_count(argv[i], value());
     else if (arg == "--require-goal")
       settings.require_goal = true;
+    else if (arg == "--shared-cores")
+      settings.shared_cores = true;
     else if (arg == "--quick") {
       settings.cycles = 2000;
       settings.warmup = 200;
@@ -99,7 +105,7 @@ Settings parse_args(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: redis_cycle_bench [--cycles N] [--requests N] [--rounds N] "
-                   "[--quick] [--require-goal]\n");
+                   "[--quick] [--require-goal] [--shared-cores]\n");
       std::exit(2);
     }
   }
@@ -112,14 +118,18 @@ Settings parse_args(int argc, char** argv) {
 int main(int argc, char** argv) {
   const Settings settings = parse_args(argc, argv);
   try {
+    const distlock::bench::ServerCpu server_cpu(settings.shared_cores);
     distlock::testing::RedisServer server;
+    server_cpu.place_server(server.pid());
     const std::string version = server.cli({"INFO", "server"});
     std::string redis_version = "?";
     if (auto at = version.find("redis_version:"); at != std::string::npos) {
       redis_version = version.substr(at + 14, version.find_first_of("\r\n", at) - at - 14);
     }
-    std::printf("redis_cycle_bench: redis-server %s on 127.0.0.1:%u, one client, one lock name\n",
-                redis_version.c_str(), static_cast<unsigned>(server.port()));
+    std::printf(
+        "redis_cycle_bench: redis-server %s on 127.0.0.1:%u, %s; one client, one lock "
+        "name\n",
+        redis_version.c_str(), static_cast<unsigned>(server.port()), server_cpu.describe().c_str());
     std::fflush(stdout);
 
     auto client = distlock::Client::connect(server.url());

@@ -24,7 +24,10 @@
 //   5  the same for the fair lock                          ≤ 3
 //
 //   redis_peer_bench [--rounds N] [--cycles N] [--handoffs N] [--requests N] [--json PATH]
-//                    [--quick] [--require-goal]
+//                    [--quick] [--require-goal] [--shared-cores]
+//
+// The server runs on CPU 0 and everything else on the other CPUs (server_cpu.h), unless
+// --shared-cores. The server's CPU time per cycle is reported beside the 8 threads' rate.
 //
 // The measurements alternate, --rounds times. The peers come from bench/peers/install.sh
 // <build dir>; one that is missing is an error. --json writes every figure, ratio and goal;
@@ -55,6 +58,7 @@
 
 #include "redis_reference.h"
 #include "redis_server.h"
+#include "server_cpu.h"
 #include "subprocess.h"
 
 using namespace std::chrono_literals;
@@ -80,6 +84,7 @@ struct Settings {
   int requests = 50000;         // redis-benchmark -c 1; -c 8 gets twice as many
   std::string json_path;
   bool require_goal = false;
+  bool shared_cores = false;
 };
 
 struct Peer {
@@ -140,6 +145,8 @@ Settings parse_args(int argc, char** argv) {
       settings.json_path = value();
     else if (arg == "--require-goal")
       settings.require_goal = true;
+    else if (arg == "--shared-cores")
+      settings.shared_cores = true;
     else if (arg == "--quick") {
       settings.rounds = 1;
       settings.cycles = 2000;
@@ -149,7 +156,7 @@ Settings parse_args(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: redis_peer_bench [--rounds N] [--cycles N] [--handoffs N] "
-                   "[--requests N] [--json PATH] [--quick] [--require-goal]\n");
+                   "[--requests N] [--json PATH] [--quick] [--require-goal] [--shared-cores]\n");
       std::exit(2);
     }
   }
@@ -307,16 +314,17 @@ std::string utc_now() {
 int main(int argc, char** argv) {
   const Settings settings = parse_args(argc, argv);
   try {
+    const distlock::bench::ServerCpu server_cpu(settings.shared_cores);
     std::vector<Peer> peers = find_peers();
     distlock::testing::RedisServer server;
+    server_cpu.place_server(server.pid());
     const std::string info = server.cli({"INFO", "server"});
     std::string redis_version = "?";
     if (auto at = info.find("redis_version:"); at != std::string::npos)
       redis_version = info.substr(at + 14, info.find_first_of("\r\n", at) - at - 14);
-    std::printf(
-        "redis_peer_bench: redis-server %s on 127.0.0.1:%u, %u CPUs; %d rounds, alternating\n",
-        redis_version.c_str(), static_cast<unsigned>(server.port()),
-        std::thread::hardware_concurrency(), settings.rounds);
+    std::printf("redis_peer_bench: redis-server %s on 127.0.0.1:%u, %s; %d rounds, alternating\n",
+                redis_version.c_str(), static_cast<unsigned>(server.port()),
+                server_cpu.describe().c_str(), settings.rounds);
     std::fflush(stdout);
 
     auto client = distlock::Client::connect(server.url());
@@ -332,6 +340,9 @@ int main(int argc, char** argv) {
     std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us,
         fair_handoff_us, idle_round_trip_us;
     std::vector<double> server_ratios, peer_ratios, parallel_ratios;
+    // The server's CPU time: per cycle of the 8 threads, per two calls of redis-benchmark -c 8.
+    std::vector<double> parallel_server_us, evalsha8_server_us;
+    const auto server_seconds = [&] { return distlock::bench::process_cpu_seconds(server.pid()); };
     for (int round = 1; round <= settings.rounds; ++round) {
       cycles.push_back(distlock::bench::cycles_per_second(*client, settings.cycles));
       release_call_cycles.push_back(distlock::bench::cycles_per_second(
@@ -343,9 +354,14 @@ int main(int argc, char** argv) {
         peer.cycles.push_back(result.at("cycles_per_s").get<double>());
         fastest = std::max(fastest, peer.cycles.back());
       }
+      double before = server_seconds();
       parallel.push_back(parallel_cycles_per_second(*client, settings.parallel_cycles));
+      parallel_server_us.push_back((server_seconds() - before) * 1e6 /
+                                   (settings.parallel_cycles / kThreads * kThreads));
+      before = server_seconds();
       evalsha8.push_back(distlock::bench::evalsha_per_second(server, sha, 2 * settings.requests,
                                                              "somekey", kThreads));
+      evalsha8_server_us.push_back((server_seconds() - before) * 1e6 / settings.requests);
       server_ratios.push_back(cycles.back() / (evalsha1.back() / 2));
       peer_ratios.push_back(cycles.back() / fastest);
       parallel_ratios.push_back(parallel.back() / (evalsha8.back() / 2));
@@ -407,8 +423,12 @@ int main(int argc, char** argv) {
       std::printf("    %-24s %10.0f %12.2f   %s\n", peer.name.c_str(), median(peer.cycles),
                   median(cycles) / median(peer.cycles), peer.library.c_str());
     }
-    std::printf("    %-24s %10.0f %12s   %d threads, one Client, a lock name each\n",
-                "distlock, 8 threads", median(parallel), "", kThreads);
+    std::printf(
+        "    %-24s %10.0f %12s   %d threads, one Client, a lock name each; the server's\n"
+        "    %-24s %10s %12s   CPU %.1f us a cycle (redis-benchmark -c 8: %.1f us for two "
+        "calls)\n",
+        "distlock, 8 threads", median(parallel), "", kThreads, "", "", "",
+        median(parallel_server_us), median(evalsha8_server_us));
 
     const double distlock_p50 = percentile(handoff_us, 50);
     std::printf("\n  Handoff to a waiter in another client, %zu each (1 round trip = %.0f us)\n",
@@ -448,6 +468,7 @@ int main(int argc, char** argv) {
           {"benchmark", "redis_peer_bench"},
           {"date", utc_now()},
           {"cpus", std::thread::hardware_concurrency()},
+          {"cpu_placement", server_cpu.describe()},
           {"redis_version", redis_version},
           {"settings",
            {{"rounds", settings.rounds},
@@ -460,6 +481,7 @@ int main(int argc, char** argv) {
           {"reference",
            {{"evalsha_per_s_c1", evalsha1_per_s},
             {"evalsha_per_s_c8", median(evalsha8)},
+            {"evalsha_c8_server_cpu_us_per_two_calls", median(evalsha8_server_us)},
             {"idle_round_trip_us", median(idle_round_trip_us)},
             {"rounds",
              {{"evalsha_per_s_c1", evalsha1},
@@ -469,6 +491,7 @@ int main(int argc, char** argv) {
            {{"cycles_per_s", median(cycles)},
             {"release_call_cycles_per_s", median(release_call_cycles)},
             {"parallel_cycles_per_s", median(parallel)},
+            {"parallel_server_cpu_us_per_cycle", median(parallel_server_us)},
             {"handoff", latency_json(handoff_us, evalsha1_per_s)},
             {"handoff_settings", "woken by the release (Redis pub/sub); wait(10s)"},
             {"fair_handoff", latency_json(fair_handoff_us, evalsha1_per_s)},
@@ -476,7 +499,8 @@ int main(int argc, char** argv) {
             {"rounds",
              {{"cycles_per_s", cycles},
               {"release_call_cycles_per_s", release_call_cycles},
-              {"parallel_cycles_per_s", parallel}}}}},
+              {"parallel_cycles_per_s", parallel},
+              {"parallel_server_cpu_us_per_cycle", parallel_server_us}}}}},
           {"ratios",
            {{"cycles_to_evalsha_c1_half", server_ratios},
             {"cycles_to_fastest_peer", peer_ratios},

@@ -1,9 +1,5 @@
 #include "redis_reference.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "loopback_socket.h"
 #include "subprocess.h"
 
 using namespace std::chrono_literals;
@@ -21,22 +18,13 @@ using namespace std::chrono_literals;
 namespace distlock::bench {
 namespace {
 
-// A TCP connection to a loopback port, without Nagle's delay; closed with the object.
+// A connection to a loopback port (connect_loopback), closed with the object.
 class LoopbackSocket {
  public:
-  explicit LoopbackSocket(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    if (fd_ < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd_);
-      throw std::runtime_error("connect to 127.0.0.1:" + std::to_string(port) + ": " + reason);
-    }
-    const int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  explicit LoopbackSocket(std::uint16_t port) : fd_(testing::connect_loopback(port)) {
+    if (fd_ < 0)
+      throw std::runtime_error("connect to 127.0.0.1:" + std::to_string(port) + ": " +
+                               std::strerror(errno));
   }
   ~LoopbackSocket() { ::close(fd_); }
   LoopbackSocket(const LoopbackSocket&) = delete;

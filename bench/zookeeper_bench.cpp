@@ -32,10 +32,8 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,6 +43,7 @@
 #include <distlock/distlock.h>
 #include <nlohmann/json.hpp>
 
+#include "server_cpu.h"
 #include "subprocess.h"
 #include "zookeeper_server.h"
 
@@ -52,6 +51,8 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using distlock::bench::process_cpu_seconds;
 
 struct Settings {
   double seconds = 3;
@@ -89,23 +90,6 @@ double own_cpu_seconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-// CPU seconds another process has used (its ended threads included), from /proc/<pid>/stat.
-double process_cpu_seconds(int pid) {
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  // The command name, in parentheses, may hold spaces: the fields are counted after it.
-  const auto close = text.rfind(')');
-  if (close == std::string::npos) throw std::runtime_error("cannot read /proc/<pid>/stat");
-  std::istringstream fields(text.substr(close + 2));
-  std::string field;
-  unsigned long long utime = 0;
-  unsigned long long stime = 0;
-  // Fields 3..13 (state .. cmajflt) come before utime (14) and stime (15).
-  for (int i = 3; i <= 13; ++i) fields >> field;
-  fields >> utime >> stime;
-  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 // One side's measurements: a rate per round, and what the rounds cost in CPU.

@@ -95,6 +95,31 @@ TEST(RedisConnection, NeverMoreThanMaxConnections) {
   EXPECT_GE(command_connections(server), 1);
 }
 
+// The lock commands of all threads go over one connection, which the server reads and answers
+// several commands at a time on (design.md, "One connection for the lock commands"): after
+// 8 threads acquired and released at once, one connection has run the lock scripts.
+TEST(RedisConnection, ThreadsShareOneConnectionForTheLockCommands) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 40;
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kThreads; ++t)
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        Lease lease = client->acquire(spec("shared", 10s), key_of(t));
+        if (i % 2 == 0) lease.release();
+      }
+    });
+  for (auto& caller : callers) caller.join();
+  std::istringstream list(server.cli({"CLIENT", "LIST"}));
+  int running_scripts = 0;
+  for (std::string line; std::getline(list, line);)
+    if (line.find(" cmd=evalsha ") != std::string::npos) ++running_scripts;
+  EXPECT_EQ(running_scripts, 1) << server.cli({"CLIENT", "LIST"});
+  EXPECT_EQ(client->stats().lost, 0u);
+}
+
 // The server forgets its scripts (SCRIPT FLUSH, as after a restart or a failover to a
 // replica without them): acquire, renew and release load them again and go on.
 TEST(RedisConnection, ScriptsFlushedOnTheServerAreLoadedAgain) {

@@ -17,6 +17,8 @@
 #include <system_error>
 #include <vector>
 
+#include "loopback_socket.h"
+
 namespace distlock::testing {
 
 namespace {
@@ -40,20 +42,10 @@ bool is_create(std::int32_t type) {
 // The longest frame the parser accepts; ZooKeeper's own limit is about 1 MB.
 constexpr std::uint32_t kMaxFrame = 64u << 20;
 
+// Non-blocking: the proxy's one thread polls every socket.
 int connect_upstream(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int fd = connect_loopback(port);
+  if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   return fd;
 }
 

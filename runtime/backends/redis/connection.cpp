@@ -22,8 +22,6 @@ timeval to_timeval(Millis timeout) {
   return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)};
 }
 
-bool is_timeout(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT; }
-
 }  // namespace
 
 Connection::Connection(const ConnectionSettings& settings, Address address,

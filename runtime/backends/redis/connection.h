@@ -3,6 +3,7 @@
 // reply) and is never used again.
 #pragma once
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -24,6 +25,12 @@
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
+
+// Whether a socket call's errno says the socket's timeout ran out (a blocking call gives EAGAIN)
+// or the peer stopped answering.
+inline bool is_timeout(int error) {
+  return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT;
+}
 
 class Connection {
  public:
@@ -77,6 +84,8 @@ class Connection {
   const Address& address() const { return address_; }
   std::uint64_t generation() const { return generation_; }
   const std::string& server() const { return settings_.server; }
+  // The socket, for SharedConnection: once connected, it does its own reading and writing.
+  int socket() const { return context_->fd; }
 
  private:
   struct ContextFree {

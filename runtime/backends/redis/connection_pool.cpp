@@ -29,15 +29,17 @@ std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
 
 ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   std::unique_lock lock(mutex_);
-  const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout, [&] {
-    return !idle_.empty() || open_ < settings_.max_connections;
-  });
+  const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout,
+                                              [&] { return !idle_.empty() || open_ < max_open_; });
   if (!available)
-    throw ServerError(settings_.server,
-                      "all " + std::to_string(settings_.max_connections) +
-                          " connections (max_connections) stayed busy for " +
-                          std::to_string(settings_.connect_timeout.count()) + " ms",
-                      true);
+    throw ServerError(
+        settings_.server,
+        "all " + std::to_string(max_open_) + " pooled connections stayed busy for " +
+            std::to_string(settings_.connect_timeout.count()) +
+            " ms (max_connections=" + std::to_string(settings_.max_connections) +
+            (max_open_ < settings_.max_connections ? ", one of them shared by the lock commands)"
+                                                   : ")"),
+        true);
   const std::uint64_t generation = locator_.generation();
   std::vector<std::unique_ptr<Connection>> stale;
   // Connections to a master that has moved since go.
@@ -57,7 +59,7 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
     lock.unlock();
     return Handle(*this, std::move(connection), true);
   }
-  if (open_ < settings_.max_connections) {
+  if (open_ < max_open_) {
     ++open_;
   } else {
     // At the cap, so one is idle: its slot goes to the new connection.

@@ -1,6 +1,7 @@
 // Connections for commands, shared by every thread of one backend: at most
-// max_connections open at once, all to the master the locator names; broken ones, and
-// those to a master that has since moved, are dropped, never handed out again.
+// max_connections open at once (with the lock commands' shared one), all to the master the locator
+// names; broken ones, and those to a master that has since moved, are dropped, never handed out
+// again.
 #pragma once
 
 #include <condition_variable>
@@ -41,9 +42,11 @@ class ConnectionPool {
     bool reused_;
   };
 
-  // `settings` and `locator` must outlive the pool.
-  ConnectionPool(const ConnectionSettings& settings, const MasterLocator& locator)
-      : settings_(settings), locator_(locator) {}
+  // `settings` and `locator` must outlive the pool. It opens at most `max_open` connections:
+  // max_connections, less the one the lock commands share when they do (redis_backend.h).
+  ConnectionPool(const ConnectionSettings& settings, const MasterLocator& locator,
+                 unsigned max_open)
+      : settings_(settings), locator_(locator), max_open_(max_open) {}
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
@@ -64,6 +67,7 @@ class ConnectionPool {
 
   const ConnectionSettings& settings_;
   const MasterLocator& locator_;
+  const unsigned max_open_;
   std::mutex mutex_;
   std::condition_variable slot_freed_;
   std::vector<std::unique_ptr<Connection>> idle_;

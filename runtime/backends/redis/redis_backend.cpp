@@ -77,7 +77,8 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       stats_(stats),
       holder_(process_label() + ' '),
       locator_(settings_),
-      pool_(settings_, locator_),
+      pool_(settings_, locator_,
+            shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
       scripts_(load_scripts(pool_)),
       listener_(settings_, locator_, stats_) {
   locator_.set_on_moved([this] { listener_.master_moved(); });
@@ -103,6 +104,52 @@ ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lo
     if (connection) return std::move(*connection);
   }
   return borrow(true);
+}
+
+std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
+                                                                bool& made) {
+  // Declared first, so that a connection replaced here closes after the mutex is released:
+  // closing reads the replies it still owes.
+  std::shared_ptr<SharedConnection> replaced;
+  const std::lock_guard guard(lock_connection_mutex_);
+  made = false;
+  const std::uint64_t generation = locator_.generation();
+  if (lock_connection_ && lock_connection_.get() != failed && !lock_connection_->broken() &&
+      lock_connection_->generation() == generation)
+    return lock_connection_;
+  replaced = std::move(lock_connection_);
+  const auto connect = [&] {
+    const MasterLocator::Master master = locator_.current();
+    return std::make_shared<SharedConnection>(settings_, master.address, master.generation);
+  };
+  try {
+    lock_connection_ = connect();
+  } catch (const ServerError&) {
+    // As borrow(): the master may have failed over before the sentinels' word reached us.
+    if (!locator_.refresh(generation)) throw;
+    lock_connection_ = connect();
+  }
+  made = true;
+  return lock_connection_;
+}
+
+template <class Operation>
+auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation) {
+  bool made = false;
+  std::shared_ptr<SharedConnection> connection = lock_connection(nullptr, made);
+  try {
+    ++stats_.round_trips;
+    return operation(*connection);
+  } catch (const ServerError& error) {
+    // As with_connection: an error reply leaves the connection sound.
+    const bool again = connection->broken() &&
+                       (retry == Retry::after_any_failure || (!made && !error.timed_out()) ||
+                        locator_.refresh(connection->generation()));
+    if (!again) throw;
+  }
+  connection = lock_connection(connection.get(), made);
+  ++stats_.round_trips;
+  return operation(*connection);
 }
 
 template <class Operation>
@@ -149,6 +196,10 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
   KindCall texts;
   const ScriptCall call = texts.acquire(request, holder, attempt);
   try {
+    if (asking == Asking::no && shares_lock_connection())
+      return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
+        return read_acquire_reply(*scripts_.run(connection, call), sent_at);
+      });
     return with_connection(
         Retry::after_reset,
         [&](Connection& connection) {
@@ -198,6 +249,15 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
   throw ServerError(settings_.server, script_failure("acquire", reply));
 }
 
+ReleaseOutcome RedisBackend::read_release_reply(const redisReply& reply) const {
+  if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1))
+    return reply.integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+  if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
+  if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
+    throw TryAgain(settings_.server, script_failure("release", reply));
+  throw ServerError(settings_.server, script_failure("release", reply));
+}
+
 long long RedisBackend::replicas_acknowledging(Connection& connection, Millis timeout) const {
   const std::string replicas = std::to_string(settings_.min_replicas);
   const std::string wait_ms = std::to_string(std::max<Millis::rep>(timeout.count(), 1));
@@ -230,12 +290,16 @@ ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
 void RedisBackend::withdraw(const HoldId& hold) {
   KindCall texts;
   const ScriptCall call = texts.withdraw(hold, publish_command());
+  const auto run = [&](auto& connection) {
+    const Reply reply = scripts_.run(connection, call);
+    if (reply->type != REDIS_REPLY_INTEGER)
+      throw ServerError(settings_.server, script_failure("withdraw", *reply));
+  };
   try {
-    with_connection(Retry::after_reset, [&](Connection& connection) {
-      const Reply reply = scripts_.run(connection, call);
-      if (reply->type != REDIS_REPLY_INTEGER)
-        throw ServerError(settings_.server, script_failure("withdraw", *reply));
-    });
+    if (shares_lock_connection())
+      with_lock_connection(Retry::after_reset, run);
+    else
+      with_connection(Retry::after_reset, run);
   } catch (const ServerError& error) {
     log(LogLevel::warning, error.for_lock(hold.name).what() +
                                std::string(" (a waiter that stopped waiting; what it left "
@@ -249,16 +313,13 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
   const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
   try {
     // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
+    if (asking == Asking::no && shares_lock_connection())
+      return with_lock_connection(Retry::after_any_failure, [&](SharedConnection& connection) {
+        return read_release_reply(*scripts_.run(connection, call));
+      });
     return with_connection(Retry::after_any_failure, [&](Connection& connection) {
       if (asking == Asking::yes) send_asking(connection);
-      const Reply reply = scripts_.run(connection, call);
-      if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
-        return reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
-      if (auto redirect = redirect_of(*reply))
-        throw Redirected(settings_.server, std::move(*redirect));
-      if (is_error(*reply) && reply_text(*reply).starts_with("TRYAGAIN"))
-        throw TryAgain(settings_.server, script_failure("release", *reply));
-      throw ServerError(settings_.server, script_failure("release", *reply));
+      return read_release_reply(*scripts_.run(connection, call));
     });
   } catch (const Redirected&) {
     throw;
@@ -275,26 +336,50 @@ void RedisBackend::release_unawaited(const ReleaseRequest& request,
   KindCall texts;
   const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
   try {
-    const auto connection = borrow(true);
-    try {
-      ++stats_.round_trips;
-      const Connection* sent_on = &*connection;
-      scripts_.send_unawaited(
-          *connection, call,
-          [this, report, sent_on, lock = std::string(hold.name)](const redisReply* reply) {
-            unanswered_.answered(lock, sent_on);
-            report(release_report(reply, settings_.server, lock));
-          });
-      unanswered_.sent(hold.name, sent_on);
+    if (shares_lock_connection() ? send_release_shared(call, hold.name, report)
+                                 : send_release_pooled(call, hold.name, report))
       return;
-    } catch (const ServerError&) {
-      // The connection broke on the way out: the waiting release tries a new one.
-    }
   } catch (const ServerError& error) {
     report({std::nullopt, error.for_lock(hold.name).what()});
     return;
   }
+  // The connection broke on the way out: the waiting release tries a new one.
   Backend::release_unawaited(request, report);
+}
+
+bool RedisBackend::send_release_shared(const ScriptCall& call, std::string_view lock,
+                                       const ReleaseReportHandler& report) {
+  bool made = false;
+  const auto connection = lock_connection(nullptr, made);
+  try {
+    ++stats_.round_trips;
+    scripts_.send_unawaited(*connection, call,
+                            [this, report, lock = std::string(lock)](const redisReply* reply) {
+                              report(release_report(reply, settings_.server, lock));
+                            });
+    return true;
+  } catch (const ServerError&) {
+    return false;
+  }
+}
+
+bool RedisBackend::send_release_pooled(const ScriptCall& call, std::string_view lock,
+                                       const ReleaseReportHandler& report) {
+  const auto connection = borrow(true);
+  try {
+    ++stats_.round_trips;
+    const Connection* sent_on = &*connection;
+    scripts_.send_unawaited(
+        *connection, call,
+        [this, report, sent_on, lock = std::string(lock)](const redisReply* reply) {
+          unanswered_.answered(lock, sent_on);
+          report(release_report(reply, settings_.server, lock));
+        });
+    unanswered_.sent(lock, sent_on);
+    return true;
+  } catch (const ServerError&) {
+    return false;
+  }
 }
 
 void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,7 @@
 #include "backends/redis/master_locator.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
+#include "backends/redis/shared_connection.h"
 #include "backends/redis/unanswered_releases.h"
 #include "core/stats.h"
 #include "util/url.h"
@@ -84,6 +86,18 @@ class RedisBackend final : public Backend {
     after_any_failure,
   };
 
+  // Whether the lock commands (acquire, release, withdraw) share one connection rather than
+  // borrow pooled ones: unless they wait for replicas (WAIT answers for the connection's own
+  // writes), or max_connections leaves room for no more than one connection.
+  bool shares_lock_connection() const {
+    return settings_.min_replicas == 0 && settings_.max_connections >= 2;
+  }
+  // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
+  template <class Operation>
+  auto with_lock_connection(Retry retry, Operation&& operation);
+  // The shared connection, made anew when there is none, or it is `failed`, broken, or to a
+  // master that has moved since; `made` says whether it was made for this call.
+  std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   // With `lock`, the first connection is the one an unanswered release of the lock went out
   // on, if any (unanswered_releases.h).
@@ -97,9 +111,18 @@ class RedisBackend final : public Backend {
   std::string_view publish_command() const {
     return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
   }
+  // Send a release whose reply is read later, on the shared connection or a pooled one (which
+  // an acquisition of the same lock then waits for: unanswered_releases.h); false when the
+  // connection broke on the way out. Throw ServerError when there is no connection.
+  bool send_release_shared(const ScriptCall& call, std::string_view lock,
+                           const ReleaseReportHandler& report);
+  bool send_release_pooled(const ScriptCall& call, std::string_view lock,
+                           const ReleaseReportHandler& report);
   // ASKING: the next command may touch a slot this master is importing.
   void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+  // The release script's verdict; throws for a redirect, TRYAGAIN or an unexpected reply.
+  ReleaseOutcome read_release_reply(const redisReply& reply) const;
   // A waiter that stopped waiting takes back its trace (a writer's mark, which held new readers
   // back; a fair waiter's place in the queue); a failure leaves it to expire with its ttl.
   void withdraw(const HoldId& hold);
@@ -117,6 +140,8 @@ class RedisBackend final : public Backend {
   UnansweredReleases unanswered_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
+  std::mutex lock_connection_mutex_;
+  std::shared_ptr<SharedConnection> lock_connection_;  // under lock_connection_mutex_
   ReleaseListener listener_;
 };
 

@@ -84,8 +84,10 @@ void append_call(Connection& connection, std::string_view verb, std::string_view
   with_command(verb, script, call, [&](CommandParts parts) { connection.append(parts); });
 }
 
-void send_call_unawaited(Connection& connection, std::string_view verb, std::string_view script,
-                         const ScriptCall& call, Connection::ReplyHandler handler) {
+// `Link` is a Connection or a SharedConnection.
+template <class Link>
+void send_call_unawaited(Link& connection, std::string_view verb, std::string_view script,
+                         const ScriptCall& call, typename Link::ReplyHandler handler) {
   with_command(verb, script, call,
                [&](CommandParts parts) { connection.send_unawaited(parts, std::move(handler)); });
 }
@@ -115,6 +117,27 @@ class KeptCall {
   std::size_t key_count_;
 };
 
+template <class Link>
+void send_script_unawaited(Link& connection, std::string_view digest, const ScriptCall& call,
+                           std::function<void(const redisReply*)> on_reply) {
+  auto kept = std::make_shared<const KeptCall>(call);
+  send_call_unawaited(connection, "EVALSHA", digest, kept->call(),
+                      [kept, on_reply = std::move(on_reply)](Link& again, const redisReply* reply) {
+                        if (reply == nullptr || !is_noscript(*reply)) {
+                          on_reply(reply);
+                          return;
+                        }
+                        try {
+                          // EVAL also puts the script back into the server's cache.
+                          send_call_unawaited(
+                              again, "EVAL", body_of(kept->call().script), kept->call(),
+                              [on_reply](Link&, const redisReply* last) { on_reply(last); });
+                        } catch (const ServerError&) {
+                          on_reply(nullptr);
+                        }
+                      });
+}
+
 }  // namespace
 
 ScriptRunner::ScriptRunner(Connection& connection) {
@@ -134,22 +157,25 @@ Reply ScriptRunner::run(Connection& connection, const ScriptCall& call) const {
 
 void ScriptRunner::send_unawaited(Connection& connection, const ScriptCall& call,
                                   std::function<void(const redisReply*)> on_reply) const {
-  auto kept = std::make_shared<const KeptCall>(call);
-  send_call_unawaited(
-      connection, "EVALSHA", digests_[static_cast<std::size_t>(call.script)], kept->call(),
-      [kept, on_reply = std::move(on_reply)](Connection& again, const redisReply* reply) {
-        if (reply == nullptr || !is_noscript(*reply)) {
-          on_reply(reply);
-          return;
-        }
-        try {
-          // EVAL also puts the script back into the server's cache.
-          send_call_unawaited(again, "EVAL", body_of(kept->call().script), kept->call(),
-                              [on_reply](Connection&, const redisReply* last) { on_reply(last); });
-        } catch (const ServerError&) {
-          on_reply(nullptr);
-        }
-      });
+  send_script_unawaited(connection, digests_[static_cast<std::size_t>(call.script)], call,
+                        std::move(on_reply));
+}
+
+void ScriptRunner::send_unawaited(SharedConnection& connection, const ScriptCall& call,
+                                  std::function<void(const redisReply*)> on_reply) const {
+  send_script_unawaited(connection, digests_[static_cast<std::size_t>(call.script)], call,
+                        std::move(on_reply));
+}
+
+Reply ScriptRunner::run(SharedConnection& connection, const ScriptCall& call) const {
+  Reply reply;
+  with_command("EVALSHA", digests_[static_cast<std::size_t>(call.script)], call,
+               [&](CommandParts parts) { reply = connection.command(parts); });
+  if (!is_noscript(*reply)) return reply;
+  // EVAL also puts the script back into the server's cache, so EVALSHA works again next time.
+  with_command("EVAL", body_of(call.script), call,
+               [&](CommandParts parts) { reply = connection.command(parts); });
+  return reply;
 }
 
 std::vector<Reply> ScriptRunner::run_all(Connection& connection,

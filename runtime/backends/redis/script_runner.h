@@ -11,6 +11,7 @@
 
 #include "backends/redis/connection.h"
 #include "backends/redis/reply.h"
+#include "backends/redis/shared_connection.h"
 
 namespace distlock::detail::redis {
 
@@ -51,6 +52,10 @@ class ScriptRunner {
   // connection broke before it came. The call's texts are copied: they need not outlive it.
   // Throws ServerError when it cannot be sent; `on_reply` is then never called.
   void send_unawaited(Connection& connection, const ScriptCall& call,
+                      std::function<void(const redisReply*)> on_reply) const;
+  // The same two on the connection the lock commands share.
+  Reply run(SharedConnection& connection, const ScriptCall& call) const;
+  void send_unawaited(SharedConnection& connection, const ScriptCall& call,
                       std::function<void(const redisReply*)> on_reply) const;
   // Many calls, pipelined: one round trip, two if the cache was lost.
   std::vector<Reply> run_all(Connection& connection, std::span<const ScriptCall> calls) const;

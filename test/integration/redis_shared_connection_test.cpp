@@ -1,0 +1,166 @@
+// The connection the Redis lock commands share (runtime/backends/redis/shared_connection.h),
+// against a real redis-server: every caller gets its own reply however many send at once,
+// replies read for others reach them in order, and a server that stops answering or goes
+// away fails every caller still waiting, by name, and never hangs one.
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "backends/redis/server_error.h"
+#include "backends/redis/shared_connection.h"
+#include "redis_server.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RedisServer;
+
+ConnectionSettings settings_for(const RedisServer& server, Millis command_timeout = Millis(5000)) {
+  ConnectionSettings settings;
+  settings.server = server.url();
+  settings.address = Address{"127.0.0.1", server.port(), {}};
+  settings.connect_timeout = Millis(5000);
+  settings.command_timeout = command_timeout;
+  return settings;
+}
+
+Reply command(SharedConnection& connection, std::initializer_list<std::string_view> args) {
+  const std::span<const std::string_view> all(args.begin(), args.size());
+  return connection.command({all});
+}
+
+std::string text_of(const Reply& reply) { return std::string(reply_text(*reply)); }
+
+TEST(RedisSharedConnection, ManyThreadsEachGetTheirOwnReplies) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  constexpr int kThreads = 8;
+  constexpr int kCommands = 300;
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCommands; ++i) {
+        const std::string mine = std::to_string(t) + "-" + std::to_string(i);
+        if (text_of(command(connection, {"ECHO", mine})) != mine) ++mismatches[t];
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+  EXPECT_FALSE(connection.broken());
+}
+
+// Replies to commands nobody waits for go to their handlers, in the order the commands went
+// out, once a later caller reads them; the caller's own reply comes after them.
+TEST(RedisSharedConnection, UnawaitedRepliesReachTheirHandlersInOrder) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  std::vector<long long> counted;
+  const std::string_view incr[] = {"INCR", "counter"};
+  for (int i = 0; i < 3; ++i)
+    connection.send_unawaited({incr}, [&](SharedConnection&, const redisReply* reply) {
+      ASSERT_NE(reply, nullptr);
+      counted.push_back(reply->integer);
+    });
+  EXPECT_EQ(text_of(command(connection, {"GET", "counter"})), "3");
+  EXPECT_EQ(counted, (std::vector<long long>{1, 2, 3}));
+}
+
+TEST(RedisSharedConnection, ClosingReadsTheRepliesStillOwed) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  bool answered = false;
+  {
+    SharedConnection connection(settings, settings.address, 0);
+    const std::string_view set[] = {"SET", "closing", "1"};
+    connection.send_unawaited({set}, [&](SharedConnection&, const redisReply* reply) {
+      answered = reply != nullptr && reply_text(*reply) == "OK";
+    });
+  }
+  EXPECT_TRUE(answered);
+  EXPECT_EQ(server.cli({"GET", "closing"}), "1");
+}
+
+// A server that stops answering: every caller waiting gives up at command_timeout with the
+// server's name and the command, the handlers of unawaited commands hear that no reply will
+// come, and the connection is not used again.
+TEST(RedisSharedConnection, SilenceFailsEveryCallerAtTheTimeout) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server, Millis(300));
+  SharedConnection connection(settings, settings.address, 0);
+  EXPECT_EQ(text_of(command(connection, {"PING"})), "PONG");
+
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  std::atomic<int> lost_replies{0};
+  const std::string_view ping[] = {"PING"};
+  connection.send_unawaited({ping}, [&](SharedConnection&, const redisReply* reply) {
+    if (reply == nullptr) ++lost_replies;
+  });
+  constexpr int kThreads = 4;
+  std::vector<std::string> failures(kThreads);
+  std::vector<int> timed_out(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        command(connection, {"ECHO", "silence"});
+      } catch (const ServerError& error) {
+        failures[t] = error.what();
+        timed_out[t] = error.timed_out();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  ASSERT_EQ(::kill(server.pid(), SIGCONT), 0);
+
+  EXPECT_EQ(lost_replies.load(), 1);
+  EXPECT_TRUE(connection.broken());
+  // The caller that was reading saw the timeout; the others learn of it from it.
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_NE(failures[t].find(std::to_string(server.port())), std::string::npos) << failures[t];
+    EXPECT_NE(failures[t].find("within 300 ms (command_timeout)"), std::string::npos)
+        << failures[t];
+    EXPECT_TRUE(timed_out[t]) << failures[t];
+  }
+  EXPECT_THROW(command(connection, {"PING"}), ServerError);
+}
+
+TEST(RedisSharedConnection, AServerThatGoesAwayFailsTheCallersWaiting) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  EXPECT_EQ(text_of(command(connection, {"PING"})), "PONG");
+
+  // Stopped first, so that the callers are surely waiting when it goes.
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  constexpr int kThreads = 4;
+  std::atomic<int> failed{0};
+  std::atomic<int> sent{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      try {
+        ++sent;
+        command(connection, {"ECHO", "gone"});
+      } catch (const ServerError& error) {
+        if (std::string(error.what()).find(settings.server) != std::string::npos) ++failed;
+      }
+    });
+  while (sent.load() < kThreads) std::this_thread::yield();
+  ASSERT_EQ(::kill(server.pid(), SIGKILL), 0);
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), kThreads);
+  EXPECT_TRUE(connection.broken());
+}
+
+}  // namespace
+}  // namespace distlock::detail::redis
