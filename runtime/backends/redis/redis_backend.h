@@ -111,9 +111,9 @@ class RedisBackend final : public Backend {
   std::string_view publish_command() const {
     return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
   }
-  // Send a release whose reply is read later, on the shared connection or a pooled one (which
-  // an acquisition of the same lock then waits for: unanswered_releases.h); false when the
-  // connection broke on the way out. Throw ServerError when there is no connection.
+  // Each sends a release whose reply is read later, on the shared connection or on a pooled one
+  // (which an acquisition of the same lock then waits for: unanswered_releases.h); false when
+  // the connection broke on the way out. Each throws ServerError when there is no connection.
   bool send_release_shared(const ScriptCall& call, std::string_view lock,
                            const ReleaseReportHandler& report);
   bool send_release_pooled(const ScriptCall& call, std::string_view lock,
