@@ -106,6 +106,15 @@ ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lo
   return borrow(true);
 }
 
+template <class Link>
+bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, const Link& connection,
+                                     bool reused) {
+  // An error reply leaves the connection sound, and asking again would repeat it.
+  return connection.broken() &&
+         (retry == Retry::after_any_failure || (reused && !error.timed_out()) ||
+          locator_.refresh(connection.generation()));
+}
+
 std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
                                                                 bool& made) {
   // Declared first, so that a connection replaced here closes after the mutex is released:
@@ -141,11 +150,7 @@ auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation) {
     ++stats_.round_trips;
     return operation(*connection);
   } catch (const ServerError& error) {
-    // As with_connection: an error reply leaves the connection sound.
-    const bool again = connection->broken() &&
-                       (retry == Retry::after_any_failure || (!made && !error.timed_out()) ||
-                        locator_.refresh(connection->generation()));
-    if (!again) throw;
+    if (!worth_another_try(retry, error, *connection, !made)) throw;
   }
   connection = lock_connection(connection.get(), made);
   ++stats_.round_trips;
@@ -160,11 +165,7 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::stri
       ++stats_.round_trips;
       return operation(*connection);
     } catch (const ServerError& error) {
-      // An error reply leaves the connection sound, and asking again would repeat it.
-      const bool again = connection->broken() && (retry == Retry::after_any_failure ||
-                                                  (connection.reused() && !error.timed_out()) ||
-                                                  locator_.refresh(connection->generation()));
-      if (!again) throw;
+      if (!worth_another_try(retry, error, *connection, connection.reused())) throw;
     }
   }
   const auto connection = borrow(false);
@@ -243,19 +244,20 @@ Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
     if (reply.element[0]->integer == 1)
       if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}, 0, sent_at};
   }
+  throw_script_failure("acquire", reply);
+}
+
+void RedisBackend::throw_script_failure(std::string_view script, const redisReply& reply) const {
   if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
   if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
-    throw TryAgain(settings_.server, script_failure("acquire", reply));
-  throw ServerError(settings_.server, script_failure("acquire", reply));
+    throw TryAgain(settings_.server, script_failure(script, reply));
+  throw ServerError(settings_.server, script_failure(script, reply));
 }
 
 ReleaseOutcome RedisBackend::read_release_reply(const redisReply& reply) const {
   if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1))
     return reply.integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
-  if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
-  if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
-    throw TryAgain(settings_.server, script_failure("release", reply));
-  throw ServerError(settings_.server, script_failure("release", reply));
+  throw_script_failure("release", reply);
 }
 
 long long RedisBackend::replicas_acknowledging(Connection& connection, Millis timeout) const {

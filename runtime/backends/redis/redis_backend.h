@@ -20,6 +20,7 @@
 #include "backends/redis/master_locator.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
+#include "backends/redis/server_error.h"
 #include "backends/redis/shared_connection.h"
 #include "backends/redis/unanswered_releases.h"
 #include "core/stats.h"
@@ -92,6 +93,11 @@ class RedisBackend final : public Backend {
   bool shares_lock_connection() const {
     return settings_.min_replicas == 0 && settings_.max_connections >= 2;
   }
+  // After `error` on `connection` (a Connection or the SharedConnection; `reused`: it served
+  // earlier callers): whether `retry` calls for another try on a new connection.
+  template <class Link>
+  bool worth_another_try(Retry retry, const ServerError& error, const Link& connection,
+                         bool reused);
   // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
   template <class Operation>
   auto with_lock_connection(Retry retry, Operation&& operation);
@@ -123,6 +129,8 @@ class RedisBackend final : public Backend {
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
   // The release script's verdict; throws for a redirect, TRYAGAIN or an unexpected reply.
   ReleaseOutcome read_release_reply(const redisReply& reply) const;
+  // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
+  [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
   // A waiter that stopped waiting takes back its trace (a writer's mark, which held new readers
   // back; a fair waiter's place in the queue); a failure leaves it to expire with its ttl.
   void withdraw(const HoldId& hold);
