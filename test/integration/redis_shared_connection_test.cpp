@@ -1,11 +1,18 @@
 // The connection the Redis lock commands share (runtime/backends/redis/shared_connection.h),
 // against a real redis-server: every caller gets its own reply however many send at once,
-// replies read for others reach them in order, and a server that stops answering or goes
-// away fails every caller still waiting, by name, and never hangs one.
+// replies read for others reach them in order, a caller that runs a handler hands the reading
+// on first, and a server that stops answering or goes away fails every caller still waiting,
+// by name, and never hangs one.
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -38,6 +45,16 @@ Reply command(SharedConnection& connection, std::initializer_list<std::string_vi
 }
 
 std::string text_of(const Reply& reply) { return std::string(reply_text(*reply)); }
+
+// Whether the thread `tid` of this process is asleep (state S in /proc).
+bool asleep(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto end_of_name = line.rfind(')');
+  return end_of_name != std::string::npos && line.size() > end_of_name + 2 &&
+         line[end_of_name + 2] == 'S';
+}
 
 TEST(RedisSharedConnection, ManyThreadsEachGetTheirOwnReplies) {
   RedisServer server;
@@ -74,6 +91,76 @@ TEST(RedisSharedConnection, UnawaitedRepliesReachTheirHandlersInOrder) {
     });
   EXPECT_EQ(text_of(command(connection, {"GET", "counter"})), "3");
   EXPECT_EQ(counted, (std::vector<long long>{1, 2, 3}));
+}
+
+// The caller that reads a reply nobody waits for runs its handler (a scope exit's report, which
+// reaches the user's callbacks), and hands the reading on first: a handler that waits for
+// another caller's reply gets it, where it would otherwise wait for itself. Both callers are
+// waiting when that reply is read (the server is stopped until then); which of them reads it
+// is up to the scheduler, so the handler waits for the other one.
+TEST(RedisSharedConnection, AReaderHandsTheReadingOnBeforeItRunsAHandler) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  EXPECT_EQ(text_of(command(connection, {"PING"})), "PONG");
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::array<std::thread::id, 2> callers;
+  std::array<bool, 2> answered{false, false};
+  int handlers_run = 0;
+  bool other_answered_meanwhile = false;
+
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  const std::string_view ping[] = {"PING"};
+  connection.send_unawaited({ping}, [&](SharedConnection&, const redisReply* reply) {
+    EXPECT_NE(reply, nullptr);
+    std::unique_lock lock(mutex);
+    ++handlers_run;
+    const std::size_t other = callers[0] == std::this_thread::get_id() ? 1 : 0;
+    lock.unlock();
+    // Both lists at once: the server answers the two BLPOPs, in order.
+    server.cli({"RPUSH", "list-0", "first"});
+    server.cli({"RPUSH", "list-1", "second"});
+    lock.lock();
+    other_answered_meanwhile = changed.wait_for(lock, 10s, [&] { return answered[other]; });
+  });
+  std::array<std::string, 2> replies;
+  std::array<std::atomic<pid_t>, 2> tids{};
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < 2; ++i)
+    threads.emplace_back([&, i] {
+      {
+        std::lock_guard lock(mutex);
+        callers[i] = std::this_thread::get_id();
+      }
+      tids[i] = static_cast<pid_t>(::syscall(SYS_gettid));
+      const std::string list = "list-" + std::to_string(i);
+      const Reply reply = command(connection, {"BLPOP", list, "0"});
+      std::lock_guard lock(mutex);
+      replies[i] = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2
+                       ? std::string(reply_text(*reply->element[1]))
+                       : describe_reply(*reply);
+      answered[i] = true;
+      changed.notify_all();
+    });
+  // Both callers wait for a reply (one reads, the other waits its turn) before any comes.
+  const auto limit = std::chrono::steady_clock::now() + 10s;
+  const auto both_asleep = [&] {
+    return tids[0] != 0 && tids[1] != 0 && asleep(tids[0]) && asleep(tids[1]);
+  };
+  while (!both_asleep() && std::chrono::steady_clock::now() < limit) std::this_thread::yield();
+  const bool waited = both_asleep();
+  ASSERT_EQ(::kill(server.pid(), SIGCONT), 0);
+  for (auto& thread : threads) thread.join();
+
+  EXPECT_TRUE(waited) << "the callers did not both wait within 10 s";
+  EXPECT_EQ(handlers_run, 1);
+  EXPECT_TRUE(other_answered_meanwhile)
+      << "the handler's thread kept the reading: the other caller's reply waited for it";
+  EXPECT_EQ(replies[0], "first");
+  EXPECT_EQ(replies[1], "second");
+  EXPECT_FALSE(connection.broken());
 }
 
 TEST(RedisSharedConnection, ClosingReadsTheRepliesStillOwed) {
