@@ -13,6 +13,7 @@
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
+#include "backends/redis/server_version.h"
 #include "backends/redis/waiting.h"
 #include "util/process_label.h"
 
@@ -56,6 +57,7 @@ ReleaseReport release_report(const redisReply* reply, const std::string& server,
 
 ScriptRunner load_scripts(ConnectionPool& pool) {
   const auto connection = pool.borrow();
+  require_supported_version(*connection);
   return ScriptRunner(*connection);
 }
 
