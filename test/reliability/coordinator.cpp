@@ -42,6 +42,8 @@ class RunDirectory {
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
   const std::filesystem::path& path() const { return path_; }
+  bool kept() const { return keep_; }
+  void keep() { keep_ = true; }
 
  private:
   std::filesystem::path path_;
@@ -212,7 +214,10 @@ int run_checker(const RunConfig& config) {
   print_report(std::cout, report);
   if (!config.markdown.empty()) append_markdown_row(config.markdown, report);
   if (!config.timeline.empty()) write_timeline(config.timeline, report);
-  if (config.keep) std::cout << "run directory kept: " << directory.path().string() << "\n";
+  // A failed run's worker and server logs are what explain it; a negative control is meant to
+  // fail.
+  if (config.check && !report.ok() && !config.breaks.any()) directory.keep();
+  if (directory.kept()) std::cout << "run directory kept: " << directory.path().string() << "\n";
   std::cout.flush();
   return (!config.check || report.ok()) ? 0 : 1;
 }

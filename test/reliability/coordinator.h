@@ -37,8 +37,9 @@ struct RunConfig {
     bool fencing = false;  // the store accepts every fence
     bool checked = false;  // workers write without checked()
     bool on_lost = false;  // a worker hears of a loss 2 x slack after on_lost reports it
+    bool any() const { return renewal || fencing || checked || on_lost; }
   } breaks;
-  bool keep = false;               // keep the run's directory (logs, journal)
+  bool keep = false;               // keep the run's directory (logs, journal) even if it passes
   std::filesystem::path markdown;  // append a table row here
   std::filesystem::path timeline;  // write the run's timeline here (timeline.h)
   std::filesystem::path self;      // this executable, run again as the workers

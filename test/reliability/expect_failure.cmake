@@ -20,4 +20,8 @@ endif()
 if(NOT result EQUAL 1)
   message(FATAL_ERROR "the checker exited with ${result}, not 1 (a failed check); stderr:\n${errors}")
 endif()
+# A run meant to fail leaves nothing behind, unlike a run that fails by surprise.
+if(output MATCHES "run directory kept")
+  message(FATAL_ERROR "the negative control kept its run directory")
+endif()
 message(STATUS "negative control: '${EXPECT}' failed, as it must")
