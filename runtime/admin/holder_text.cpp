@@ -1,6 +1,6 @@
 #include "admin/holder_text.h"
 
-#include <charconv>
+#include "util/decimal.h"
 
 namespace distlock::detail {
 
@@ -15,14 +15,13 @@ HolderText parse_holder_text(std::string_view text) {
     return parsed;
   }
   const std::string_view pid = text.substr(pid_space + 1, last_space - pid_space - 1);
-  long long value = 0;
-  const auto [end, error] = std::from_chars(pid.data(), pid.data() + pid.size(), value);
-  if (error != std::errc() || end != pid.data() + pid.size()) {
+  const auto value = parse_decimal<long long>(pid);
+  if (!value) {
     parsed.host = std::string(text);
     return parsed;
   }
   parsed.host = std::string(text.substr(0, pid_space));
-  parsed.pid = value;
+  parsed.pid = *value;
   parsed.last = std::string(text.substr(last_space + 1));
   return parsed;
 }

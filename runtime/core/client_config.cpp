@@ -1,9 +1,10 @@
 #include "core/client_config.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <distlock/error.h>
+
+#include "util/decimal.h"
 
 namespace distlock::detail {
 namespace {
@@ -25,11 +26,9 @@ Millis parse_timeout(const Url& url, std::string_view key, const std::string& va
 }
 
 unsigned parse_count(const Url& url, std::string_view key, const std::string& value) {
-  unsigned count = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), count);
-  if (error != std::errc() || end != value.data() + value.size() || count == 0)
-    bad_parameter(url, key, "must be a positive whole number");
-  return count;
+  const auto count = parse_decimal<unsigned>(value);
+  if (!count || *count == 0) bad_parameter(url, key, "must be a positive whole number");
+  return *count;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <distlock/error.h>
 
+#include "util/decimal.h"
+
 namespace distlock::detail {
 namespace {
 
@@ -133,11 +135,10 @@ class UrlParser {
     }
     if (endpoint.host.empty()) fail("empty host");
     if (!port.empty()) {
-      unsigned value = 0;
-      const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
-      if (error != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535)
+      const auto value = parse_decimal<std::uint16_t>(port);
+      if (!value || *value == 0)
         fail("the port '" + std::string(port) + "' is not a number from 1 to 65535");
-      endpoint.port = static_cast<std::uint16_t>(value);
+      endpoint.port = *value;
     }
     return endpoint;
   }

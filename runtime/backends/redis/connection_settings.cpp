@@ -1,8 +1,8 @@
 #include "backends/redis/connection_settings.h"
 
-#include <charconv>
-
 #include <distlock/error.h>
+
+#include "util/decimal.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -15,21 +15,19 @@ constexpr std::uint16_t kDefaultSentinelPort = 26379;
 }
 
 unsigned parse_db(const Url& url, std::string_view text, std::string_view where) {
-  unsigned db = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), db);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size())
+  const auto db = parse_decimal<unsigned>(text);
+  if (!db)
     bad_url(url, std::string(where) + " '" + std::string(text) +
                      "' is not a database number such as 0 or 3");
-  return db;
+  return *db;
 }
 
 unsigned parse_replicas(const Url& url, std::string_view text) {
-  unsigned replicas = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), replicas);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size())
+  const auto replicas = parse_decimal<unsigned>(text);
+  if (!replicas)
     bad_url(url, "query parameter 'min_replicas' must be a whole number such as 0 or 1, not '" +
                      std::string(text) + "'");
-  return replicas;
+  return *replicas;
 }
 
 Address address_of(const Endpoint& endpoint) {

@@ -1,12 +1,11 @@
 #include "backends/redis/force_release.h"
 
-#include <charconv>
-
 #include "admin/holder_text.h"
 #include "backends/redis/lock_listing.h"
 #include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
 #include "redis_scripts_text.h"
+#include "util/decimal.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -28,13 +27,6 @@ HoldKind kind_of_key(const std::string& key, const std::string& name, bool fair)
   return fair ? HoldKind::fair : HoldKind::exclusive;
 }
 
-template <class Number>
-Number number_of(std::string_view text) {
-  Number value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
-
 admin::ReleasedHold released_hold(const redisReply& entry, const std::string& name, bool fair) {
   admin::ReleasedHold released;
   released.name = name;
@@ -43,14 +35,14 @@ admin::ReleasedHold released_hold(const redisReply& entry, const std::string& na
   const std::string key = text(0);
   hold.kind = kind_of_key(key, name, fair);
   hold.holder.acquisition_id = text(1);
-  hold.fence = number_of<std::uint64_t>(text(2));
+  hold.fence = parse_decimal<std::uint64_t>(text(2)).value_or(0);
   const HolderText holder = parse_holder_text(text(3));
   hold.holder.host = holder.host;
   hold.holder.pid = holder.pid;
   if (!holder.last.empty())
     hold.acquired_at = std::chrono::system_clock::time_point(
-        std::chrono::milliseconds(number_of<long long>(holder.last)));
-  hold.count = number_of<unsigned>(text(4));
+        std::chrono::milliseconds(parse_decimal<long long>(holder.last).value_or(0)));
+  hold.count = parse_decimal<unsigned>(text(4)).value_or(0);
   hold.location = hold.kind == HoldKind::read || hold.kind == HoldKind::semaphore
                       ? member_location(key, hold.holder.acquisition_id)
                       : key;

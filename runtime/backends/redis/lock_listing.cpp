@@ -1,13 +1,13 @@
 #include "backends/redis/lock_listing.h"
 
 #include <array>
-#include <charconv>
 #include <set>
 
 #include "admin/holder_text.h"
 #include "admin/lock_inspector.h"
 #include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
+#include "util/decimal.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -83,16 +83,11 @@ void append_reads(Connection& connection, const LockKeys& lock) {
   connection.append(exec);
 }
 
-long long integer_of(std::string_view text) {
-  long long value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
-}
+// A field the scripts wrote as a number; 0 if someone wrote something else there by hand.
+long long integer_of(std::string_view text) { return parse_decimal<long long>(text).value_or(0); }
 
 std::uint64_t fence_of(std::string_view text) {
-  std::uint64_t value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return value;
+  return parse_decimal<std::uint64_t>(text).value_or(0);
 }
 
 // Pairs of a flat array reply (HGETALL's field-value, ZRANGE WITHSCORES's member-score).

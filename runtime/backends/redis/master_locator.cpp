@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
+#include "util/decimal.h"
 #include "util/failure_message.h"
 
 namespace distlock::detail::redis {
@@ -32,10 +32,8 @@ ConnectionSettings settings_for_sentinels(const ConnectionSettings& settings) {
 }
 
 std::optional<std::uint16_t> parse_port(std::string_view text) {
-  std::uint16_t port = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || port == 0)
-    return std::nullopt;
+  const auto port = parse_decimal<std::uint16_t>(text);
+  if (!port || *port == 0) return std::nullopt;
   return port;
 }
 

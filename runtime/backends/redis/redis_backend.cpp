@@ -1,7 +1,6 @@
 #include "backends/redis/redis_backend.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <deque>
 
@@ -15,6 +14,7 @@
 #include "backends/redis/server_error.h"
 #include "backends/redis/server_version.h"
 #include "backends/redis/waiting.h"
+#include "util/decimal.h"
 #include "util/process_label.h"
 
 namespace distlock::detail::redis {
@@ -27,10 +27,7 @@ std::optional<std::uint64_t> parse_fence(const redisReply& reply) {
   if (reply.type == REDIS_REPLY_INTEGER && reply.integer >= 0)
     return static_cast<std::uint64_t>(reply.integer);
   if (reply.type != REDIS_REPLY_STRING) return std::nullopt;
-  std::uint64_t fence = 0;
-  const auto [end, error] = std::from_chars(reply.str, reply.str + reply.len, fence);
-  if (error != std::errc() || end != reply.str + reply.len) return std::nullopt;
-  return fence;
+  return parse_decimal<std::uint64_t>(reply_text(reply));
 }
 
 std::string script_failure(std::string_view script, const redisReply& reply) {
