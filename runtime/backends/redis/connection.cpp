@@ -121,6 +121,8 @@ Reply Connection::command(std::span<const std::string_view> args) {
   return read_reply();
 }
 
+// One part: a braced list converts to the initializer_list overload before any other (list
+// initialization prefers it), so this does not call itself.
 void Connection::append(std::span<const std::string_view> args) { append({args}); }
 
 void Connection::append(std::initializer_list<std::span<const std::string_view>> parts) {
