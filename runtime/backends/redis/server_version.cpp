@@ -1,10 +1,9 @@
 #include "backends/redis/server_version.h"
 
-#include <charconv>
-
 #include "backends/redis/connection.h"
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
+#include "util/decimal.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -14,24 +13,17 @@ std::string text_of(const RedisVersion& version) {
          std::to_string(version.patch);
 }
 
-// The number at the front of `text`, which then starts after it and the '.' that follows.
-std::optional<int> take_part(std::string_view& text, bool last) {
-  int part = 0;
-  const char* const end = text.data() + text.size();
-  const auto [after, error] = std::from_chars(text.data(), end, part);
-  if (error != std::errc() || after == text.data()) return std::nullopt;
-  if (last ? after != end : (after == end || *after != '.')) return std::nullopt;
-  text.remove_prefix(static_cast<std::size_t>(after - text.data()) + (last ? 0 : 1));
-  return part;
-}
-
 }  // namespace
 
 std::optional<RedisVersion> parse_redis_version(std::string_view text) {
-  const auto major = take_part(text, false);
-  const auto minor = major ? take_part(text, false) : std::nullopt;
-  const auto patch = minor ? take_part(text, true) : std::nullopt;
-  if (!patch) return std::nullopt;
+  const auto first_dot = text.find('.');
+  const auto second_dot =
+      first_dot == std::string_view::npos ? first_dot : text.find('.', first_dot + 1);
+  if (second_dot == std::string_view::npos) return std::nullopt;
+  const auto major = parse_decimal<int>(text.substr(0, first_dot));
+  const auto minor = parse_decimal<int>(text.substr(first_dot + 1, second_dot - first_dot - 1));
+  const auto patch = parse_decimal<int>(text.substr(second_dot + 1));
+  if (!major || !minor || !patch) return std::nullopt;
   return RedisVersion{*major, *minor, *patch};
 }
 
