@@ -36,7 +36,7 @@ std::optional<RedisVersion> parse_redis_version(std::string_view text);
 // is left to the scripts).
 std::optional<std::string> unsupported_version(const redisReply& hello_reply);
 
-// Asks the server its version (HELLO, which every ACL user may send) and throws ServerError,
+// Asks the server its version (HELLO, which Redis lets every ACL user send) and throws ServerError,
 // naming the server, if it is older than kOldestRedis.
 void require_supported_version(Connection& connection);
 
