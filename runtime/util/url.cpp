@@ -135,9 +135,8 @@ class UrlParser {
     }
     if (endpoint.host.empty()) fail("empty host");
     if (!port.empty()) {
-      const auto value = parse_decimal<std::uint16_t>(port);
-      if (!value || *value == 0)
-        fail("the port '" + std::string(port) + "' is not a number from 1 to 65535");
+      const auto value = parse_port(port);
+      if (!value) fail("the port '" + std::string(port) + "' is not a number from 1 to 65535");
       endpoint.port = *value;
     }
     return endpoint;

@@ -31,5 +31,15 @@ TEST(Decimal, RefusesWhatDoesNotFit) {
   EXPECT_EQ(parse_decimal<std::uint64_t>("18446744073709551616"), std::nullopt);
 }
 
+TEST(Decimal, APortIsFrom1To65535) {
+  EXPECT_EQ(parse_port("6379"), 6379);
+  EXPECT_EQ(parse_port("1"), 1);
+  EXPECT_EQ(parse_port("65535"), 65535);
+  EXPECT_EQ(parse_port("0"), std::nullopt);
+  EXPECT_EQ(parse_port("65536"), std::nullopt);
+  EXPECT_EQ(parse_port(""), std::nullopt);
+  EXPECT_EQ(parse_port("80x"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace distlock::detail

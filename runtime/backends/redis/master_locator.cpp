@@ -31,12 +31,6 @@ ConnectionSettings settings_for_sentinels(const ConnectionSettings& settings) {
   return sentinel;
 }
 
-std::optional<std::uint16_t> parse_port(std::string_view text) {
-  const auto port = parse_decimal<std::uint16_t>(text);
-  if (!port || *port == 0) return std::nullopt;
-  return port;
-}
-
 // "+switch-master <name> <old-ip> <old-port> <new-ip> <new-port>": the new address when the
 // message is about `name`.
 std::optional<Address> switched_to(std::string_view payload, std::string_view name) {

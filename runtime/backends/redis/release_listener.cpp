@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <utility>
 
@@ -14,6 +13,7 @@
 #include "backends/redis/reply.h"
 #include "backends/redis/server_error.h"
 #include "backends/redis/subscriber_connection.h"
+#include "util/decimal.h"
 #include "util/failure_message.h"
 #include "util/steady_clock.h"
 
@@ -30,11 +30,9 @@ std::string_view push_kind(const redisReply& reply) {
 // The first word of `text` as a number, and the rest after one space; nullopt unless the word
 // is all digits.
 std::optional<std::uint64_t> take_number(std::string_view& text) {
-  std::uint64_t number = 0;
-  const char* const last = text.data() + text.size();
-  const auto [end, error] = std::from_chars(text.data(), last, number);
-  if (error != std::errc() || (end != last && *end != ' ')) return std::nullopt;
-  text.remove_prefix(end == last ? text.size() : end - text.data() + 1);
+  const auto space = text.find(' ');
+  const auto number = parse_decimal<std::uint64_t>(text.substr(0, space));
+  if (number) text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
   return number;
 }
 
