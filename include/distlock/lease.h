@@ -18,13 +18,31 @@ class LeaseState;
 class HeldLeases;
 }  // namespace detail
 
+class Client;
+class LockedCall;
+
 class Lease {
  public:
   using LostCallback = std::function<void(const LockLost&)>;
 
+  // The key to the library's own moves, which put a lease in its place without handing it over.
+  class Relocation {
+    Relocation() = default;
+    friend class Client;
+    friend class LockedCall;
+    friend class detail::ClientCore;
+    friend class Lease;
+  };
+
   Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::LeaseState> state);
+  // Reentry follows the holder. A lease moved within the acquiring thread's stack (into a local
+  // std::optional, say) stays that thread's. Moved anywhere else (into a container, a lambda or
+  // task that another thread runs) or on another thread, it is handed over: from then on nobody
+  // re-enters it (the acquiring thread's next acquisition of the lock waits for it like any
+  // other), and current() no longer shows it on the acquiring thread.
   Lease(Lease&& other) noexcept;
   Lease& operator=(Lease&& other) noexcept;
+  Lease(Relocation, Lease&& other) noexcept;
   Lease(const Lease&) = delete;
   Lease& operator=(const Lease&) = delete;
   // Releases the lock without waiting for the server's verdict where the backend allows (Redis,

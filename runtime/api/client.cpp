@@ -18,11 +18,13 @@ Client::Client(std::shared_ptr<detail::ClientCore> core) : core_(std::move(core)
 Client::~Client() = default;
 
 Lease Client::acquire(const LockSpec& spec, const Key& key) {
-  return *core_->acquire(spec, key, detail::IfBusy::wait_then_throw);
+  return {Lease::Relocation{}, *core_->acquire(spec, key, detail::IfBusy::wait_then_throw)};
 }
 
 std::optional<Lease> Client::try_acquire(const LockSpec& spec, const Key& key) {
-  return core_->acquire(spec, key, detail::IfBusy::return_empty_at_once);
+  auto lease = core_->acquire(spec, key, detail::IfBusy::return_empty_at_once);
+  if (!lease) return std::nullopt;
+  return std::optional<Lease>(std::in_place, Lease::Relocation{}, std::move(*lease));
 }
 
 const std::string& Client::server() const { return core_->server(); }

@@ -22,14 +22,19 @@ Lease::Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::L
 
 Lease::Lease(Borrowed, std::shared_ptr<detail::LeaseState> state) : state_(std::move(state)) {}
 
-Lease::Lease(Lease&& other) noexcept
+Lease::Lease(Relocation, Lease&& other) noexcept
     : core_(std::move(other.core_)), state_(std::move(other.state_)) {}
+
+Lease::Lease(Lease&& other) noexcept : Lease(Relocation{}, std::move(other)) {
+  if (state_ && core_) state_->moved_to(this);
+}
 
 Lease& Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     release_and_log();
     core_ = std::move(other.core_);
     state_ = std::move(other.state_);
+    if (state_ && core_) state_->moved_to(this);
   }
   return *this;
 }

@@ -44,7 +44,7 @@ LockedCall::LockedCall(const LockSpec& spec, const Key* keys, std::size_t count,
 
 void LockedCall::take_one(const LockSpec& spec, const Key& key, Client& client) {
   try {
-    first_.emplace(client.acquire(spec, key));
+    first_.emplace(Lease::Relocation{}, client.acquire(spec, key));
   } catch (const LockTimeout&) {
     if (!skips_when_busy(spec)) throw;
   }
@@ -65,17 +65,18 @@ void LockedCall::take_each(const LockSpec& spec, const Key* keys, std::size_t co
               named.end());
   const auto start = detail::SteadyClock::now();
   LockSpec each = spec;
+  // Reserved: a vector that grew would move the leases, which hands them over.
+  more_.reserve(named.size() - 1);
   try {
     for (const auto& [name, key] : named) {
       if (spec.wait != kWaitForever && spec.wait > Millis::zero()) {
         const auto spent = std::chrono::duration_cast<Millis>(detail::SteadyClock::now() - start);
         each.wait = std::max(spec.wait - spent, Millis::zero());
       }
-      Lease lease = client.acquire(each, *key);
       if (first_)
-        more_.push_back(std::move(lease));
+        more_.emplace_back(Lease::Relocation{}, client.acquire(each, *key));
       else
-        first_.emplace(std::move(lease));
+        first_.emplace(Lease::Relocation{}, client.acquire(each, *key));
     }
   } catch (const LockTimeout&) {
     log_loss(release_all());

@@ -10,6 +10,7 @@
 #include "core/acquisition_id.h"
 #include "core/held_leases.h"
 #include "core/owner_token.h"
+#include "core/lease_state.h"
 
 namespace distlock::detail {
 namespace {
@@ -21,6 +22,11 @@ SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
     return SteadyClock::time_point::max();
   return start + spec.wait;
 }
+
+// Why a thread may find itself waiting for a lock it acquired.
+constexpr std::string_view kHandedOverNote =
+    " (this thread acquired it earlier and moved the Lease away: a moved lease is held by "
+    "whoever has it now, and is not re-entered)";
 
 std::string describe_wait(const LockSpec& spec) {
   if (spec.wait <= Millis::zero()) return "it is held by another owner (try_only)";
@@ -79,32 +85,43 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   }
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
+  const bool semaphore = spec.permits > 0;
+  // A reentry holds under the token of the lease it re-enters; a reader that holds the write
+  // lock reads under the writer's; anything else under the thread's token of the moment.
+  const std::string* reentered =
+      semaphore ? nullptr : HeldLeases::owner_of(instance_id_, name, spec.mode);
+  const std::string* writing = spec.mode == Mode::read
+                                   ? HeldLeases::owner_of(instance_id_, name, Mode::write)
+                                   : nullptr;
+  if (spec.mode == Mode::write && HeldLeases::owner_of(instance_id_, name, Mode::read))
+    throw ConfigError(name, server(),
+                      "this thread holds the read lock: taking the write lock would wait for "
+                      "itself (a read lock cannot be upgraded; release it first)");
+  const std::shared_ptr<ThreadOwner>& thread_owner = ThreadOwner::of_this_thread();
+  std::string owner = reentered != nullptr ? *reentered
+                      : writing != nullptr ? *writing
+                                           : thread_owner->token(instance_id_);
   LeaseIdentity identity{std::move(name),
                          make_acquisition_id(spec.type),
-                         owner_token(instance_id_),
+                         std::move(owner),
                          0,
                          ttl,
                          {spec.mode, spec.permits, spec.fair},
                          std::string(spec.type)};
-  const bool semaphore = identity.kind.semaphore();
-  const bool reentry = !semaphore && HeldLeases::holds(identity.name, identity.owner, spec.mode);
-  const bool holds_write =
-      spec.mode == Mode::read && HeldLeases::holds(identity.name, identity.owner, Mode::write);
-  if (spec.mode == Mode::write && HeldLeases::holds(identity.name, identity.owner, Mode::read))
-    throw ConfigError(identity.name, server(),
-                      "this thread holds the read lock: taking the write lock would wait for "
-                      "itself (a read lock cannot be upgraded; release it first)");
   const auto start = SteadyClock::now();
   const auto deadline = deadline_for(spec, if_busy, start);
   const auto grant =
-      backend_->acquire({identity.hold(), identity.ttl, reentry, holds_write, deadline});
+      backend_->acquire({identity.hold(), identity.ttl, reentered != nullptr, writing != nullptr,
+                         deadline});
   // Without a grant the lock was taken; the backend waited for it if the deadline let it.
   if (grant ? grant->contended : deadline > start) events_.emit(EventKind::contended, spec.type);
   if (!grant) {
     ++stats_.timeouts;
     events_.emit(EventKind::timeout, spec.type, millis_since(start));
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;
-    throw LockTimeout(identity.name, server(), describe_wait(spec));
+    std::string reason = describe_wait(spec);
+    if (HeldLeases::handed_over(identity.name)) reason += kHandedOverNote;
+    throw LockTimeout(identity.name, server(), reason);
   }
   identity.fence = grant->fence;
   // Counted from the reply, which comes after the grant: the lock is kept at least as long.
@@ -112,14 +129,14 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                               ? SteadyClock::now() + spec.hold_at_least
                               : SteadyClock::time_point{};
   auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
-                                            next_serial_++, keep_until);
+                                            next_serial_++, keep_until, thread_owner);
   // From here the lease owns the hold: if anything below throws, its destructor releases.
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;
   events_.emit(EventKind::acquired, spec.type, millis_since(start));
   if (spec.renew) renewals_.add(state, grant->sent_at);
   HeldLeases::push(std::move(state));
-  return std::optional<Lease>(std::move(lease));
+  return std::optional<Lease>(std::in_place, Lease::Relocation{}, std::move(lease));
 }
 
 LockLost not_held_at_release(const std::string& name, const std::string& server) {

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/owner_token.h"
+
 namespace distlock::detail {
 namespace {
 
@@ -30,8 +32,33 @@ using HeldList = std::list<Held>;
 // live as long as the entries.
 constexpr std::size_t kIndexedFrom = 32;
 
+// Handed-over leases leave the list as released ones do; they are kept here until released, so
+// that a thread that waits for a lock it handed over can be told why.
+class HandedOver {
+ public:
+  void keep(std::shared_ptr<const LeaseState> state) {
+    if (leases_.size() >= prune_at_) {
+      std::erase_if(leases_, [](const auto& kept) { return kept->released(); });
+      prune_at_ = std::max(kMinPruneAt, 2 * leases_.size());
+    }
+    leases_.push_back(std::move(state));
+  }
+
+  bool has_named(std::string_view name) const {
+    return std::any_of(leases_.begin(), leases_.end(), [&](const auto& kept) {
+      return !kept->released() && kept->identity().name == name;
+    });
+  }
+
+ private:
+  static constexpr std::size_t kMinPruneAt = 16;
+  std::vector<std::shared_ptr<const LeaseState>> leases_;
+  std::size_t prune_at_ = kMinPruneAt;
+};
+
 struct ThreadLeases {
   HeldList list;
+  HandedOver handed_over;
   bool indexed = false;
   std::unordered_map<const LeaseState*, HeldList::iterator> by_state;
   std::unordered_multimap<std::string_view, const LeaseState*> by_name;
@@ -56,16 +83,19 @@ struct ThreadLeases {
     return list.end();
   }
 
-  // Whether `match` holds for one of the leases on lock `name`.
+  // One of the leases on lock `name` for which `match` holds, or null.
   template <class Match>
-  bool any_named(std::string_view name, Match&& match) const {
+  const LeaseState* find_named(std::string_view name, Match&& match) const {
     if (indexed) {
       const auto [first, last] = by_name.equal_range(name);
-      return std::any_of(first, last, [&](const auto& named) { return match(*named.second); });
+      const auto found =
+          std::find_if(first, last, [&](const auto& named) { return match(*named.second); });
+      return found == last ? nullptr : found->second;
     }
-    return std::any_of(list.begin(), list.end(), [&](const Held& held) {
+    const auto found = std::find_if(list.begin(), list.end(), [&](const Held& held) {
       return held.state->identity().name == name && match(*held.state);
     });
+    return found == list.end() ? nullptr : found->state;
   }
 
   void erase(HeldList::iterator entry) {
@@ -121,8 +151,14 @@ void HeldLeases::pop(const LeaseState& lease) {
 }
 
 const Lease* HeldLeases::innermost() {
-  while (!held_leases.list.empty() && held_leases.list.back().state->released())
+  while (!held_leases.list.empty()) {
+    const Held& back = held_leases.list.back();
+    if (back.state->handed_over() && !back.state->released())
+      held_leases.handed_over.keep(back.view->state_);
+    else if (!back.state->released())
+      break;
     held_leases.erase(std::prev(held_leases.list.end()));
+  }
   return held_leases.list.empty() ? nullptr : innermost_group_start()->view.get();
 }
 
@@ -140,12 +176,22 @@ std::vector<const Lease*> HeldLeases::innermost_group() {
   return group;
 }
 
-bool HeldLeases::holds(std::string_view name, std::string_view owner, Mode mode) {
-  return held_leases.any_named(name, [&](const LeaseState& state) {
+const std::string* HeldLeases::owner_of(std::string_view instance_id, std::string_view name,
+                                        Mode mode) {
+  const LeaseState* found = held_leases.find_named(name, [&](const LeaseState& state) {
     const LeaseIdentity& identity = state.identity();
-    return !state.released() && !state.lost() && identity.owner == owner &&
-           identity.kind.mode == mode && !identity.kind.semaphore();
+    return !state.released() && !state.lost() && !state.handed_over() &&
+           identity.kind.mode == mode && !identity.kind.semaphore() &&
+           token_of_instance(identity.owner, instance_id);
   });
+  return found == nullptr ? nullptr : &found->identity().owner;
+}
+
+bool HeldLeases::handed_over(std::string_view name) {
+  return held_leases.handed_over.has_named(name) ||
+         held_leases.find_named(name, [](const LeaseState& state) {
+           return state.handed_over() && !state.released();
+         }) != nullptr;
 }
 
 }  // namespace distlock::detail

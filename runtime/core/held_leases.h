@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +17,7 @@ class HeldLeases {
   // Called on the acquiring thread when a lease is granted.
   static void push(std::shared_ptr<LeaseState> lease);
   // Called when a lease is released; only the acquiring thread's list is touched, other
-  // threads drop released leases lazily.
+  // threads drop released and handed-over leases lazily.
   static void pop(const LeaseState& lease);
   // The first lease of the innermost group: a lease alone, or the leases of one per_key call.
   static const Lease* innermost();
@@ -24,9 +25,14 @@ class HeldLeases {
   static void group_last(std::size_t count);
   // Every lease of the innermost group, first first.
   static std::vector<const Lease*> innermost_group();
-  // Whether this thread holds a lease of `mode` on lock `name` as `owner`, not released nor
-  // lost, and not a semaphore's permit.
-  static bool holds(std::string_view name, std::string_view owner, Mode mode);
+  // The owner token of a lease of `mode` on lock `name` that this thread holds from the client
+  // instance `instance_id`: not released, lost, handed over, nor a semaphore's permit. Null when
+  // there is none.
+  static const std::string* owner_of(std::string_view instance_id, std::string_view name,
+                                     Mode mode);
+  // Whether this thread acquired a lease on lock `name` that it handed over (moved away) and
+  // that is not released yet.
+  static bool handed_over(std::string_view name);
 };
 
 }  // namespace distlock::detail

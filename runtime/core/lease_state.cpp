@@ -3,6 +3,7 @@
 #include <distlock/log.h>
 
 #include "core/validity.h"
+#include "util/thread_stack.h"
 
 namespace distlock::detail {
 namespace {
@@ -24,12 +25,14 @@ void run_lost_callback(const Lease::LostCallback& callback, const LockLost& erro
 }  // namespace
 
 LeaseState::LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity,
-                       TimePoint sent_at, std::uint64_t serial, TimePoint keep_until)
+                       TimePoint sent_at, std::uint64_t serial, TimePoint keep_until,
+                       std::shared_ptr<ThreadOwner> acquiring_owner)
     : server_(std::move(server)),
       identity_(std::move(identity)),
       serial_(serial),
       acquiring_thread_(std::this_thread::get_id()),
       keep_until_(keep_until),
+      acquiring_owner_(std::move(acquiring_owner)),
       valid_until_(detail::valid_until(sent_at, identity_.ttl).time_since_epoch().count()) {}
 
 LeaseState::TimePoint LeaseState::valid_until() const {
@@ -38,6 +41,12 @@ LeaseState::TimePoint LeaseState::valid_until() const {
 
 bool LeaseState::valid(TimePoint now) const {
   return !released() && !lost() && now < valid_until();
+}
+
+void LeaseState::moved_to(const void* place) {
+  if (std::this_thread::get_id() == acquiring_thread_ && on_this_threads_stack(place)) return;
+  if (!handed_over_.exchange(true, std::memory_order_acq_rel) && acquiring_owner_)
+    acquiring_owner_->handed_over();
 }
 
 void LeaseState::extend(TimePoint sent_at) {

@@ -14,6 +14,7 @@
 #include <distlock/lease.h>
 
 #include "backends/backend.h"
+#include "core/owner_token.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail {
@@ -38,8 +39,10 @@ class LeaseState {
   // `server` is the client's, as errors name it: shared so that a lease needs neither a copy
   // nor the client to name it.
   // `keep_until`: a release before then keeps the lock taken until then (hold_at_least).
+  // `acquiring_owner`: the acquiring thread's, told when the lease is handed over.
   LeaseState(std::shared_ptr<const std::string> server, LeaseIdentity identity, TimePoint sent_at,
-             std::uint64_t serial, TimePoint keep_until = {});
+             std::uint64_t serial, TimePoint keep_until = {},
+             std::shared_ptr<ThreadOwner> acquiring_owner = nullptr);
 
   const LeaseIdentity& identity() const { return identity_; }
   std::uint64_t serial() const { return serial_; }
@@ -59,6 +62,13 @@ class LeaseState {
   // True for the one caller that gets to release.
   bool begin_release() { return !released_.exchange(true, std::memory_order_acq_rel); }
 
+  // Whether the Lease was moved off the acquiring thread's stack (into a container, a task for
+  // another thread), or on another thread: from then on nobody re-enters it, and current() no
+  // longer shows it on the acquiring thread, which cannot know who holds it.
+  bool handed_over() const { return handed_over_.load(std::memory_order_acquire); }
+  // The owning Lease was moved to `place`, on the calling thread.
+  void moved_to(const void* place);
+
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   // Marks the lease lost; the first call reports it and runs the lost callback.
   void mark_lost(const std::string& reason);
@@ -75,9 +85,11 @@ class LeaseState {
   const std::uint64_t serial_;
   const std::thread::id acquiring_thread_;
   const TimePoint keep_until_;
+  const std::shared_ptr<ThreadOwner> acquiring_owner_;
   const TimePoint granted_at_ = SteadyClock::now();
   std::atomic<TimePoint::rep> valid_until_;
   std::atomic<bool> released_{false};
+  std::atomic<bool> handed_over_{false};
   std::atomic<bool> lost_{false};
 
   mutable std::mutex callback_mutex_;

@@ -1,7 +1,5 @@
 #include "core/owner_token.h"
 
-#include <atomic>
-#include <cstdint>
 #include <random>
 
 #include "util/hex.h"
@@ -15,10 +13,21 @@ std::string make_instance_id() {
   return id;
 }
 
-std::string owner_token(const std::string& instance_id) {
+bool token_of_instance(std::string_view token, std::string_view instance_id) {
+  return token.size() > instance_id.size() && token.starts_with(instance_id) &&
+         token[instance_id.size()] == ':';
+}
+
+const std::shared_ptr<ThreadOwner>& ThreadOwner::of_this_thread() {
   static std::atomic<std::uint64_t> next_thread_number{1};
-  thread_local const std::uint64_t thread_number = next_thread_number.fetch_add(1);
-  return instance_id + ":" + std::to_string(thread_number);
+  thread_local const std::shared_ptr<ThreadOwner> owner =
+      std::make_shared<ThreadOwner>(next_thread_number.fetch_add(1));
+  return owner;
+}
+
+std::string ThreadOwner::token(const std::string& instance_id) const {
+  return instance_id + ":" + std::to_string(thread_number_) + "." +
+         std::to_string(handovers_.load(std::memory_order_acquire));
 }
 
 }  // namespace distlock::detail

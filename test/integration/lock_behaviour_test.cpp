@@ -251,6 +251,56 @@ TEST_P(LockBehaviour, ReentrantAcquisitionSharesTheFenceAndNeedsOneReleaseEach) 
   EXPECT_TRUE(free_for_another_thread(*client, lock_spec, key_));
 }
 
+// Reentry follows the holder: a thread that moved its Lease to another thread no longer
+// re-enters the lock (on Redis the script re-entered with the same fence, memory:// and
+// ZooKeeper by the thread's owner token, while the other thread still worked under it). It
+// waits like any other contender, and gets the lock with a new fence once the holder is done.
+TEST_P(LockBehaviour, AThreadThatMovedItsLeaseAwayDoesNotReenterIt) {
+  auto client = connect();
+  Lease taken = client->acquire(spec(type_, 30s), key_);
+  const std::uint64_t first_fence = taken.fence();
+  ASSERT_NE(current(), nullptr);
+
+  std::promise<void> release_asked;
+  std::thread worker(
+      [lease = std::move(taken), asked = release_asked.get_future()]() mutable {
+        asked.wait();
+        lease.release();
+      });
+  EXPECT_FALSE(client->try_acquire(spec(type_, 30s, try_only), key_).has_value())
+      << "re-entered a lease another thread holds";
+  EXPECT_EQ(current(), nullptr) << "current() shows a lease this thread handed over";
+  try {
+    client->acquire(spec(type_, 30s, wait(100ms)), key_);
+    ADD_FAILURE() << "re-entered a lease another thread holds";
+  } catch (const LockTimeout& error) {
+    EXPECT_NE(std::string(error.what()).find("moved the Lease away"), std::string::npos)
+        << error.what();
+  }
+
+  std::thread releaser([&] {
+    EXPECT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+    release_asked.set_value();
+  });
+  Lease next = client->acquire(spec(type_, 30s, wait(20s)), key_);
+  releaser.join();
+  worker.join();
+  EXPECT_GT(next.fence(), first_fence) << "granted the moved lease's hold, not a new one";
+  EXPECT_EQ(current()->id(), next.id());
+  // Moved to a local of this thread (on its stack), it is still this thread's.
+  std::optional<Lease> here;
+  here.emplace(std::move(next));
+  auto again = client->try_acquire(spec(type_, 30s, try_only), key_);
+  ASSERT_TRUE(again.has_value()) << "a lease moved to a local of its thread was not re-entered";
+  EXPECT_EQ(again->fence(), here->fence());
+  again->release();
+  // Moved into a container, it may go anywhere: handed over.
+  std::vector<Lease> kept;
+  kept.push_back(std::move(*here));
+  EXPECT_FALSE(client->try_acquire(spec(type_, 30s, try_only), key_).has_value());
+  EXPECT_EQ(current(), nullptr);
+}
+
 TEST_P(LockBehaviour, FenceStrictlyIncreasesAcrossSuccessiveHolders) {
   auto first = connect();
   auto second = connect();
@@ -482,27 +532,29 @@ TEST_P(LockBehaviour, CurrentIsTheInnermostLeaseOfThisThread) {
 }
 
 // Past the number of leases from which a thread's leases are indexed (held_leases.cpp), and
-// back below it: current() and reentrancy stay right, released oldest first.
+// back below it: current() and reentrancy stay right, released oldest first. The leases stay
+// where they were made (in LockedCalls), as moving them would hand them over.
 TEST_P(LockBehaviour, ManyLeasesOnOneThreadKeepCurrentAndReentrancyRight) {
   auto client = connect();
   constexpr int kLeases = 40;
-  std::vector<Lease> leases;
+  std::vector<std::unique_ptr<LockedCall>> calls;
   for (int i = 0; i < kLeases; ++i)
-    leases.push_back(client->acquire(spec(type_, 30s), key_ + "-" + std::to_string(i)));
+    calls.push_back(std::make_unique<LockedCall>(spec(type_, 30s),
+                                                 keys(key_ + "-" + std::to_string(i)), *client));
   ASSERT_NE(current(), nullptr);
-  EXPECT_EQ(current()->id(), leases.back().id());
+  EXPECT_EQ(current()->id(), calls.back()->lease().id());
   {
     Lease again = client->acquire(spec(type_, 30s, try_only), key_ + "-5");
-    EXPECT_EQ(again.fence(), leases[5].fence()) << "reentered, not taken anew";
+    EXPECT_EQ(again.fence(), calls[5]->lease().fence()) << "reentered, not taken anew";
     EXPECT_EQ(current()->id(), again.id());
   }
-  EXPECT_EQ(current()->id(), leases.back().id());
+  EXPECT_EQ(current()->id(), calls.back()->lease().id());
 
-  const std::uint64_t fence_of_5 = leases[5].fence();
-  for (int i = 0; i < kLeases - 1; ++i) leases[i].release();
+  const std::uint64_t fence_of_5 = calls[5]->lease().fence();
+  for (int i = 0; i < kLeases - 1; ++i) calls[i].reset();
   ASSERT_NE(current(), nullptr);
-  EXPECT_EQ(current()->id(), leases.back().id());
-  leases.back().release();
+  EXPECT_EQ(current()->id(), calls.back()->lease().id());
+  calls.back().reset();
   EXPECT_EQ(current(), nullptr);
 
   Lease fresh = client->acquire(spec(type_, 30s, try_only), key_ + "-5");

@@ -121,12 +121,13 @@ TEST(ClientLifetime, LeaseReleasedOnAnotherThreadDoesNotKeepTheClient) {
   {
     ParkedThread acquirer([&] {
       handed_over.emplace(client->acquire(spec("handover", 30s)));
-      ASSERT_NE(current(), nullptr);
+      ASSERT_TRUE(handed_over->valid());
     });
     handed_over->release();
     handed_over.reset();
     client.reset();
-    // The acquiring thread is still alive and its held-lease list still names the lease;
+    // The acquiring thread is still alive and its held-lease list still names the lease (moved
+    // away, so handed over: kept until released);
     // the client's renewal thread must be gone.
     EXPECT_EQ(renewal_threads(), before)
         << "the client's renewal thread outlived the client and every lease it granted";
