@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <future>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "redis_script_text.h"
 #include "redis_server.h"
 #include "subprocess.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 namespace {
@@ -204,6 +206,67 @@ TEST_F(RedisLockKinds, AWaiterWithdrawingAfterItsGrantHandsTheLockOn) {
   ASSERT_TRUE(next.granted_within(10s)) << "the lock given back did not go to the next waiter";
   EXPECT_GT(next.fence(), first.fence());
   EXPECT_EQ(server_.cli({"HGET", hash, "fence"}), std::to_string(next.fence()));
+}
+
+// A waiter that leaves by an error gives its place back: its retry's connection is cut twice
+// after the script ran (the second time on the new connection the retry takes), so the
+// acquisition throws BackendUnavailable; the fair waiter's queue place, or the writer's mark
+// that held new readers back, is withdrawn on the way out instead of lingering for its ttl.
+class WaiterLeavingByAnError : public RedisLockKinds {
+ protected:
+  // Waits through a proxy for a lock another client holds (`waiting_spec` retries at least
+  // every third of its ttl), until its retries whose requests run `script_text` are cut;
+  // returns what the acquisition threw.
+  std::exception_ptr wait_until_failed(const LockSpec& waiting_spec, const std::string& key,
+                                       const std::string& script_text) {
+    TcpProxy proxy(server_.port());
+    auto waiter = Client::connect("redis://" + proxy.address());
+    auto failed = std::async(std::launch::async, [&] {
+      try {
+        waiter->acquire(waiting_spec, key);
+      } catch (...) {
+        return std::current_exception();
+      }
+      return std::exception_ptr();
+    });
+    EXPECT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+    const std::string digest = server_.cli({"SCRIPT", "LOAD", script_text});
+    proxy.cut_after_reply_to(digest, 2);
+    EXPECT_EQ(failed.wait_for(20s), std::future_status::ready) << "the waiter did not fail";
+    EXPECT_EQ(proxy.reply_cuts(), 2);
+    return failed.get();
+  }
+};
+
+TEST_F(WaiterLeavingByAnError, AFairWaiterGivesItsQueuePlaceBack) {
+  const std::string key = unique_name("fair");
+  const std::string hash = "distlock:{" + type_ + ":" + key + "}";
+  auto holder = connect();
+  Lease held = holder->acquire(spec(std::string_view(type_), 30s, distlock::fair), key);
+  const auto thrown = wait_until_failed(
+      spec(std::string_view(type_), 3s, distlock::fair, wait(20s)), key,
+      redis_script_text({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "lib/fair_queue",
+                         "acquire_fair"}));
+  EXPECT_THROW(std::rethrow_exception(thrown), BackendUnavailable);
+  EXPECT_EQ(server_.cli({"ZCARD", hash + ":queue"}), "0") << "the queue still has the waiter";
+  EXPECT_EQ(server_.cli({"HLEN", hash + ":queue:grants"}), "0");
+}
+
+TEST_F(WaiterLeavingByAnError, AWriterTakesBackTheMarkThatHeldReadersBack) {
+  const std::string key = unique_name("writer");
+  const std::string hash = "distlock:{" + type_ + ":" + key + "}";
+  auto holder = connect();
+  Lease reading = holder->acquire(spec(std::string_view(type_), 30s, distlock::read), key);
+  const auto thrown = wait_until_failed(
+      spec(std::string_view(type_), 3s, distlock::write, wait(20s)), key,
+      redis_script_text({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "acquire_write"}));
+  EXPECT_THROW(std::rethrow_exception(thrown), BackendUnavailable);
+  EXPECT_EQ(server_.cli({"ZCARD", hash + ":rw:writers"}), "0") << "the writer's mark lingers";
+  std::optional<Lease> reader;
+  std::thread([&] {
+    reader = holder->try_acquire(spec(std::string_view(type_), 30s, distlock::read), key);
+  }).join();
+  EXPECT_TRUE(reader.has_value()) << "a new reader is held back by a writer that left";
 }
 
 }  // namespace

@@ -65,6 +65,8 @@ struct TcpProxy::State {
     std::string reply_bytes;
     bool first_reply = true;
     std::set<std::int32_t> cut_xids;
+    // cut_after_reply_to: the next bytes from the server are a reply to drop.
+    bool cut_at_reply = false;
     bool dead = false;
   };
 
@@ -78,6 +80,8 @@ struct TcpProxy::State {
 
   std::string cut_prefix;
   int cut_armed = 0;
+  std::string reply_cut_text;
+  int reply_cuts_armed = 0;
 
   // Commands from other threads, run on the proxy's thread.
   mutable std::mutex mutex;
@@ -86,6 +90,7 @@ struct TcpProxy::State {
   std::uint64_t submitted = 0;
   std::uint64_t completed = 0;
   int create_cuts = 0;       // under mutex
+  int reply_cuts = 0;        // under mutex
   int open_connections = 0;  // under mutex
 
   static void close_connection(Connection& c) {
@@ -176,6 +181,18 @@ void TcpProxy::cut_after_create_reply(const std::string& path_prefix, int count)
     s.cut_prefix = path_prefix;
     s.cut_armed = count;
   });
+}
+
+void TcpProxy::cut_after_reply_to(const std::string& text, int count) {
+  execute([text, count](State& s) {
+    s.reply_cut_text = text;
+    s.reply_cuts_armed = count;
+  });
+}
+
+int TcpProxy::reply_cuts() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->reply_cuts;
 }
 
 int TcpProxy::create_cuts() const {
@@ -300,6 +317,10 @@ void TcpProxy::run() {
       if (n < 0) continue;
       const std::string data(chunk, static_cast<std::size_t>(n));
       if (from_client) {
+        if (s.reply_cuts_armed > 0 && data.find(s.reply_cut_text) != std::string::npos) {
+          c.cut_at_reply = true;
+          --s.reply_cuts_armed;
+        }
         // Forward as is; note create requests the proxy must cut after.
         c.to_server += data;
         c.request_bytes += data;
@@ -327,6 +348,13 @@ void TcpProxy::run() {
           c.cut_xids.insert(xid);
           --s.cut_armed;
         }
+      } else if (c.cut_at_reply) {
+        {
+          // Counted before the client can see the cut.
+          std::lock_guard lock(s.mutex);
+          ++s.reply_cuts;
+        }
+        State::close_connection(c);
       } else {
         c.reply_bytes += data;
         bool cut = false;

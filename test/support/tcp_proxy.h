@@ -51,6 +51,13 @@ class TcpProxy {
   int create_cuts() const;
   // Waits until create_cuts() reaches `count`; false after `limit`.
   bool await_create_cuts(int count, std::chrono::milliseconds limit);
+  // Redis (or any request-reply protocol without framing the proxy reads): the next `count`
+  // requests whose bytes, as one read from the client brings them, contain `text` are
+  // forwarded; the server's next bytes on each such connection, its reply, are dropped and that
+  // connection is cut (both sides). So the command ran, and its sender never hears of it.
+  void cut_after_reply_to(const std::string& text, int count = 1);
+  // Connections cut by cut_after_reply_to so far.
+  int reply_cuts() const;
   // Connections currently open (client side).
   int connections() const;
 

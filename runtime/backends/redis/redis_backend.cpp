@@ -52,6 +52,11 @@ ReleaseReport release_report(const redisReply* reply, const std::string& server,
           ServerError(server, script_failure("release", *reply)).for_lock(lock).what()};
 }
 
+void log_withdrawal_failure(const std::string& failure) {
+  log(LogLevel::warning, failure + " (a waiter that stopped waiting; what it left behind holds "
+                                   "others back until it expires)");
+}
+
 ScriptRunner load_scripts(ConnectionPool& pool) {
   const auto connection = pool.borrow();
   require_supported_version(*connection);
@@ -173,14 +178,28 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::stri
 }
 
 std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
-  const Attempt attempt = try_acquire(request);
-  std::optional<Grant> grant = attempt.grant;
-  if (!grant && SteadyClock::now() < request.deadline)
-    grant = wait_for_grant(
-        request, stats_, attempt, Unheard::wait,
-        settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
-        [&] { return watch_releases(request.hold); }, [&] { return try_acquire(request); });
-  if (!grant && leaves_trace_when_waiting(request.hold.kind)) withdraw(request.hold);
+  const bool leaves_trace = leaves_trace_when_waiting(request.hold.kind);
+  std::optional<Grant> grant;
+  try {
+    const Attempt attempt = try_acquire(request);
+    grant = attempt.grant;
+    if (!grant && SteadyClock::now() < request.deadline)
+      grant = wait_for_grant(
+          request, stats_, attempt, Unheard::wait,
+          settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
+          [&] { return watch_releases(request.hold); }, [&] { return try_acquire(request); });
+  } catch (const Redirected&) {
+    // A Cluster goes on with this acquisition on the master named, where its trace moved too.
+    throw;
+  } catch (const TryAgain&) {
+    throw;
+  } catch (...) {
+    // Whatever ended the wait, the place it kept (or a grant a release made to it meanwhile)
+    // would otherwise hold the others back for its ttl.
+    if (leaves_trace) withdraw(request.hold);
+    throw;
+  }
+  if (!grant && leaves_trace) withdraw(request.hold);
   return grant;
 }
 
@@ -288,23 +307,24 @@ ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
                          hold.kind.fair ? hold.acquisition_id : std::string_view());
 }
 
-void RedisBackend::withdraw(const HoldId& hold) {
-  KindCall texts;
-  const ScriptCall call = texts.withdraw(hold, publish_command());
-  const auto run = [&](auto& connection) {
-    const Reply reply = scripts_.run(connection, call);
-    if (reply->type != REDIS_REPLY_INTEGER)
-      throw ServerError(settings_.server, script_failure("withdraw", *reply));
-  };
+void RedisBackend::withdraw(const HoldId& hold) noexcept {
   try {
+    KindCall texts;
+    const ScriptCall call = texts.withdraw(hold, publish_command());
+    const auto run = [&](auto& connection) {
+      const Reply reply = scripts_.run(connection, call);
+      if (reply->type != REDIS_REPLY_INTEGER)
+        throw ServerError(settings_.server, script_failure("withdraw", *reply));
+    };
+    // The script is idempotent per acquisition id, as the release is.
     if (shares_lock_connection())
-      with_lock_connection(Retry::after_reset, run);
+      with_lock_connection(Retry::after_any_failure, run);
     else
-      with_connection(Retry::after_reset, run);
+      with_connection(Retry::after_any_failure, run);
   } catch (const ServerError& error) {
-    log(LogLevel::warning, error.for_lock(hold.name).what() +
-                               std::string(" (a waiter that stopped waiting; what it left "
-                                           "behind holds others back until it expires)"));
+    log_withdrawal_failure(error.for_lock(hold.name).what());
+  } catch (const std::exception& error) {
+    log_withdrawal_failure(error.what());
   }
 }
 

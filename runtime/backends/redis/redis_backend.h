@@ -131,9 +131,11 @@ class RedisBackend final : public Backend {
   ReleaseOutcome read_release_reply(const redisReply& reply) const;
   // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
   [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
-  // A waiter that stopped waiting takes back its trace (a writer's mark, which held new readers
-  // back; a fair waiter's place in the queue); a failure leaves it to expire with its ttl.
-  void withdraw(const HoldId& hold);
+  // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
+  // writer's mark, which held new readers back; a fair waiter's place in the queue, or the lock a
+  // release granted it meanwhile); a failure is logged and leaves it to expire with its ttl.
+  // Never throws.
+  void withdraw(const HoldId& hold) noexcept;
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
   // waiting at most `timeout`.
   long long replicas_acknowledging(Connection& connection, Millis timeout) const;
