@@ -879,6 +879,42 @@ TEST_P(LockBehaviour, HoldAtLeastKeepsAnEarlyReleasedLockTakenUntilItsTime) {
   EXPECT_GT(next.fence(), 0u);
 }
 
+// A release that keeps the lock taken (hold_at_least) tells the waiters until when: a waiter
+// that saw the holder's 30 s ttl (or a fair waiter, its own ttl's third) does not sleep it out,
+// but gets the lock soon after the kept time.
+TEST_P(LockBehaviour, AKeptReleaseWakesItsWaitersByTheKeptTime) {
+  if (GetParam() == Backend::zookeeper) return;  // no hold_at_least: refused above
+  struct Variant {
+    std::string name;
+    LockSpec held;
+    LockSpec waiting;
+  };
+  const auto kept = hold_at_least(1500ms);
+  std::vector<Variant> variants = {
+      {"plain", spec(type_, 30s, kept), spec(type_, 30s, wait(30s))}};
+  if (has_lock_kinds(GetParam())) {
+    variants.push_back({"fair", spec(type_, 30s, distlock::fair, kept),
+                        spec(type_, 30s, distlock::fair, wait(30s))});
+    variants.push_back({"reader-then-writer", spec(type_, 30s, distlock::read, kept),
+                        spec(type_, 30s, distlock::write, wait(30s))});
+    variants.push_back({"writer-then-reader", spec(type_, 30s, distlock::write, kept),
+                        spec(type_, 30s, distlock::read, wait(30s))});
+    variants.push_back(
+        {"permit", spec(type_, 30s, permits(1), kept), spec(type_, 30s, permits(1), wait(30s))});
+  }
+  for (const Variant& variant : variants) {
+    const std::string key = key_ + "-" + variant.name;
+    auto holder = connect();
+    auto other = connect();
+    Lease held = holder->acquire(variant.held, key);
+    Holder waiter(*other, variant.waiting, key);
+    ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; })) << variant.name;
+    held.release();
+    EXPECT_TRUE(waiter.granted_within(6s))
+        << variant.name << ": the waiter slept past the kept time";
+  }
+}
+
 // A release after hold_at_least has passed frees the lock at once, as without it.
 TEST_P(LockBehaviour, HoldAtLeastIsNothingOnceItsTimeHasPassed) {
   auto client = connect();

@@ -48,6 +48,10 @@ ReleaseOutcome ExclusiveLock::release(const ReleaseRequest& request, SteadyClock
       fair_waiting_.wake_next();
       waiting_.wake_all();
       break;
+    case ReleaseEffect::kept:
+      waiting_.bound_waits(hold_.expires_at());
+      fair_waiting_.bound_waits(hold_.expires_at());
+      break;
     case ReleaseEffect::still_taken:
       break;
   }

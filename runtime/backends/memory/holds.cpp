@@ -37,7 +37,7 @@ ReleaseEffect OwnerHold::release(const HoldId& hold, Millis keep_for, SteadyCloc
   owner_.clear();
   if (keep_for > Millis::zero()) {
     expires_at_ = now + keep_for;
-    return ReleaseEffect::still_taken;
+    return ReleaseEffect::kept;
   }
   expires_at_ = {};
   return ReleaseEffect::freed;
@@ -79,7 +79,7 @@ ReleaseEffect SharedHolds::release(const HoldId& hold, Millis keep_for,
   if (held == nullptr) return ReleaseEffect::not_held;
   if (keep_for > Millis::zero()) {
     *held = {now + keep_for, true};
-    return ReleaseEffect::still_taken;
+    return ReleaseEffect::kept;
   }
   holds_.erase(std::string(hold.acquisition_id));
   return ReleaseEffect::freed;

@@ -19,7 +19,9 @@ namespace distlock::detail::memory {
 // What a release did to a lock.
 enum class ReleaseEffect {
   not_held,     // the acquisition held nothing (expired, or released before)
-  still_taken,  // other holds remain, or the hold is kept until hold_at_least runs out
+  still_taken,  // other holds remain
+  kept,         // the hold stays, held by nobody, until hold_at_least runs out: waiters that
+                // sleep past that must wake by then
   freed,        // the hold is gone, and with it what kept a waiter out (the owner's last hold;
                 // a permit; a reader, which keeps writers out while others remain)
 };

@@ -49,6 +49,7 @@ ReleaseOutcome ReadWriteLock::release(const ReleaseRequest& request, SteadyClock
     // Only writers wait for readers, and only for the last of them.
     readers_.drop_expired(now);
     if (effect == ReleaseEffect::freed && readers_.empty()) waiting_writers_.wake_all();
+    if (effect == ReleaseEffect::kept) waiting_writers_.bound_waits(readers_.first_expiry());
     return ReleaseOutcome::released;
   }
   const ReleaseEffect effect = writer_.release(request.hold, request.keep_for, now);
@@ -57,6 +58,9 @@ ReleaseOutcome ReadWriteLock::release(const ReleaseRequest& request, SteadyClock
     // The readers go in together, unless a writer is waiting: then one of the writers does.
     waiting_readers_.wake_all();
     waiting_writers_.wake_all();
+  } else if (effect == ReleaseEffect::kept) {
+    waiting_readers_.bound_waits(writer_.expires_at());
+    waiting_writers_.bound_waits(writer_.expires_at());
   }
   return ReleaseOutcome::released;
 }

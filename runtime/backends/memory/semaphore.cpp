@@ -27,6 +27,9 @@ ReleaseOutcome Semaphore::release(const ReleaseRequest& request, SteadyClock::ti
     case ReleaseEffect::freed:
       waiting_.wake_next();
       break;
+    case ReleaseEffect::kept:
+      waiting_.bound_waits(permits_.first_expiry());
+      break;
     case ReleaseEffect::still_taken:
       break;
   }

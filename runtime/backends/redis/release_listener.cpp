@@ -20,6 +20,11 @@
 namespace distlock::detail::redis {
 namespace {
 
+// What a release that keeps its lock taken for a while (hold_at_least) publishes: every waiter
+// asks again, to learn how long, as it may sleep for the holder's whole ttl otherwise. No
+// acquisition id is "*".
+constexpr std::string_view kEveryoneAskAgain = "*";
+
 // The kind of a pub/sub push reply, such as "message" in ["message", channel, payload];
 // empty for other replies.
 std::string_view push_kind(const redisReply& reply) {
@@ -270,7 +275,12 @@ void ReleaseListener::handle(const redisReply& reply) {
   Channel& channel = found->second;
   if (kind == "message") {
     ++stats_.notifications;
-    if (const std::string_view payload = reply_text(*reply.element[2]); !payload.empty()) {
+    const std::string_view payload = reply_text(*reply.element[2]);
+    if (payload == kEveryoneAskAgain) {
+      wake_everyone(channel);
+      return;
+    }
+    if (!payload.empty()) {
       const auto [name, granted] = split_grant(payload);
       if (const auto named = channel.addressees.find(std::string(name));
           named != channel.addressees.end()) {
@@ -300,12 +310,16 @@ void ReleaseListener::handle(const redisReply& reply) {
     channel.subscribed = true;
     channel.subscribed_changed.notify_all();
     // Waiters that retried before this confirmation could have missed a release.
-    ++channel.generation;
-    ++channel.for_everyone;
-    channel.released.notify_all();
-    for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
+    wake_everyone(channel);
   }
   erase_if_unused(found);
+}
+
+void ReleaseListener::wake_everyone(Channel& channel) {
+  ++channel.generation;
+  ++channel.for_everyone;
+  channel.released.notify_all();
+  for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
 }
 
 void ReleaseListener::forget_moved_channel(const std::string& name) {

@@ -14,7 +14,9 @@
 //
 // Each release message moves the channel's generation on and wakes one waiter (all of them
 // on a channel watched with lets_many_in) and, as it names nobody (an empty payload), every
-// waiter that watches under a name too. A message that names someone (a fair lock's release
+// waiter that watches under a name too. A release that keeps the lock taken for a while
+// (hold_at_least) publishes "*", which wakes every waiter: each asks again and learns until
+// when. A message that names someone (a fair lock's release
 // names the waiter it granted the lock to, '<name> <fence> <attempt token>', or the first waiter
 // in its queue)
 // wakes the waiter here that watches under that name, if any, and nobody else. Every
@@ -141,6 +143,8 @@ class ReleaseListener {
                std::unordered_map<std::string, Addressee>::value_type* addressee);
   // Drops the entry once nobody watches it and the server owes it nothing.
   void erase_if_unused(Channels::iterator channel);
+  // Every waiter of the channel looks again, named or not. Under the mutex.
+  void wake_everyone(Channel& channel);
 
   void run();
   enum class Served { stopped, master_moved };

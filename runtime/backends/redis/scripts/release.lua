@@ -1,5 +1,6 @@
 -- Removes one acquisition's hold; the last hold deletes the lock and wakes one waiter per
--- client, or, with a time to keep it (hold_at_least), leaves it taken by nobody until then.
+-- client, or, with a time to keep it (hold_at_least), leaves it taken by nobody until then and
+-- wakes every waiter to ask again ('*').
 -- Runs after lib/release_hold.lua.
 -- KEYS: lock hash (an exclusive lock's, or a read-write lock's writer's)
 -- ARGV: acquisition_id, release channel, the command that publishes (PUBLISH; SPUBLISH in a
@@ -12,5 +13,9 @@ local removed = release_hold(KEYS[1], ARGV[1], ARGV[4])
 if removed == 'freed' then
   -- The message names nobody: it wakes one waiter per client.
   redis.call(ARGV[3], ARGV[2], '')
+elseif removed == 'kept' then
+  -- '*': every waiter asks again and learns how long the lock is kept, which may be far less
+  -- than the holder's ttl it sleeps out.
+  redis.call(ARGV[3], ARGV[2], '*')
 end
 return removed == 'gone' and 0 or 1

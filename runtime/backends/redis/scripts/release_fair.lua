@@ -9,5 +9,8 @@
 local removed = release_hold(KEYS[1], ARGV[1], ARGV[4])
 if removed == 'freed' then
   hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
+elseif removed == 'kept' then
+  -- Every waiter asks again, as after release.lua's kept release.
+  redis.call(ARGV[3], ARGV[2], '*')
 end
 return removed == 'gone' and 0 or 1

@@ -1,6 +1,6 @@
 -- Removes a reader's or a permit's hold, or with a time to keep it (hold_at_least) leaves it
 -- taken by nobody until then. Publishes to wake a waiter: after every permit, after the last
--- reader (only writers wait for readers).
+-- reader (only writers wait for readers); a kept hold wakes every waiter ('*').
 -- Runs after lib/shared_holds.lua.
 -- KEYS: expiries, holders
 -- ARGV: acquisition_id, release channel, the command that publishes, keep_ms, wake ('each':
@@ -21,6 +21,8 @@ if keep_ms > 0 then
   redis.call('ZADD', expiries, 'XX', now + keep_ms, id)
   keep_key(expiries, keep_ms)
   keep_key(holders, keep_ms)
+  -- Every waiter asks again, as after release.lua's kept release.
+  redis.call(publish, channel, '*')
   return 1
 end
 redis.call('ZREM', expiries, id)

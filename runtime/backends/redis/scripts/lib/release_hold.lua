@@ -17,8 +17,7 @@ local function release_hold(hash, id, keep_ms)
     return 'counted down'
   end
   if keep_ms ~= '0' then
-    -- No owner matches '': every acquire finds it busy until it expires. Waiters are not
-    -- woken; they wait out the expiry they are told.
+    -- No owner matches '': every acquire finds it busy until it expires.
     redis.call('HDEL', hash, hold)
     redis.call('HSET', hash, 'owner', '', 'count', '0')
     redis.call('PEXPIRE', hash, keep_ms)
