@@ -1,8 +1,11 @@
 // distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
 // show, release, watch) and for a woven target's lock inventory (where). docs/operations.md
 // describes each subcommand, its output and its exit codes.
+#include <algorithm>
 #include <functional>
 #include <iostream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -91,12 +94,40 @@ Subcommand add_where(CLI::App& parent, const GlobalOptions& options, WhereOption
   return {app, [&] { return where_type_is_taken(options, where); }};
 }
 
+// Whether a word of the command line may hold a password: a URL's user information ends with
+// '@', and its query (?password=...) starts with '?'.
+bool may_hold_password(std::string_view word) {
+  return word.find_first_of("@?") != std::string_view::npos;
+}
+
+// `message` with every word of the command line that may hold a password, or value of an
+// --option=value word that may, left out: CLI11 quotes the words it rejects, and a URL given
+// where another argument belongs must not show its password.
+std::string without_passwords(std::string message, const std::vector<std::string>& words) {
+  static constexpr std::string_view kHidden = "<not shown: it may hold a password>";
+  for (const auto& word : words) {
+    const auto eq = word.starts_with("--") ? word.find('=') : std::string::npos;
+    for (const auto& part : {word, eq == std::string::npos ? std::string() : word.substr(eq + 1)}) {
+      if (part.empty() || !may_hold_password(part)) continue;
+      for (auto at = message.find(part); at != std::string::npos;
+           at = message.find(part, at + kHidden.size()))
+        message.replace(at, part.size(), kHidden);
+    }
+  }
+  return message;
+}
+
 int run(int argc, char** argv) {
+  const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   CLI::App app{
       "Inspect and break the distributed locks distlock keeps on a Redis or ZooKeeper "
       "server.\nExit codes: 0 done, 1 nothing found or released, 2 usage error, "
       "3 server unreachable, 4 other failure.",
       "distlock"};
+  // Before the subcommands are added: they take the parent's at that moment.
+  app.failure_message([&words](const CLI::App* failed, const CLI::Error& error) {
+    return without_passwords(CLI::FailureMessage::simple(failed, error), words);
+  });
   GlobalOptions options;
   app.add_option("--url", options.url,
                  "The lock service, as the library takes it (redis://, redis+unix://, "
@@ -121,8 +152,15 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     // A word that is no subcommand is left over, and CLI11 reports only the missing one.
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
-      std::cerr << "distlock: unknown subcommand '" << app.remaining().front()
-                << "'; use list, show, release, watch or where (distlock --help)\n";
+      const std::string word = app.remaining().front();
+      if (may_hold_password(word)) {
+        std::cerr << "distlock: unknown subcommand (not shown: with '@' or '?' it may be a URL "
+                     "holding a password); use list, show, release, watch or where, and give the "
+                     "URL as --url URL or in DISTLOCK_URL\n";
+      } else {
+        std::cerr << "distlock: unknown subcommand '" << word
+                  << "'; use list, show, release, watch or where (distlock --help)\n";
+      }
       return kUsage;
     }
     // --help is a "parse error" that succeeds.

@@ -3,9 +3,36 @@
 #include "core/client_config.h"
 
 namespace distlock::detail {
+namespace {
 
+constexpr std::size_t kFewestRedlockMasters = 3;
+
+void check_cluster_hosts(const Url& url) {
+  if (url.endpoints.empty())
+    throw ConfigError(
+        "", url.redacted(),
+        "bad URL: no cluster node given; write redis+cluster://host:port[,host:port...]");
+  if (!url.path.empty() && url.path != "/" && url.path != "/0")
+    throw ConfigError("", url.redacted(),
+                      "bad URL: a Redis Cluster has only database 0; remove the path");
+}
+
+void check_redlock_hosts(const Url& url) {
+  if (url.endpoints.size() < kFewestRedlockMasters)
+    throw ConfigError("", url.redacted(),
+                      "bad URL: Redlock needs at least 3 independent masters, got " +
+                          std::to_string(url.endpoints.size()) +
+                          "; write redis+redlock://host1:port,host2:port,host3:port "
+                          "(an odd number: 3 or 5)");
+}
+
+}  // namespace
+
+// The hosts are checked here rather than by the backends, so that the inspectors, which share
+// no code with the backends beyond this file, take the same URLs.
 Options options_for_scheme(const Url& url, const Options& options) {
   if (url.scheme == "memory") return options_from_url(url, options, {});
+  if (url.scheme == "redis+cluster") check_cluster_hosts(url);
   if (url.scheme == "redis" || url.scheme == "redis+cluster")
     return options_from_url(
         url, options, {"connect_timeout", "command_timeout", "max_connections", "min_replicas"});
@@ -14,9 +41,11 @@ Options options_for_scheme(const Url& url, const Options& options) {
         url, options,
         {"connect_timeout", "command_timeout", "max_connections", "db", "min_replicas"});
   // Each master is asked once per round: min_replicas has no meaning there.
-  if (url.scheme == "redis+redlock")
+  if (url.scheme == "redis+redlock") {
+    check_redlock_hosts(url);
     return options_from_url(url, options,
                             {"connect_timeout", "command_timeout", "max_connections"});
+  }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
     return options_from_url(url, options,

@@ -11,7 +11,9 @@
 namespace distlock::detail {
 
 // `options` with the query keys of the URL applied. Throws ConfigError for a key its scheme
-// does not take, a malformed value, or a scheme this build has no backend for.
+// does not take, a malformed value, hosts or a path its scheme cannot use (a Redis Cluster
+// without a seed or with a database, a Redlock of fewer than three masters), or a scheme this
+// build has no backend for.
 Options options_for_scheme(const Url& url, const Options& options);
 
 // The ConfigError for a scheme no backend takes, naming those that do.

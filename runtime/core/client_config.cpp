@@ -9,6 +9,7 @@
 namespace distlock::detail {
 namespace {
 
+// Names the key and what is wrong with its value, never the value: it may be a secret.
 [[noreturn]] void bad_parameter(const Url& url, std::string_view key, const std::string& why) {
   throw ConfigError("", url.redacted(),
                     "bad URL: query parameter '" + std::string(key) + "' " + why);
@@ -37,6 +38,11 @@ Options options_from_url(const Url& url, Options options,
                          std::initializer_list<std::string_view> known) {
   for (const auto& [key, value] : url.query) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
+      if (key == "password")
+        bad_parameter(url, key,
+                      "is unknown: a password goes in the user information, "
+                      "scheme://user:password@host (or scheme://:password@host), with '?' and "
+                      "'#' percent-encoded");
       std::string list;
       for (const auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
       bad_parameter(url, key, "is unknown here; known: " + list);

@@ -11,25 +11,43 @@
 namespace distlock::detail {
 namespace {
 
-// The '@' that ends the user information: the last one before the query, so a password may
-// contain '/' (generated secrets often do) without being taken for a path.
-std::string_view::size_type userinfo_end(std::string_view after_scheme) {
-  return after_scheme.substr(0, after_scheme.find('?')).rfind('@');
+bool is_scheme(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+  });
 }
 
-// Hides the password of a URL that may not have parsed.
+// The '@' that ends the user information: the last one of the URL, so that a password may hold
+// any character but '?' and '#' unescaped ('/' and '@' included: generated secrets have them).
+// An '@' in a path or a query value must therefore be written %40.
+std::string_view::size_type userinfo_end(std::string_view after_scheme) {
+  return after_scheme.rfind('@');
+}
+
+// When the text before the last '@' has a '?' or '#', or starts a path, it is either user
+// information with a '?' or '#' in it or a query or path holding a '@': which one cannot be
+// told, and either guess could take a piece of a password for a host or a query value.
+bool userinfo_is_unsure(std::string_view userinfo) {
+  return userinfo.starts_with('/') || userinfo.find_first_of("?#") != std::string_view::npos;
+}
+
+// What a message may show of a URL that did not parse: the scheme, "***@" for all the user
+// information, then the hosts and path, never the query. With no "scheme://" in front nothing
+// tells a URL from a secret pasted in its place, so nothing shows; when the user information
+// cannot be told apart (userinfo_is_unsure), nothing after the scheme shows.
 std::string redact_raw(std::string_view text) {
   const auto scheme_end = text.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(text);
-  const auto authority_begin = scheme_end + 3;
-  const auto at = userinfo_end(text.substr(authority_begin));
-  if (at == std::string_view::npos) return std::string(text);
-  const auto colon = text.substr(authority_begin, at).find(':');
-  if (colon == std::string_view::npos) return std::string(text);
-  std::string redacted(text.substr(0, authority_begin + colon + 1));
-  redacted += "***";
-  redacted += text.substr(authority_begin + at);
-  return redacted;
+  if (scheme_end == std::string_view::npos || !is_scheme(text.substr(0, scheme_end))) return "";
+  std::string shown(text.substr(0, scheme_end + 3));
+  std::string_view rest = text.substr(scheme_end + 3);
+  const auto at = userinfo_end(rest);
+  if (at != std::string_view::npos) {
+    if (userinfo_is_unsure(rest.substr(0, at))) return shown + "***";
+    shown += "***@";
+    rest = rest.substr(at + 1);
+  }
+  shown += rest.substr(0, rest.find_first_of("?#"));
+  return shown;
 }
 
 class UrlParser {
@@ -50,6 +68,10 @@ class UrlParser {
     std::string_view rest = text_.substr(scheme_end + 3);
     const auto at = userinfo_end(rest);
     if (at != std::string_view::npos) {
+      if (userinfo_is_unsure(rest.substr(0, at)))
+        fail(
+            "cannot tell where the user information ends: write '?' and '#' in a user name or "
+            "password as %3F and %23, and '@' in a path or query as %40");
       parse_userinfo(rest.substr(0, at));
       rest = rest.substr(at + 1);
     }
@@ -142,16 +164,19 @@ class UrlParser {
     return endpoint;
   }
 
+  // An item that is not key=value is named by its place: it may be a password.
   void parse_query(std::string_view query) {
     std::size_t begin = 0;
+    std::size_t place = 0;
     while (begin < query.size()) {
       const auto amp = std::min(query.find('&', begin), query.size());
       const auto item = query.substr(begin, amp - begin);
       begin = amp + 1;
       if (item.empty()) continue;
+      ++place;
       const auto eq = item.find('=');
       if (eq == std::string_view::npos || eq == 0)
-        fail("query parameter '" + std::string(item) + "' is not key=value");
+        fail("query parameter " + std::to_string(place) + " is not key=value");
       url_.query.emplace_back(decode(item.substr(0, eq), "query"),
                               decode(item.substr(eq + 1), "query"));
     }
@@ -165,11 +190,8 @@ class UrlParser {
 
 std::string Url::redacted() const {
   std::string text = scheme + "://";
-  if (user || password) {
-    if (user) text += *user;
-    if (password) text += ":***";
-    text += '@';
-  }
+  // Not even the user name shows: "p4ss:w0rd@" may be a password written without its ':'.
+  if (user || password) text += "***@";
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     if (i > 0) text += ',';
     const bool ipv6 = endpoints[i].host.find(':') != std::string::npos;
@@ -182,12 +204,6 @@ std::string Url::redacted() const {
     }
   }
   text += path;
-  for (std::size_t i = 0; i < query.size(); ++i) {
-    text += i == 0 ? '?' : '&';
-    text += query[i].first;
-    text += '=';
-    text += query[i].second;
-  }
   return text;
 }
 

@@ -1,5 +1,7 @@
 // Parsing of lock service URLs:
 // scheme://[user[:password]@]host[:port][,host[:port]...][/path][?k=v&...]
+// The user information ends at the last '@', so a password may hold '/', ':' and '@' as they are;
+// '?' and '#' in it, and '@' in a path or query, must be percent-encoded.
 #pragma once
 
 #include <cstdint>
@@ -25,13 +27,15 @@ struct Url {
   std::string path;  // percent-decoded; "" or starting with '/'
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
 
-  // The URL as messages show it: the password replaced by "***".
+  // The URL as messages show it: "***@" for all the user information, and no query, whose
+  // values may be secrets.
   std::string redacted() const;
   // The value of a query parameter, if given.
   std::optional<std::string> query_value(std::string_view key) const;
 };
 
-// Throws ConfigError naming the URL (its password hidden) and what is wrong.
+// Throws ConfigError naming what is wrong and the URL as far as no secret can be in it: its
+// scheme, "***@" for any user information, hosts and path; never a query value.
 Url parse_url(std::string_view text);
 
 }  // namespace distlock::detail

@@ -322,7 +322,7 @@ TEST(DistlockCommandPassword, IsNeverPrinted) {
   }
   const auto listing = run_distlock({"--url", url, "--json", "list"});
   ASSERT_EQ(listing.code(), 0) << listing.describe();
-  EXPECT_EQ(listing.json().at("server"), "redis://:***@127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(listing.json().at("server"), "redis://***@127.0.0.1:" + std::to_string(server.port()));
 }
 
 TEST(DistlockCommandRedlock, ListsAndReleasesTheHoldOnEveryMaster) {

@@ -40,7 +40,7 @@ TEST(RedisConnection, UnixSocketAndDatabaseFromTheUrl) {
   const std::string socket = (directory.path() / "redis.sock").string();
   RedisServer server({"--unixsocket", socket, "--unixsocketperm", "700"});
   auto client = Client::connect("redis+unix://" + socket + "?db=3");
-  EXPECT_EQ(client->server(), "redis+unix://" + socket + "?db=3");
+  EXPECT_EQ(client->server(), "redis+unix://" + socket);  // no query: its values may be secrets
   std::uint64_t fence = 0;
   {
     Lease lease = client->acquire(spec("socket", 10s), key_of("a"));

@@ -249,7 +249,7 @@ TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
       ADD_FAILURE() << "granted without the replica";
     } catch (const BackendUnavailable& error) {
       EXPECT_EQ(error.lock(), "unacknowledged:d");
-      EXPECT_EQ(error.server(), master_.url() + "?min_replicas=1&command_timeout=400ms");
+      EXPECT_EQ(error.server(), master_.url());  // no query: its values may be secrets
       EXPECT_TRUE(contains(error.what(), "0 of the 1 replicas required (min_replicas)"))
           << error.what();
       EXPECT_TRUE(contains(error.what(), "withdrawn")) << error.what();

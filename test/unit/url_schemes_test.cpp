@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <distlock/admin.h>
 #include <distlock/client.h>
 #include <distlock/error.h>
 
@@ -81,6 +82,19 @@ TEST(UrlSchemes, TlsIsRefusedSayingSo) {
     EXPECT_NE(what.find("TLS (rediss://) is not supported"), std::string::npos) << what;
     EXPECT_NE(what.find("tunnel"), std::string::npos) << what;
     EXPECT_EQ(what.find("secret"), std::string::npos) << what;
+  }
+}
+
+// The backends and the distlock command's inspectors take the same URLs: a Redis Cluster
+// without a seed crashed the inspector, and a Redlock without masters listed nothing.
+TEST(UrlSchemes, HostsTheSchemeCannotUseAreAConfigErrorForClientAndAdminAlike) {
+  for (const char* text :
+       {"redis+cluster://", "redis+cluster://host/1", "redis+redlock://", "redis+redlock://a,b"}) {
+    EXPECT_THROW((void)options_for_scheme(parse_url(text), distlock::Options{}),
+                 distlock::ConfigError)
+        << text;
+    EXPECT_THROW((void)distlock::Client::connect(text), distlock::ConfigError) << text;
+    EXPECT_THROW((void)distlock::admin::LockAdmin::connect(text), distlock::ConfigError) << text;
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -164,31 +165,43 @@ TEST(ParseUrl, PortLimits) {
 // ---------------------------------------------------------------------------------------
 // redacted()
 
-TEST(Redacted, HidesThePasswordAndKeepsTheRest) {
+TEST(Redacted, HidesThePasswordAndTheQuery) {
   const Url url = parse_url("redis://user:pa%40ss@host:6380/2?connect_timeout=2s");
   const std::string shown = url.redacted();
-  EXPECT_EQ(shown, "redis://user:***@host:6380/2?connect_timeout=2s");
+  EXPECT_EQ(shown, "redis://***@host:6380/2");
   EXPECT_EQ(shown.find("pa@ss"), std::string::npos);
   EXPECT_EQ(shown.find("pa%40ss"), std::string::npos);
 }
 
 TEST(Redacted, PasswordOnly) {
-  const std::string shown = parse_url("redis://:hunter2@host").redacted();
-  EXPECT_EQ(shown.find("hunter2"), std::string::npos) << shown;
-  EXPECT_NE(shown.find("***"), std::string::npos) << shown;
-  EXPECT_NE(shown.find("host"), std::string::npos) << shown;
+  EXPECT_EQ(parse_url("redis://:hunter2@host").redacted(), "redis://***@host");
 }
 
-TEST(Redacted, WithoutPasswordTheUrlIsUnchanged) {
+// "hunter2@" and "hun:ter2@" may be passwords written without their ':' as well as user names.
+TEST(Redacted, TheUserNameIsHiddenToo) {
+  EXPECT_EQ(parse_url("redis://hunter2@host:6379/1").redacted(), "redis://***@host:6379/1");
+  EXPECT_EQ(parse_url("redis://hun:ter2@host:6379/1").redacted(), "redis://***@host:6379/1");
+  EXPECT_EQ(parse_url("redis://hunter2:@host:6379/1").redacted(), "redis://***@host:6379/1");
+}
+
+// A query value may be a secret (?password=...), whatever its key.
+TEST(Redacted, NoQueryValueShows) {
+  EXPECT_EQ(parse_url("redis://host?password=hunter2").redacted(), "redis://host");
+  EXPECT_EQ(parse_url("redis+unix:///tmp/redis.sock?db=3").redacted(),
+            "redis+unix:///tmp/redis.sock");
+  EXPECT_EQ(parse_url("zookeeper://h1:2181,h2:2182/chroot?session_timeout=5s").redacted(),
+            "zookeeper://h1:2181,h2:2182/chroot");
+}
+
+TEST(Redacted, WithoutUserInformationOrQueryTheUrlIsUnchanged) {
   EXPECT_EQ(parse_url("redis://127.0.0.1:6379").redacted(), "redis://127.0.0.1:6379");
-  EXPECT_EQ(parse_url("redis://alice@host:6379/1").redacted(), "redis://alice@host:6379/1");
+  EXPECT_EQ(parse_url("redis://host:6379/1").redacted(), "redis://host:6379/1");
   EXPECT_EQ(parse_url("redis://[::1]:6379").redacted(), "redis://[::1]:6379");
   EXPECT_EQ(parse_url("memory://").redacted(), "memory://");
   EXPECT_EQ(parse_url("memory://shared-name").redacted(), "memory://shared-name");
-  EXPECT_EQ(parse_url("redis+unix:///tmp/redis.sock?db=3").redacted(),
-            "redis+unix:///tmp/redis.sock?db=3");
-  EXPECT_EQ(parse_url("zookeeper://h1:2181,h2:2182/chroot?session_timeout=5s").redacted(),
-            "zookeeper://h1:2181,h2:2182/chroot?session_timeout=5s");
+  EXPECT_EQ(parse_url("redis+unix:///tmp/redis.sock").redacted(), "redis+unix:///tmp/redis.sock");
+  EXPECT_EQ(parse_url("zookeeper://h1:2181,h2:2182/chroot").redacted(),
+            "zookeeper://h1:2181,h2:2182/chroot");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -205,27 +218,56 @@ std::string config_error_of(std::string_view text) {
   return {};
 }
 
-class BadUrl : public ::testing::TestWithParam<std::string> {};
+// The server() of the ConfigError that parse_url throws for `text`.
+std::string shown_server_of(std::string_view text) {
+  try {
+    (void)parse_url(text);
+  } catch (const distlock::ConfigError& e) {
+    return e.server();
+  }
+  return "(parsed)";
+}
 
-TEST_P(BadUrl, IsAConfigErrorNamingTheUrl) {
-  const std::string& text = GetParam();
-  const std::string what = config_error_of(text);
-  if (!text.empty()) {
-    EXPECT_NE(what.find(text), std::string::npos) << what;
+struct BadUrlCase {
+  std::string text;
+  std::string shown;  // the error's server(): the URL as far as no secret can be in it
+};
+
+void PrintTo(const BadUrlCase& bad, std::ostream* out) { *out << '"' << bad.text << '"'; }
+
+class BadUrl : public ::testing::TestWithParam<BadUrlCase> {};
+
+TEST_P(BadUrl, IsAConfigErrorNamingTheUrlUpToItsQuery) {
+  const auto& [text, shown] = GetParam();
+  EXPECT_EQ(shown_server_of(text), shown);
+  if (!shown.empty()) {
+    EXPECT_NE(config_error_of(text).find(shown), std::string::npos);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(ParseUrl, BadUrl,
-                         ::testing::Values("", "redis", "redis://host:notaport",
-                                           "redis://host:70000", "://x", "redis://host:6379/abc?x",
-                                           "redis://host:", "redis://host:0", "redis://host:-1",
-                                           "redis://host:6379:1", "redis://[::1", "redis://[::1]x",
-                                           "redis://:6379", "redis://h1,", "redis://host/%zz",
-                                           "redis://host/%4", "redis://host?=v", "redis:/host",
-                                           "re dis://host"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return "case" + std::to_string(info.index);
-                         });
+// Without "scheme://" nothing tells a URL from a secret pasted in its place: none of it shows.
+INSTANTIATE_TEST_SUITE_P(
+    ParseUrl, BadUrl,
+    ::testing::Values(
+        BadUrlCase{"", ""}, BadUrlCase{"redis", ""},
+        BadUrlCase{"redis://host:notaport", "redis://host:notaport"},
+        BadUrlCase{"redis://host:70000", "redis://host:70000"}, BadUrlCase{"://x", ""},
+        BadUrlCase{"redis://host:6379/abc?x", "redis://host:6379/abc"},
+        BadUrlCase{"redis://host:", "redis://host:"},
+        BadUrlCase{"redis://host:0", "redis://host:0"},
+        BadUrlCase{"redis://host:-1", "redis://host:-1"},
+        BadUrlCase{"redis://host:6379:1", "redis://host:6379:1"},
+        BadUrlCase{"redis://[::1", "redis://[::1"}, BadUrlCase{"redis://[::1]x", "redis://[::1]x"},
+        BadUrlCase{"redis://:6379", "redis://:6379"}, BadUrlCase{"redis://h1,", "redis://h1,"},
+        BadUrlCase{"redis://host/%zz", "redis://host/%zz"},
+        BadUrlCase{"redis://host/%4", "redis://host/%4"},
+        BadUrlCase{"redis://host?=v", "redis://host"}, BadUrlCase{"redis:/host", ""},
+        BadUrlCase{"re dis://host", ""}, BadUrlCase{"redis://u:pw@host:x", "redis://***@host:x"},
+        BadUrlCase{"redis://u:p?w@host", "redis://***"},
+        BadUrlCase{"redis://host?x=a@b", "redis://***"}),
+    [](const ::testing::TestParamInfo<BadUrlCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 class BadUrlWithPassword : public ::testing::TestWithParam<std::string> {};
 
@@ -234,11 +276,7 @@ TEST_P(BadUrlWithPassword, MessageNamesTheRedactedUrlAndNeverThePassword) {
   const std::string what = config_error_of(text);
   EXPECT_EQ(what.find("s3cr3t"), std::string::npos) << what;
   EXPECT_NE(what.find("***"), std::string::npos) << what;
-  try {
-    (void)parse_url(text);
-  } catch (const distlock::Error& e) {
-    EXPECT_EQ(std::string(e.server()).find("s3cr3t"), std::string::npos) << e.server();
-  }
+  EXPECT_EQ(shown_server_of(text).find("s3cr3t"), std::string::npos) << shown_server_of(text);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -246,10 +284,63 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("redis://user:s3cr3t@host:notaport", "redis://:s3cr3t@host:70000",
                       "redis://user:s3cr3t@host:6379/abc?x", "redis://user:s3cr3t@host/%zz",
                       "redis://user:s3cr3t@[::1", "redis://user:s3cr3t@host?=1",
-                      "redis://user:s3cr3t@:6379", "redis://user:s3cr3t/x@host:port"),
+                      "redis://user:s3cr3t@:6379", "redis://user:s3cr3t/x@host:port",
+                      // A '?' or '#' in a password: where the user information ends is unsure.
+                      "redis://u:s3cr?t3t@host", "redis://u:s3cr3t?@host:6379",
+                      "redis://u:s3#cr3t@host", "redis://u:s3/cr?3t@host:x",
+                      "zookeeper://u:s3cr?t3t@127.0.0.1:2181",
+                      "redis+sentinel://u:s3cr?t3t@127.0.0.1:26379/master",
+                      "redis://u:s3cr3t@host?password=s3cr3t&x", "redis://u:s3cr3t%zz@host",
+                      "redis://u:s3cr3t%4@host"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       return "case" + std::to_string(info.index);
     });
+
+// A password where no user information is: in the query, in a text that is no URL.
+class BadUrlWithStraySecret : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadUrlWithStraySecret, MessageNeverShowsIt) {
+  const std::string& text = GetParam();
+  const std::string what = config_error_of(text);
+  EXPECT_EQ(what.find("s3cr3t"), std::string::npos) << what;
+  EXPECT_EQ(shown_server_of(text).find("s3cr3t"), std::string::npos) << shown_server_of(text);
+}
+
+INSTANTIATE_TEST_SUITE_P(ParseUrl, BadUrlWithStraySecret,
+                         ::testing::Values("redis://host?password=s3cr3t&x",
+                                           "redis://host:x?password=s3cr3t", "redis://host?s3cr3t",
+                                           "redis://host?password&s3cr3t",
+                                           "redis://host?password=s3cr3t%zz",
+                                           "redis://host?password=s3cr3t@x", "s3cr3t",
+                                           "redis:u:s3cr3t@host", "redis:/u:s3cr3t@host",
+                                           "re dis://u:s3cr3t@host", "u:s3cr3t@redis://host"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return "case" + std::to_string(info.index);
+                         });
+
+// RFC 3986 has no '?' or '#' in user information; accepting them would guess between a password
+// holding '?' and a query value holding '@'. Either guess could send the password's tail to a
+// server as a host name.
+TEST(ParseUrl, QuestionMarkOrHashBeforeTheLastAtSignIsAnError) {
+  for (const char* text : {"redis://u:p?w@host", "redis://u:p#w@host", "redis://host?x=a@b"}) {
+    const std::string what = config_error_of(text);
+    EXPECT_NE(what.find("%3F"), std::string::npos) << what;
+    EXPECT_NE(what.find("%40"), std::string::npos) << what;
+  }
+}
+
+// The user information ends at the last '@', so an '@' in a path would start the host.
+TEST(ParseUrl, AtSignInAPathWithoutHostIsAnError) {
+  const std::string what = config_error_of("redis+unix:///run/redis@main.sock");
+  EXPECT_NE(what.find("%40"), std::string::npos) << what;
+  EXPECT_EQ(parse_url("redis+unix:///run/redis%40main.sock").path, "/run/redis@main.sock");
+}
+
+TEST(ParseUrl, QueryItemWithoutEqualsSignIsNamedByItsPlace) {
+  const std::string what = config_error_of("redis://host?connect_timeout=1s&hunter2");
+  EXPECT_EQ(what.find("hunter2"), std::string::npos) << what;
+  EXPECT_NE(what.find("query parameter 2"), std::string::npos) << what;
+}
 
 // A password as generated secrets often are: with '/' not escaped.
 TEST(ParseUrl, PasswordWithSlashIsNotTakenForAPath) {
@@ -258,7 +349,7 @@ TEST(ParseUrl, PasswordWithSlashIsNotTakenForAPath) {
   ASSERT_EQ(url.endpoints.size(), 1u);
   EXPECT_EQ(url.endpoints[0].host, "host");
   EXPECT_EQ(url.path, "/2");
-  EXPECT_EQ(url.redacted(), "redis://user:***@host:6379/2");
+  EXPECT_EQ(url.redacted(), "redis://***@host:6379/2");
 }
 
 // parse_url knows no schemes; the Redis backend wants a host.
@@ -372,6 +463,54 @@ TEST(OptionsFromUrl, ErrorsNameTheRedactedUrlWithoutThePassword) {
       const std::string what = e.what();
       EXPECT_EQ(what.find("s3cr3t"), std::string::npos) << what;
       EXPECT_NE(what.find("***@host"), std::string::npos) << what;
+    }
+  }
+}
+
+// A query value may be the password (?password=...): errors name the key and what is wrong.
+TEST(OptionsFromUrl, ErrorsNameTheKeyAndNeverShowTheValue) {
+  for (const char* text :
+       {"redis://host?connect_timeout=s3cr3t", "redis://host?max_connections=s3cr3t",
+        "redis://host?command_timeout=-s3cr3t", "redis://host?password=s3cr3t",
+        "redis://host?s3cr3t=1"}) {
+    try {
+      (void)options_of(text);
+      ADD_FAILURE() << text << ": no ConfigError";
+    } catch (const distlock::ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("s3cr3t="), std::string::npos) << what;
+      EXPECT_EQ(what.find("=s3cr3t"), std::string::npos) << what;
+      EXPECT_EQ(what.find("-s3cr3t"), std::string::npos) << what;
+      EXPECT_NE(what.find("query parameter '"), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(OptionsFromUrl, PasswordParameterSaysWhereAPasswordGoes) {
+  try {
+    (void)options_of("redis://host?password=hunter2");
+    ADD_FAILURE() << "no ConfigError";
+  } catch (const distlock::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("hunter2"), std::string::npos) << what;
+    EXPECT_NE(what.find("user:password@"), std::string::npos) << what;
+  }
+}
+
+// The values the backends read themselves (db, min_replicas) are not shown either.
+TEST(ClientConnect, BadBackendValuesAreNamedByTheirKeyOnly) {
+  for (const char* text :
+       {"redis+sentinel://127.0.0.1:1/master?db=s3cr3t", "redis+unix:///tmp/no.sock?db=s3cr3t",
+        "redis://127.0.0.1:1?min_replicas=s3cr3t"}) {
+    try {
+      distlock::Client::connect(text);
+      ADD_FAILURE() << text << ": no ConfigError";
+    } catch (const distlock::ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("s3cr3t"), std::string::npos) << what;
+      EXPECT_TRUE(what.find("'db'") != std::string::npos ||
+                  what.find("'min_replicas'") != std::string::npos)
+          << what;
     }
   }
 }

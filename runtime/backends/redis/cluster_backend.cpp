@@ -251,13 +251,6 @@ void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
 
 std::unique_ptr<Backend> make_cluster_backend(const Url& url, const Options& options,
                                               StatsCounters& stats) {
-  if (url.endpoints.empty())
-    throw ConfigError(
-        "", url.redacted(),
-        "bad URL: no cluster node given; write redis+cluster://host:port[,host:port...]");
-  if (!url.path.empty() && url.path != "/" && url.path != "/0")
-    throw ConfigError("", url.redacted(),
-                      "bad URL: a Redis Cluster has only database 0; remove the path");
   return std::make_unique<ClusterBackend>(url, options, stats);
 }
 

@@ -17,8 +17,9 @@
 
 namespace distlock::detail::redis {
 
-// Reads the slot map from the first seed that answers. Throws ConfigError for a URL it
-// cannot use, BackendUnavailable when no seed answers or a seed is not a cluster node.
+// Reads the slot map from the first seed that answers, for a URL options_for_scheme took (a
+// seed at least, database 0). Throws BackendUnavailable when no seed answers or a seed is not a
+// cluster node.
 std::unique_ptr<Backend> make_cluster_backend(const Url& url, const Options& options,
                                               StatsCounters& stats);
 

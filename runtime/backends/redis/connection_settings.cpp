@@ -14,19 +14,17 @@ constexpr std::uint16_t kDefaultSentinelPort = 26379;
   throw ConfigError("", url.redacted(), "bad URL: " + why);
 }
 
-unsigned parse_db(const Url& url, std::string_view text, std::string_view where) {
+// `where` names the value; a query value itself never shows, as it may be a secret.
+unsigned parse_db(const Url& url, std::string_view text, const std::string& where) {
   const auto db = parse_decimal<unsigned>(text);
-  if (!db)
-    bad_url(url, std::string(where) + " '" + std::string(text) +
-                     "' is not a database number such as 0 or 3");
+  if (!db) bad_url(url, where + " is not a database number such as 0 or 3");
   return *db;
 }
 
 unsigned parse_replicas(const Url& url, std::string_view text) {
   const auto replicas = parse_decimal<unsigned>(text);
   if (!replicas)
-    bad_url(url, "query parameter 'min_replicas' must be a whole number such as 0 or 1, not '" +
-                     std::string(text) + "'");
+    bad_url(url, "query parameter 'min_replicas' must be a whole number such as 0 or 1");
   return *replicas;
 }
 
@@ -59,7 +57,8 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
     if (url.path.empty() || url.path == "/")
       bad_url(url, "the socket path is missing; write redis+unix:///path/to/redis.sock");
     settings.address.socket_path = url.path;
-    if (const auto db = url.query_value("db")) settings.db = parse_db(url, *db, "db");
+    if (const auto db = url.query_value("db"))
+      settings.db = parse_db(url, *db, "query parameter 'db'");
     return settings;
   }
 
@@ -76,7 +75,8 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
       bad_url(url,
               "the master name is missing; write redis+sentinel://host:port[,host:port...]/"
               "master-name (the name the sentinels monitor), and ?db=N for a database");
-    if (const auto db = url.query_value("db")) settings.db = parse_db(url, *db, "db");
+    if (const auto db = url.query_value("db"))
+      settings.db = parse_db(url, *db, "query parameter 'db'");
     return settings;
   }
 
@@ -86,7 +86,8 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
             "redis+sentinel://sentinel:26379[,sentinel:port...]/master-name");
   settings.address = address_of(url.endpoints.front());
   if (!url.path.empty() && url.path != "/")
-    settings.db = parse_db(url, std::string_view(url.path).substr(1), "the path");
+    settings.db =
+        parse_db(url, std::string_view(url.path).substr(1), "the path '" + url.path + "'");
   return settings;
 }
 

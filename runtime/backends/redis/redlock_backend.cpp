@@ -15,7 +15,6 @@
 namespace distlock::detail::redis {
 namespace {
 
-constexpr std::size_t kFewestMasters = 3;
 // A master that could not be reached is not asked to connect again sooner than this.
 constexpr Millis kReconnectPause{1000};
 
@@ -233,12 +232,6 @@ void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
 
 std::unique_ptr<Backend> make_redlock_backend(const Url& url, const Options& options,
                                               StatsCounters& stats) {
-  if (url.endpoints.size() < kFewestMasters)
-    throw ConfigError("", url.redacted(),
-                      "bad URL: Redlock needs at least 3 independent masters, got " +
-                          std::to_string(url.endpoints.size()) +
-                          "; write redis+redlock://host1:port,host2:port,host3:port "
-                          "(an odd number: 3 or 5)");
   std::vector<std::unique_ptr<Master>> masters;
   std::vector<std::string> failures;
   std::size_t reached = 0;

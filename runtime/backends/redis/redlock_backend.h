@@ -20,8 +20,8 @@
 
 namespace distlock::detail::redis {
 
-// Connects to every master at once. Throws ConfigError for fewer than three masters or a
-// query key it does not take, BackendUnavailable when fewer than a majority can be reached.
+// Connects to every master at once, for a URL options_for_scheme took (three masters at
+// least). Throws BackendUnavailable when fewer than a majority can be reached.
 std::unique_ptr<Backend> make_redlock_backend(const Url& url, const Options& options,
                                               StatsCounters& stats);
 
