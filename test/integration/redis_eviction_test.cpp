@@ -21,6 +21,7 @@
 
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "redis_sentinel_group.h"
 #include "redis_server.h"
 
 namespace distlock::testing {
@@ -106,6 +107,38 @@ TEST(RedisEviction, AUserWithoutInfoGetsADebugLineAndLocks) {
   EXPECT_NE(debug[0].find("+info"), std::string::npos) << debug[0];
   EXPECT_NE(debug[0].find(server_name), std::string::npos) << debug[0];
   EXPECT_EQ(debug[0].find(":pw@"), std::string::npos) << debug[0];
+}
+
+TEST(RedisEviction, EachRedlockMasterThatMayEvictIsNamedOnce) {
+  const RedisServer lru({"--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru"});
+  const RedisServer random({"--maxmemory", "64mb", "--maxmemory-policy", "allkeys-random"});
+  const RedisServer refuses_when_full({"--maxmemory", "64mb", "--maxmemory-policy", "noeviction"});
+  const CapturedLog log;
+  const auto client = Client::connect("redis+redlock://127.0.0.1:" + std::to_string(lru.port()) +
+                                      ",127.0.0.1:" + std::to_string(random.port()) +
+                                      ",127.0.0.1:" + std::to_string(refuses_when_full.port()));
+  EXPECT_TRUE(client->try_acquire(spec("quorum", 5s), 1).has_value());
+
+  const auto warnings = log.lines_at(LogLevel::warning);
+  ASSERT_EQ(warnings.size(), 2u) << ::testing::PrintToString(log.lines());
+  ASSERT_EQ(containing(warnings, lru.url() + ":").size(), 1u);
+  EXPECT_NE(containing(warnings, lru.url() + ":")[0].find("volatile-lru"), std::string::npos);
+  ASSERT_EQ(containing(warnings, random.url() + ":").size(), 1u);
+  EXPECT_NE(containing(warnings, random.url() + ":")[0].find("allkeys-random"), std::string::npos);
+}
+
+TEST(RedisEviction, TheMasterASentinelNamesIsNamedByItsAddress) {
+  SentinelGroup group(0, {"--maxmemory", "64mb", "--maxmemory-policy", "volatile-lfu"});
+  const CapturedLog log;
+  const auto client = Client::connect(group.url());
+  EXPECT_TRUE(client->try_acquire(spec("watched", 5s), 1).has_value());
+
+  const auto warnings = log.lines_at(LogLevel::warning);
+  ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(log.lines());
+  EXPECT_NE(warnings[0].find(group.url()), std::string::npos) << warnings[0];
+  const std::string master = "(master 127.0.0.1:" + std::to_string(group.master().port()) + ")";
+  EXPECT_NE(warnings[0].find(master), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("volatile-lfu"), std::string::npos) << warnings[0];
 }
 
 // Writes filler keys with a ttl, a batch per call, until `key` is gone (evicted) or `limit`
