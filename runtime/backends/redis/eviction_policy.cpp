@@ -77,10 +77,13 @@ MemoryPolicyReading read_memory_policy(Connection& connection) {
           "maxmemory-policy is noeviction"};
 }
 
+std::string server_name(const Connection& connection, bool master_of_sentinel) {
+  if (!master_of_sentinel) return connection.server();
+  return connection.server() + " (master " + connection.address().describe() + ")";
+}
+
 void warn_if_locks_may_be_evicted(Connection& connection, bool master_of_sentinel) {
-  const std::string server =
-      master_of_sentinel ? connection.server() + " (master " + connection.address().describe() + ")"
-                         : connection.server();
+  const std::string server = server_name(connection, master_of_sentinel);
   const MemoryPolicyReading reading = read_memory_policy(connection);
   if (!reading.memory) {
     detail::log(LogLevel::debug,

@@ -41,10 +41,12 @@ struct MemoryPolicyReading {
 // Sends INFO memory. Throws ServerError when the exchange fails (not for an error reply).
 MemoryPolicyReading read_memory_policy(Connection& connection);
 
+// The server `connection` reaches, as the warning and `distlock server` name it: the URL's
+// server, and for the master a Sentinel named (`master_of_sentinel`) its address too.
+std::string server_name(const Connection& connection, bool master_of_sentinel);
+
 // Once per backend, when it first connects: logs a warning naming the server and its policy
 // when the server may evict lock keys, a debug line when it would not say.
-// `master_of_sentinel`: the server is the master a Sentinel named, whose address the log line
-// adds to the URL.
 void warn_if_locks_may_be_evicted(Connection& connection, bool master_of_sentinel);
 
 }  // namespace distlock::detail::redis
