@@ -62,6 +62,10 @@ int show_lock(const GlobalOptions& options, const ShowOptions& show_options);
 int release_lock(const GlobalOptions& options, const ReleaseOptions& release_options);
 int watch_locks(const GlobalOptions& options, const WatchOptions& watch_options);
 int where_type_is_taken(const GlobalOptions& options, const WhereOptions& where_options);
+int describe_servers(const GlobalOptions& options);
+
+// The URL the options give. Throws UsageError when none was given.
+const std::string& server_url(const GlobalOptions& options);
 
 // Connects to the server the options name. Throws UsageError when no URL was given,
 // ConfigError for a bad one, BackendUnavailable when the server cannot be reached.

@@ -55,6 +55,16 @@ nlohmann::json to_json(const admin::ReleasedHold& released) {
   return json;
 }
 
+nlohmann::json to_json(const admin::ServerFacts& facts) {
+  return {{"server", facts.server},
+          {"kind", facts.kind},
+          {"version", text_or_null(facts.version)},
+          {"maxmemory", facts.maxmemory ? nlohmann::json(*facts.maxmemory) : nlohmann::json()},
+          {"maxmemory_policy", text_or_null(facts.maxmemory_policy)},
+          {"eviction", admin::to_string(facts.eviction)},
+          {"reason", facts.reason}};
+}
+
 nlohmann::json event_line(const char* event, const std::string& name, nlohmann::json details) {
   details["event"] = event;
   details["name"] = name;
@@ -80,6 +90,12 @@ std::string released_document(const std::string& server, const std::string& name
   nlohmann::json array = nlohmann::json::array();
   for (const auto& hold : released) array.push_back(to_json(hold));
   return nlohmann::json{{"server", server}, {"name", name}, {"released", array}}.dump(2);
+}
+
+std::string servers_document(const std::vector<admin::ServerFacts>& servers) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& facts : servers) array.push_back(to_json(facts));
+  return nlohmann::json{{"servers", array}}.dump(2);
 }
 
 std::string hold_event_line(const char* event, const std::string& name, const admin::Hold& hold) {

@@ -1,6 +1,6 @@
 // distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
-// show, release, watch) and for a woven target's lock inventory (where). docs/operations.md
-// describes each subcommand, its output and its exit codes.
+// show, release, watch), for the servers themselves (server) and for a woven target's lock
+// inventory (where). docs/operations.md describes each subcommand, its output and its exit codes.
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -16,12 +16,16 @@
 
 namespace distlock::cli {
 
-std::unique_ptr<admin::LockAdmin> connect(const GlobalOptions& options) {
+const std::string& server_url(const GlobalOptions& options) {
   if (options.url.empty())
     throw UsageError("", "",
                      "no server given: pass --url URL or set DISTLOCK_URL (redis://host:port, "
                      "zookeeper://host:port, ...)");
-  return admin::LockAdmin::connect(options.url);
+  return options.url;
+}
+
+std::unique_ptr<admin::LockAdmin> connect(const GlobalOptions& options) {
+  return admin::LockAdmin::connect(server_url(options));
 }
 
 namespace {
@@ -117,6 +121,16 @@ std::string without_passwords(std::string message, const std::vector<std::string
   return message;
 }
 
+Subcommand add_server(CLI::App& parent, const GlobalOptions& options) {
+  CLI::App* app = parent.add_subcommand(
+      "server",
+      "What the servers behind the URL say of themselves (each master of a Redlock or a Cluster, "
+      "the master a Sentinel names): the version, maxmemory and maxmemory-policy, and whether "
+      "they may evict lock keys: safe, at risk (a maxmemory with any policy but noeviction), "
+      "could not be checked (a user without +info), or does not apply (ZooKeeper, memory://).");
+  return {app, [&] { return describe_servers(options); }};
+}
+
 int run(int argc, char** argv) {
   const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   CLI::App app{
@@ -144,9 +158,9 @@ int run(int argc, char** argv) {
   WatchOptions watch;
   WhereOptions where;
   const std::vector<Subcommand> subcommands = {
-      add_list(app, options, list), add_show(app, options, show),
+      add_list(app, options, list),       add_show(app, options, show),
       add_release(app, options, release), add_watch(app, options, watch),
-      add_where(app, options, where)};
+      add_where(app, options, where),     add_server(app, options)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

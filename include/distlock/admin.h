@@ -1,6 +1,7 @@
 // Inspecting and breaking the locks a server keeps, for operators (the `distlock` command) and
 // for tools: which locks are held, by which acquisition of which process, since when, for how
-// long still, with which fence, who waits; and force-release of a stuck lock.
+// long still, with which fence, who waits; force-release of a stuck lock; and what the servers
+// say of themselves, whether they may evict lock keys above all.
 //
 // Not for the locking path: listing walks the server's whole lock space (Redis SCAN, a walk
 // of ZooKeeper's lock root), and a force-release takes a lock from a holder that may still be
@@ -82,6 +83,34 @@ struct ReleasedHold {
   Hold hold;
 };
 
+// Whether a server may take locks away by itself: a Redis server with a maxmemory and any
+// maxmemory-policy but noeviction evicts keys when its memory runs out, lock keys included.
+enum class EvictionRisk {
+  safe,            // it never evicts lock keys: noeviction, or no maxmemory
+  at_risk,         // it may evict lock keys when its memory runs out
+  unchecked,       // it would not say (an ACL user without +info)
+  not_applicable,  // nothing there is evicted: ZooKeeper, memory://
+};
+
+// "safe", "at_risk", "unchecked", "not_applicable".
+const char* to_string(EvictionRisk risk);
+
+// What a server that keeps locks says of itself.
+struct ServerFacts {
+  // As messages name it (no password): the URL; a Redlock's or a Cluster's master by its own
+  // redis:// URL; the master a Sentinel names by the URL and "(master <host>:<port>)".
+  std::string server;
+  std::string kind;     // "redis", "zookeeper", "memory"
+  std::string version;  // "7.0.15"; empty when the server does not say
+  // Bytes, 0 for no limit; none when the server does not say, or has no such setting.
+  std::optional<std::uint64_t> maxmemory;
+  std::string maxmemory_policy;  // empty when the server does not say, or has no such setting
+  EvictionRisk eviction = EvictionRisk::unchecked;
+  // Why, naming the policy; what to configure when the locks are at risk, or to let the
+  // command check.
+  std::string reason;
+};
+
 class LockAdmin {
  public:
   // Connects as Client::connect does, with the same URLs (memory:// excepted: another
@@ -106,12 +135,21 @@ class LockAdmin {
   std::vector<ReleasedHold> force_release(
       std::string_view name, const std::optional<std::string>& acquisition_id = std::nullopt);
 
+  // Every server that keeps the locks (the one server, the master a Sentinel names, every
+  // master of a Redlock or a Cluster), each asked once. Throws BackendUnavailable when one
+  // cannot be asked.
+  std::vector<ServerFacts> servers();
+
   // The server, as messages name it (no password).
   const std::string& server() const;
 
  private:
   std::unique_ptr<detail::LockInspector> inspector_;
 };
+
+// LockAdmin::connect(url, options)->servers(), and for memory://, which has no server, one
+// entry that says so.
+std::vector<ServerFacts> describe_servers(std::string_view url, const Options& options = {});
 
 }  // namespace admin
 }  // namespace distlock

@@ -75,6 +75,20 @@ const char* to_string(HoldKind kind) {
   return "exclusive";
 }
 
+const char* to_string(EvictionRisk risk) {
+  switch (risk) {
+    case EvictionRisk::safe:
+      return "safe";
+    case EvictionRisk::at_risk:
+      return "at_risk";
+    case EvictionRisk::unchecked:
+      break;
+    case EvictionRisk::not_applicable:
+      return "not_applicable";
+  }
+  return "unchecked";
+}
+
 std::unique_ptr<LockAdmin> LockAdmin::connect(std::string_view url, const Options& options) {
   return std::make_unique<LockAdmin>(detail::make_inspector(detail::parse_url(url), options));
 }
@@ -102,7 +116,24 @@ std::vector<ReleasedHold> LockAdmin::force_release(
   return inspector_->force_release(name, acquisition_id);
 }
 
+std::vector<ServerFacts> LockAdmin::servers() { return inspector_->servers(); }
+
 const std::string& LockAdmin::server() const { return inspector_->server(); }
+
+std::vector<ServerFacts> describe_servers(std::string_view url, const Options& options) {
+  const detail::Url parsed = detail::parse_url(url);
+  if (parsed.scheme != "memory") return LockAdmin::connect(url, options)->servers();
+  // Its query keys are checked as a client's are.
+  (void)detail::options_for_scheme(parsed, options);
+  ServerFacts facts;
+  facts.server = parsed.redacted();
+  facts.kind = "memory";
+  facts.eviction = EvictionRisk::not_applicable;
+  facts.reason =
+      "in-process: the lock table lives in the process that takes the locks, and nothing evicts "
+      "from it";
+  return {facts};
+}
 
 }  // namespace admin
 }  // namespace distlock

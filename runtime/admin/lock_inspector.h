@@ -1,6 +1,7 @@
-// What a backend implements for distlock::admin::LockAdmin: reading the locks a server keeps
-// and force-releasing them. One per protocol (backends/redis/redis_inspector,
-// backends/zookeeper/zookeeper_inspector); it knows nothing of the lock path's clients.
+// What a backend implements for distlock::admin::LockAdmin: reading the locks a server keeps,
+// force-releasing them, and what the servers say of themselves. One per protocol
+// (backends/redis/redis_inspector, backends/zookeeper/zookeeper_inspector); it knows nothing of
+// the lock path's clients.
 #pragma once
 
 #include <optional>
@@ -23,6 +24,8 @@ class LockInspector {
   // As LockAdmin::force_release.
   virtual std::vector<admin::ReleasedHold> force_release(
       std::string_view name, const std::optional<std::string>& acquisition_id) = 0;
+  // As LockAdmin::servers.
+  virtual std::vector<admin::ServerFacts> servers() = 0;
   virtual const std::string& server() const = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <distlock/log.h>
@@ -16,7 +17,7 @@ class CapturedLog {
     set_logger([this, lowest](LogLevel level, std::string_view message) {
       if (level < lowest) return;
       std::lock_guard lock(mutex_);
-      lines_.emplace_back(message);
+      lines_.emplace_back(level, message);
     });
   }
   ~CapturedLog() { set_logger({}); }
@@ -25,12 +26,23 @@ class CapturedLog {
 
   std::vector<std::string> lines() const {
     std::lock_guard lock(mutex_);
-    return lines_;
+    std::vector<std::string> messages;
+    for (const auto& line : lines_) messages.push_back(line.second);
+    return messages;
+  }
+
+  // The lines logged at exactly `level`.
+  std::vector<std::string> lines_at(LogLevel level) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> messages;
+    for (const auto& line : lines_)
+      if (line.first == level) messages.push_back(line.second);
+    return messages;
   }
 
  private:
   mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
+  std::vector<std::pair<LogLevel, std::string>> lines_;
 };
 
 }  // namespace distlock::testing

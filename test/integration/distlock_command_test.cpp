@@ -1,7 +1,8 @@
 // The distlock command against a real redis-server: list (every lock kind), show (a fair lock's
 // queue in order), release (of a live holder, which then loses its lease; with an --id that
-// does not hold; without --force), watch, and the input it refuses. Output is read as an
-// operator's script would: --json, parsed.
+// does not hold; without --force), watch, server (the version, the memory policy and whether
+// the server may evict lock keys), and the input it refuses. Output is read as an operator's
+// script would: --json, parsed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -186,8 +187,8 @@ TEST_F(DistlockCommandRedis, ReleaseWithAnotherAcquisitionIdReleasesNothing) {
   EXPECT_TRUE(listed_lock(list_json(), lease.name()).is_null());
 }
 
-// On a Redis Cluster the command lists every master's locks, and reads and force-releases a
-// lock on the master of its slot (another master would answer MOVED).
+// On a Redis Cluster the command lists every master's locks, reads and force-releases a lock
+// on the master of its slot (another master would answer MOVED), and describes every master.
 TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMaster) {
   RedisCluster cluster(3, 0);
   const auto client = Client::connect(cluster.url());
@@ -219,6 +220,11 @@ TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMas
   expect_release_of_another_id_keeps(leases.front(), distlock);
   expect_force_release_ends_a_live_lease(*client, *Client::connect(cluster.url()),
                                          spec(std::string_view(type + "-stuck"), 2s), distlock);
+
+  // `server` describes every master of the slot map.
+  const auto described = distlock({"--json", "server"});
+  ASSERT_EQ(described.code(), 0) << described.describe();
+  EXPECT_EQ(described.json().at("servers").size(), 3u) << described.out;
 }
 
 TEST_F(DistlockCommandRedis, ReleaseWithoutForceDeletesNothing) {
@@ -303,6 +309,102 @@ TEST_F(DistlockCommandRedis, TakesTheUrlFromTheEnvironment) {
   expect_hold_of(with_query.json().at("lock"), lease, "exclusive");
 }
 
+// The one server a `server --json` output describes (a failure, and null, when it describes
+// another number of servers).
+nlohmann::json described_server(const CommandResult& result) {
+  EXPECT_EQ(result.code(), 0) << result.describe();
+  const auto servers = result.json().at("servers");
+  EXPECT_EQ(servers.size(), 1u) << servers;
+  return servers.size() == 1 ? servers[0] : nlohmann::json();
+}
+
+TEST_F(DistlockCommandRedis, ServerShowsTheVersionAndThatNoMaxmemoryIsSafe) {
+  const auto facts = described_server(distlock({"--json", "server"}));
+  ASSERT_FALSE(facts.is_null());
+  EXPECT_EQ(facts.at("server"), server_.url());
+  EXPECT_EQ(facts.at("kind"), "redis");
+  EXPECT_NE(facts.at("version").get<std::string>().find('.'), std::string::npos) << facts;
+  EXPECT_EQ(facts.at("maxmemory"), 0) << facts;
+  EXPECT_EQ(facts.at("maxmemory_policy"), "noeviction") << facts;
+  EXPECT_EQ(facts.at("eviction"), "safe") << facts;
+  EXPECT_NE(facts.at("reason").get<std::string>().find("no maxmemory"), std::string::npos) << facts;
+
+  const auto text = distlock({"server"});
+  ASSERT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find(server_.url()), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Redis " + facts.at("version").get<std::string>()), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("eviction: safe"), std::string::npos) << text.out;
+}
+
+TEST(DistlockCommandServer, AMaxmemoryWithAnyPolicyButNoevictionPutsLocksAtRisk) {
+  const RedisServer server({"--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru"});
+  const auto facts = described_server(run_distlock({"--url", server.url(), "--json", "server"}));
+  ASSERT_FALSE(facts.is_null());
+  EXPECT_EQ(facts.at("maxmemory"), 64 * 1024 * 1024) << facts;
+  EXPECT_EQ(facts.at("maxmemory_policy"), "volatile-lru") << facts;
+  EXPECT_EQ(facts.at("eviction"), "at_risk") << facts;
+  const auto reason = facts.at("reason").get<std::string>();
+  EXPECT_NE(reason.find("volatile-lru"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("set maxmemory-policy noeviction"), std::string::npos) << reason;
+
+  const auto text = run_distlock({"--url", server.url(), "server"});
+  ASSERT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find("maxmemory-policy volatile-lru"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("eviction: AT RISK"), std::string::npos) << text.out;
+
+  ASSERT_EQ(server.cli({"CONFIG", "SET", "maxmemory-policy", "noeviction"}), "OK");
+  const auto fixed = described_server(run_distlock({"--url", server.url(), "--json", "server"}));
+  EXPECT_EQ(fixed.at("eviction"), "safe") << fixed;
+}
+
+TEST(DistlockCommandServer, AUserWithoutInfoCouldNotBeChecked) {
+  const RedisServer server({"--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"});
+  server.cli({"ACL", "SETUSER", "locker", "on", ">s3cret-word", "resetchannels", "~distlock:*",
+              "&distlock:*", "-@all", "+@scripting", "+@pubsub", "+@read", "+@write", "+time"});
+  const std::string url = "redis://locker:s3cret-word@127.0.0.1:" + std::to_string(server.port());
+  const auto result = run_distlock({"--url", url, "--json", "server"});
+  const auto facts = described_server(result);
+  ASSERT_FALSE(facts.is_null());
+  EXPECT_EQ(facts.at("server"), "redis://***@127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(facts.at("eviction"), "unchecked") << facts;
+  EXPECT_TRUE(facts.at("maxmemory").is_null()) << facts;
+  EXPECT_TRUE(facts.at("maxmemory_policy").is_null()) << facts;
+  const auto reason = facts.at("reason").get<std::string>();
+  EXPECT_NE(reason.find("NOPERM"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("+info"), std::string::npos) << reason;
+  EXPECT_EQ(result.out.find("s3cret"), std::string::npos) << result.out;
+
+  const auto text = run_distlock({"--url", url, "server"});
+  ASSERT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find("eviction: could not be checked"), std::string::npos) << text.out;
+}
+
+TEST(DistlockCommandServer, DescribesEveryRedlockMaster) {
+  SuiteRedlockMasters masters;
+  const auto result = run_distlock({"--url", masters.url(), "--json", "server"});
+  ASSERT_EQ(result.code(), 0) << result.describe();
+  const auto servers = result.json().at("servers");
+  ASSERT_EQ(servers.size(), 3u) << servers;
+  std::set<std::string> named;
+  for (const auto& facts : servers) {
+    named.insert(facts.at("server").get<std::string>());
+    EXPECT_EQ(facts.at("eviction"), "safe") << facts;
+  }
+  EXPECT_EQ(named.size(), 3u) << servers;
+  for (const auto& name : named)
+    EXPECT_NE(masters.url().find(name.substr(std::string("redis://").size())), std::string::npos)
+        << name;
+}
+
+TEST(DistlockCommandServer, EvictionDoesNotApplyToMemory) {
+  const auto facts = described_server(run_distlock({"--url", "memory://", "--json", "server"}));
+  ASSERT_FALSE(facts.is_null());
+  EXPECT_EQ(facts.at("kind"), "memory");
+  EXPECT_EQ(facts.at("eviction"), "not_applicable");
+  EXPECT_TRUE(facts.at("maxmemory").is_null()) << facts;
+}
+
 TEST(DistlockCommandPassword, IsNeverPrinted) {
   const RedisServer server({"--requirepass", "s3cret-word"});
   const std::string url = "redis://:s3cret-word@127.0.0.1:" + std::to_string(server.port());
@@ -358,7 +460,7 @@ TEST(DistlockCommandInput, UnknownSubcommandIsAUsageError) {
 }
 
 TEST(DistlockCommandInput, EverySubcommandHasHelp) {
-  for (const std::string subcommand : {"list", "show", "release", "watch", "where"}) {
+  for (const std::string subcommand : {"list", "show", "release", "watch", "where", "server"}) {
     const auto result = run_distlock({subcommand, "--help"});
     EXPECT_EQ(result.code(), 0) << result.describe();
     EXPECT_NE(result.out.find("Usage: distlock " + subcommand), std::string::npos) << result.out;

@@ -190,5 +190,19 @@ TEST_F(DistlockCommandZooKeeper, ANodeWithoutDataIsAHolderWithoutAName) {
   EXPECT_TRUE(listed_lock(list_json(type_), type_).is_null());
 }
 
+TEST_F(DistlockCommandZooKeeper, ServerSaysEvictionDoesNotApply) {
+  const auto result = distlock({"--json", "server"});
+  ASSERT_EQ(result.code(), 0) << result.describe();
+  const auto servers = result.json().at("servers");
+  ASSERT_EQ(servers.size(), 1u) << servers;
+  EXPECT_EQ(servers[0].at("kind"), "zookeeper");
+  EXPECT_EQ(servers[0].at("eviction"), "not_applicable");
+  EXPECT_TRUE(servers[0].at("maxmemory_policy").is_null()) << servers[0];
+
+  const auto text = distlock({"server"});
+  ASSERT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find("eviction: does not apply"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace distlock::testing

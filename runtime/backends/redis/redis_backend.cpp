@@ -8,6 +8,7 @@
 
 #include "backends/redis/connection_pool.h"
 #include "backends/redis/connection_settings.h"
+#include "backends/redis/eviction_policy.h"
 #include "backends/redis/kind_calls.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
@@ -57,9 +58,12 @@ void log_withdrawal_failure(const std::string& failure) {
                                    "others back until it expires)");
 }
 
-ScriptRunner load_scripts(ConnectionPool& pool) {
+// The server is checked once per backend, on its first connection: its version, then whether it
+// may evict lock keys.
+ScriptRunner load_scripts(ConnectionPool& pool, const ConnectionSettings& settings) {
   const auto connection = pool.borrow();
   require_supported_version(*connection);
+  warn_if_locks_may_be_evicted(*connection, settings.sentinel());
   return ScriptRunner(*connection);
 }
 
@@ -83,7 +87,7 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       locator_(settings_),
       pool_(settings_, locator_,
             shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
-      scripts_(load_scripts(pool_)),
+      scripts_(load_scripts(pool_, settings_)),
       listener_(settings_, locator_, stats_) {
   locator_.set_on_moved([this] { listener_.master_moved(); });
 }

@@ -8,11 +8,13 @@
 #include "backends/redis/cluster_slots.h"
 #include "backends/redis/connection.h"
 #include "backends/redis/connection_settings.h"
+#include "backends/redis/eviction_policy.h"
 #include "backends/redis/force_release.h"
 #include "backends/redis/lock_listing.h"
 #include "backends/redis/master_locator.h"
 #include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
+#include "backends/redis/server_version.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -32,6 +34,29 @@ struct Node {
 };
 
 using Nodes = std::vector<std::unique_ptr<Node>>;
+
+// What the node says of its version and its memory policy.
+admin::ServerFacts facts_of(Node& node) {
+  Connection& connection = node.connection;
+  admin::ServerFacts facts;
+  facts.server = server_name(connection, node.settings.sentinel());
+  facts.kind = "redis";
+  const std::string_view hello[] = {"HELLO", "2"};
+  facts.version = version_named(*connection.command(hello));
+  const MemoryPolicyReading reading = read_memory_policy(connection);
+  if (!reading.memory) {
+    facts.eviction = admin::EvictionRisk::unchecked;
+    facts.reason = reading.unreadable;
+    return facts;
+  }
+  facts.maxmemory = reading.memory->maxmemory;
+  facts.maxmemory_policy = reading.memory->policy;
+  EvictionVerdict verdict = judge_eviction(*reading.memory);
+  facts.eviction =
+      verdict.may_evict_locks ? admin::EvictionRisk::at_risk : admin::EvictionRisk::safe;
+  facts.reason = std::move(verdict.reason);
+  return facts;
+}
 
 // With several nodes (a Redlock's masters), each location names its node.
 void name_node(std::vector<admin::LockState>& locks, const std::string& node) {
@@ -128,6 +153,18 @@ class RedisInspector final : public LockInspector {
     return on_each_node(nodes_of(name), several(), name, [&](Connection& connection) {
       return redis::force_release(connection, std::string(name), acquisition_id, "PUBLISH");
     });
+  }
+
+  std::vector<admin::ServerFacts> servers() override {
+    std::vector<admin::ServerFacts> facts;
+    for (const auto& node : nodes_) {
+      try {
+        facts.push_back(facts_of(*node));
+      } catch (const ServerError& error) {
+        throw error.for_lock("");
+      }
+    }
+    return facts;
   }
 
   const std::string& server() const override { return server_; }

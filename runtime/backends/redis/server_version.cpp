@@ -27,6 +27,15 @@ std::optional<RedisVersion> parse_redis_version(std::string_view text) {
   return RedisVersion{*major, *minor, *patch};
 }
 
+std::string version_named(const redisReply& hello_reply) {
+  // RESP2's answer: server, redis, version, 7.0.15, proto, 2, ...
+  if (hello_reply.type != REDIS_REPLY_ARRAY) return {};
+  for (std::size_t i = 0; i + 1 < hello_reply.elements; i += 2)
+    if (reply_text(*hello_reply.element[i]) == "version")
+      return std::string(reply_text(*hello_reply.element[i + 1]));
+  return {};
+}
+
 std::optional<std::string> unsupported_version(const redisReply& hello_reply) {
   const std::string needed = "distlock needs Redis " + text_of(kOldestRedis) +
                              " or later (its scripts use SET ... GET and ZADD ... GT)";
@@ -36,16 +45,10 @@ std::optional<std::string> unsupported_version(const redisReply& hello_reply) {
       return "the server does not know HELLO (Redis before 6.0); " + needed;
     return std::nullopt;
   }
-  // RESP2's answer: server, redis, version, 7.0.15, proto, 2, ...
-  if (hello_reply.type != REDIS_REPLY_ARRAY) return std::nullopt;
-  for (std::size_t i = 0; i + 1 < hello_reply.elements; i += 2) {
-    if (reply_text(*hello_reply.element[i]) != "version") continue;
-    const std::string_view text = reply_text(*hello_reply.element[i + 1]);
-    const auto version = parse_redis_version(text);
-    if (!version || !(*version < kOldestRedis)) return std::nullopt;
-    return "the server is Redis " + std::string(text) + "; " + needed;
-  }
-  return std::nullopt;
+  const std::string text = version_named(hello_reply);
+  const auto version = parse_redis_version(text);
+  if (!version || !(*version < kOldestRedis)) return std::nullopt;
+  return "the server is Redis " + text + "; " + needed;
 }
 
 void require_supported_version(Connection& connection) {

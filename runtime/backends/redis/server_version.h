@@ -31,6 +31,10 @@ inline constexpr RedisVersion kOldestRedis{6, 2, 0};
 // "7.0.15" as a version; nullopt for anything else.
 std::optional<RedisVersion> parse_redis_version(std::string_view text);
 
+// The version a server names in its answer to "HELLO 2" ("7.0.15"); empty when it names none,
+// or refused.
+std::string version_named(const redisReply& hello_reply);
+
 // Why a server that gave `hello_reply` to "HELLO 2" cannot run distlock's scripts; nullopt if
 // it can, or if it does not say (a server that speaks the protocol without naming a version
 // is left to the scripts).

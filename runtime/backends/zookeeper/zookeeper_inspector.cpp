@@ -42,6 +42,19 @@ class ZooKeeperInspector final : public LockInspector {
                                     std::string(name), lock_path(name), acquisition_id);
   }
 
+  std::vector<admin::ServerFacts> servers() override {
+    // Asked like the other questions: an ensemble that cannot be reached is an error.
+    (void)ready_session("");
+    admin::ServerFacts facts;
+    facts.server = settings_.server;
+    facts.kind = "zookeeper";
+    facts.eviction = admin::EvictionRisk::not_applicable;
+    facts.reason =
+        "ZooKeeper evicts nothing: a lock node lasts as long as its holder's session (or until "
+        "it is released)";
+    return {facts};
+  }
+
   const std::string& server() const override { return settings_.server; }
 
  private:
