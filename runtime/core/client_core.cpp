@@ -9,8 +9,8 @@
 #include "backends/backend_factory.h"
 #include "core/acquisition_id.h"
 #include "core/held_leases.h"
-#include "core/owner_token.h"
 #include "core/lease_state.h"
+#include "core/owner_token.h"
 
 namespace distlock::detail {
 namespace {
@@ -90,9 +90,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   // lock reads under the writer's; anything else under the thread's token of the moment.
   const std::string* reentered =
       semaphore ? nullptr : HeldLeases::owner_of(instance_id_, name, spec.mode);
-  const std::string* writing = spec.mode == Mode::read
-                                   ? HeldLeases::owner_of(instance_id_, name, Mode::write)
-                                   : nullptr;
+  const std::string* writing =
+      spec.mode == Mode::read ? HeldLeases::owner_of(instance_id_, name, Mode::write) : nullptr;
   if (spec.mode == Mode::write && HeldLeases::owner_of(instance_id_, name, Mode::read))
     throw ConfigError(name, server(),
                       "this thread holds the read lock: taking the write lock would wait for "
@@ -110,9 +109,8 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
                          std::string(spec.type)};
   const auto start = SteadyClock::now();
   const auto deadline = deadline_for(spec, if_busy, start);
-  const auto grant =
-      backend_->acquire({identity.hold(), identity.ttl, reentered != nullptr, writing != nullptr,
-                         deadline});
+  const auto grant = backend_->acquire(
+      {identity.hold(), identity.ttl, reentered != nullptr, writing != nullptr, deadline});
   // Without a grant the lock was taken; the backend waited for it if the deadline let it.
   if (grant ? grant->contended : deadline > start) events_.emit(EventKind::contended, spec.type);
   if (!grant) {

@@ -40,8 +40,8 @@ bool on_this_threads_stack(const void* address) {
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer may give a function's locals a frame of its own off the stack.
   if (void* fake_stack = __asan_get_current_fake_stack())
-    return __asan_addr_is_in_fake_stack(fake_stack, const_cast<void*>(address), nullptr,
-                                        nullptr) != nullptr;
+    return __asan_addr_is_in_fake_stack(fake_stack, const_cast<void*>(address), nullptr, nullptr) !=
+           nullptr;
 #endif
   return false;
 }

@@ -262,11 +262,10 @@ TEST_P(LockBehaviour, AThreadThatMovedItsLeaseAwayDoesNotReenterIt) {
   ASSERT_NE(current(), nullptr);
 
   std::promise<void> release_asked;
-  std::thread worker(
-      [lease = std::move(taken), asked = release_asked.get_future()]() mutable {
-        asked.wait();
-        lease.release();
-      });
+  std::thread worker([lease = std::move(taken), asked = release_asked.get_future()]() mutable {
+    asked.wait();
+    lease.release();
+  });
   EXPECT_FALSE(client->try_acquire(spec(type_, 30s, try_only), key_).has_value())
       << "re-entered a lease another thread holds";
   EXPECT_EQ(current(), nullptr) << "current() shows a lease this thread handed over";
@@ -890,8 +889,7 @@ TEST_P(LockBehaviour, AKeptReleaseWakesItsWaitersByTheKeptTime) {
     LockSpec waiting;
   };
   const auto kept = hold_at_least(1500ms);
-  std::vector<Variant> variants = {
-      {"plain", spec(type_, 30s, kept), spec(type_, 30s, wait(30s))}};
+  std::vector<Variant> variants = {{"plain", spec(type_, 30s, kept), spec(type_, 30s, wait(30s))}};
   if (has_lock_kinds(GetParam())) {
     variants.push_back({"fair", spec(type_, 30s, distlock::fair, kept),
                         spec(type_, 30s, distlock::fair, wait(30s))});

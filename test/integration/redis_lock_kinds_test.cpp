@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <csignal>
-#include <future>
 #include <cstdint>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -243,10 +243,10 @@ TEST_F(WaiterLeavingByAnError, AFairWaiterGivesItsQueuePlaceBack) {
   const std::string hash = "distlock:{" + type_ + ":" + key + "}";
   auto holder = connect();
   Lease held = holder->acquire(spec(std::string_view(type_), 30s, distlock::fair), key);
-  const auto thrown = wait_until_failed(
-      spec(std::string_view(type_), 3s, distlock::fair, wait(20s)), key,
-      redis_script_text({"lib/fence", "lib/exclusive_hold", "lib/shared_holds", "lib/fair_queue",
-                         "acquire_fair"}));
+  const auto thrown =
+      wait_until_failed(spec(std::string_view(type_), 3s, distlock::fair, wait(20s)), key,
+                        redis_script_text({"lib/fence", "lib/exclusive_hold", "lib/shared_holds",
+                                           "lib/fair_queue", "acquire_fair"}));
   EXPECT_THROW(std::rethrow_exception(thrown), BackendUnavailable);
   EXPECT_EQ(server_.cli({"ZCARD", hash + ":queue"}), "0") << "the queue still has the waiter";
   EXPECT_EQ(server_.cli({"HLEN", hash + ":queue:grants"}), "0");
