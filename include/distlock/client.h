@@ -7,7 +7,7 @@
 //   zookeeper://[user:password@]host[:port][,host[:port]...][/chroot][?query]
 //
 // Query parameters: connect_timeout, command_timeout (durations such as 2s), max_connections
-// (Redis), session_timeout (ZooKeeper).
+// and outage_limit (Redis), session_timeout (ZooKeeper).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,10 @@ struct Options {
   Millis connect_timeout = std::chrono::seconds(3);
   // A command whose reply takes longer counts as a failed round trip.
   Millis command_timeout = std::chrono::seconds(3);
+  // Redis (one server, Sentinel, Cluster): how long an acquisition keeps trying while the
+  // server cannot be reached or cannot serve yet (a restart, a failover), as long as its wait
+  // lasts; then BackendUnavailable.
+  Millis outage_limit = std::chrono::seconds(10);
   // Connections kept for commands; callers beyond it wait for a free one.
   unsigned max_connections = 16;
   // A lease is renewed once this fraction of its ttl has passed since the last grant.

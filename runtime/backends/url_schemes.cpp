@@ -35,11 +35,12 @@ Options options_for_scheme(const Url& url, const Options& options) {
   if (url.scheme == "redis+cluster") check_cluster_hosts(url);
   if (url.scheme == "redis" || url.scheme == "redis+cluster")
     return options_from_url(
-        url, options, {"connect_timeout", "command_timeout", "max_connections", "min_replicas"});
-  if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel")
-    return options_from_url(
         url, options,
-        {"connect_timeout", "command_timeout", "max_connections", "db", "min_replicas"});
+        {"connect_timeout", "command_timeout", "max_connections", "min_replicas", "outage_limit"});
+  if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel")
+    return options_from_url(url, options,
+                            {"connect_timeout", "command_timeout", "max_connections", "db",
+                             "min_replicas", "outage_limit"});
   // Each master is asked once per round: min_replicas has no meaning there.
   if (url.scheme == "redis+redlock") {
     check_redlock_hosts(url);

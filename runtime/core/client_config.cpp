@@ -51,6 +51,8 @@ Options options_from_url(const Url& url, Options options,
       options.connect_timeout = parse_timeout(url, key, value);
     } else if (key == "command_timeout") {
       options.command_timeout = parse_timeout(url, key, value);
+    } else if (key == "outage_limit") {
+      options.outage_limit = parse_timeout(url, key, value);
     } else if (key == "session_timeout") {
       options.session_timeout = parse_timeout(url, key, value);
     } else if (key == "max_connections") {

@@ -12,6 +12,7 @@
 #include "backends/redis/cluster_slots.h"
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/hash_slot.h"
+#include "backends/redis/outage.h"
 #include "backends/redis/redis_backend.h"
 #include "backends/redis/redis_keys.h"
 #include "backends/redis/server_error.h"
@@ -129,6 +130,9 @@ RedisBackend& ClusterBackend::backend_for(const Address& address) {
   if (!backend) {
     ConnectionSettings settings = connection_settings(url_of_node(url_, address), options_);
     settings.sharded_pubsub = true;
+    // A master that does not answer may be replaced by its replica: riding through on it alone
+    // would never find the new one. The cluster rides through instead (acquire).
+    settings.outage_limit = Millis::zero();
     backend = std::make_unique<RedisBackend>(std::move(settings), stats_);
   }
   return *backend;
@@ -187,21 +191,32 @@ bool ClusterBackend::slot_moved_on(int slot) {
 }
 
 std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
+  Outage outage(options_.outage_limit);
   for (;;) {
     std::optional<Grant> grant;
-    const bool settled = on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
-      if (asking == Asking::no) {
-        grant = master.acquire(request);
-        return true;
-      }
-      // The lock's keys are on the importing master already: one try there.
-      try {
-        grant = master.try_acquire(request, Asking::yes).grant;
-      } catch (const TryAgain&) {
-        return false;  // some of its keys are still on the old master
-      }
-      return grant.has_value();
-    });
+    bool settled = false;
+    try {
+      settled = on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+        if (asking == Asking::no) {
+          grant = master.acquire(request);
+          return true;
+        }
+        // The lock's keys are on the importing master already: one try there.
+        try {
+          grant = master.try_acquire(request, Asking::yes).grant;
+        } catch (const TryAgain&) {
+          return false;  // some of its keys are still on the old master
+        }
+        return grant.has_value();
+      });
+      outage.over();
+    } catch (const Refused&) {
+      throw;
+    } catch (const BackendUnavailable& error) {
+      // A master failing over: the slot map names its replica once it is promoted.
+      if (!outage.pause_before_retry(request.deadline, error.what())) throw;
+      continue;
+    }
     if (settled || SteadyClock::now() >= request.deadline) return grant;
     // Busy during a migration: the slot's owner is settled again shortly.
     std::this_thread::sleep_until(std::min(SteadyClock::now() + kMigrationPause, request.deadline));

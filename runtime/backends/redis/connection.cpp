@@ -68,7 +68,8 @@ void Connection::authenticate_and_select(SteadyClock::time_point deadline) {
     args.emplace_back(*settings_.password);
     const Reply reply = command(args);
     if (is_error(*reply))
-      throw ServerError(settings_.server, "authentication failed: " + describe_reply(*reply));
+      throw ServerError::of_reply(settings_.server,
+                                  "authentication failed: " + describe_reply(*reply), *reply);
   }
   if (settings_.db != 0) {
     set_timeout(budget_left(), "connect_timeout");
@@ -76,8 +77,8 @@ void Connection::authenticate_and_select(SteadyClock::time_point deadline) {
     const std::string_view args[] = {"SELECT", db};
     const Reply reply = command(args);
     if (is_error(*reply))
-      throw ServerError(settings_.server,
-                        "cannot select database " + db + ": " + describe_reply(*reply));
+      throw ServerError::of_reply(
+          settings_.server, "cannot select database " + db + ": " + describe_reply(*reply), *reply);
   }
 }
 

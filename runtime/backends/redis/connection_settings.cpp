@@ -46,6 +46,7 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   settings.password = url.password;
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
+  settings.outage_limit = options.outage_limit;
   settings.max_connections = options.max_connections;
   if (settings.max_connections == 0) bad_url(url, "max_connections must be at least 1");
   if (const auto replicas = url.query_value("min_replicas"))

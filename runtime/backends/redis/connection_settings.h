@@ -40,6 +40,9 @@ struct ConnectionSettings {
   unsigned max_connections = 1;
   // Replicas that must acknowledge a grant or a renewal (WAIT) before it counts.
   unsigned min_replicas = 0;
+  // How long an acquisition rides through the server being unreachable or not serving yet
+  // (outage.h); zero: not at all (a Cluster's masters, whose backend rides for them).
+  Millis outage_limit{0};
   // A Redis Cluster node: release notifications go by sharded pub/sub (SPUBLISH,
   // SSUBSCRIBE), to the lock's slot only, rather than to every node.
   bool sharded_pubsub = false;

@@ -54,8 +54,9 @@ ReleaseReport release_report(const redisReply* reply, const std::string& server,
 }
 
 void log_withdrawal_failure(const std::string& failure) {
-  log(LogLevel::warning, failure + " (a waiter that stopped waiting; what it left behind holds "
-                                   "others back until it expires)");
+  log(LogLevel::warning, failure +
+                             " (a waiter that stopped waiting; what it left behind holds "
+                             "others back until it expires)");
 }
 
 // The server is checked once per backend, on its first connection: its version, then whether it
@@ -184,14 +185,16 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::stri
 std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   const bool leaves_trace = leaves_trace_when_waiting(request.hold.kind);
   std::optional<Grant> grant;
+  Outage outage(settings_.outage_limit);
+  const auto try_once = [&] { return attempt_through_outage(request, outage); };
   try {
-    const Attempt attempt = try_acquire(request);
+    const Attempt attempt = try_once();
     grant = attempt.grant;
     if (!grant && SteadyClock::now() < request.deadline)
       grant = wait_for_grant(
           request, stats_, attempt, Unheard::wait,
           settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
-          [&] { return watch_releases(request.hold); }, [&] { return try_acquire(request); });
+          [&] { return watch_releases(request.hold); }, try_once);
   } catch (const Redirected&) {
     // A Cluster goes on with this acquisition on the master named, where its trace moved too.
     throw;
@@ -208,6 +211,36 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
+  try {
+    return attempt(request, asking);
+  } catch (const Redirected&) {
+    throw;
+  } catch (const TryAgain&) {
+    throw;
+  } catch (const ServerError& error) {
+    error.throw_for_lock(request.hold.name);
+  }
+}
+
+Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Outage& outage) {
+  for (;;) {
+    try {
+      Attempt attempt = this->attempt(request, Asking::no);
+      outage.over();
+      return attempt;
+    } catch (const Redirected&) {
+      throw;
+    } catch (const TryAgain&) {
+      throw;
+    } catch (const ServerError& error) {
+      if (error.refused() ||
+          !outage.pause_before_retry(request.deadline, error.for_lock(request.hold.name).what()))
+        error.throw_for_lock(request.hold.name);
+    }
+  }
+}
+
+Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
   const std::string holder =
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
@@ -218,42 +251,33 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
   const std::string attempt = std::to_string(attempt_token(sent_at));
   KindCall texts;
   const ScriptCall call = texts.acquire(request, holder, attempt);
-  try {
-    if (asking == Asking::no && shares_lock_connection())
-      return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
-        return read_acquire_reply(*scripts_.run(connection, call), sent_at);
-      });
-    return with_connection(
-        Retry::after_reset,
-        [&](Connection& connection) {
-          if (asking == Asking::yes) send_asking(connection);
-          const Reply reply = scripts_.run(connection, call);
-          Attempt attempt = read_acquire_reply(*reply, sent_at);
-          if (!attempt.grant || settings_.min_replicas == 0) return attempt;
-          const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
-          if (acknowledged >= settings_.min_replicas) return attempt;
-          // A failover now could promote a replica without this grant and give the lock to
-          // another client: the grant is withdrawn.
-          KindCall withdraw_texts;
-          const Reply withdrawn = scripts_.run(
-              connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
-          const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
-          // A withdrawal that failed leaves the hold to expire with its ttl: say so.
-          if (withdrawn->type != REDIS_REPLY_INTEGER)
-            throw ServerError(settings_.server,
-                              too_few +
-                                  "; withdrawing the grant failed, it expires with its ttl (" +
-                                  script_failure("release", *withdrawn) + ")");
-          throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
-        },
-        request.hold.name);
-  } catch (const Redirected&) {
-    throw;
-  } catch (const TryAgain&) {
-    throw;
-  } catch (const ServerError& error) {
-    throw error.for_lock(request.hold.name);
-  }
+  if (asking == Asking::no && shares_lock_connection())
+    return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
+      return read_acquire_reply(*scripts_.run(connection, call), sent_at);
+    });
+  return with_connection(
+      Retry::after_reset,
+      [&](Connection& connection) {
+        if (asking == Asking::yes) send_asking(connection);
+        const Reply reply = scripts_.run(connection, call);
+        Attempt attempt = read_acquire_reply(*reply, sent_at);
+        if (!attempt.grant || settings_.min_replicas == 0) return attempt;
+        const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
+        if (acknowledged >= settings_.min_replicas) return attempt;
+        // A failover now could promote a replica without this grant and give the lock to
+        // another client: the grant is withdrawn.
+        KindCall withdraw_texts;
+        const Reply withdrawn = scripts_.run(
+            connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
+        const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
+        // A withdrawal that failed leaves the hold to expire with its ttl: say so.
+        if (withdrawn->type != REDIS_REPLY_INTEGER)
+          throw ServerError(settings_.server,
+                            too_few + "; withdrawing the grant failed, it expires with its ttl (" +
+                                script_failure("release", *withdrawn) + ")");
+        throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
+      },
+      request.hold.name);
 }
 
 Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
@@ -273,7 +297,7 @@ void RedisBackend::throw_script_failure(std::string_view script, const redisRepl
   if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
   if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
     throw TryAgain(settings_.server, script_failure(script, reply));
-  throw ServerError(settings_.server, script_failure(script, reply));
+  throw ServerError::of_reply(settings_.server, script_failure(script, reply), reply);
 }
 
 ReleaseOutcome RedisBackend::read_release_reply(const redisReply& reply) const {
@@ -288,7 +312,8 @@ long long RedisBackend::replicas_acknowledging(Connection& connection, Millis ti
   const std::string_view wait[] = {"WAIT", replicas, wait_ms};
   const Reply reply = connection.command(wait);
   if (reply->type != REDIS_REPLY_INTEGER)
-    throw ServerError(settings_.server, "unexpected reply to WAIT: " + describe_reply(*reply));
+    throw ServerError::of_reply(settings_.server,
+                                "unexpected reply to WAIT: " + describe_reply(*reply), *reply);
   return reply->integer;
 }
 
@@ -302,7 +327,8 @@ void RedisBackend::send_asking(Connection& connection) const {
   const std::string_view asking[] = {"ASKING"};
   const Reply reply = connection.command(asking);
   if (is_error(*reply))
-    throw ServerError(settings_.server, "ASKING refused: " + describe_reply(*reply));
+    throw ServerError::of_reply(settings_.server, "ASKING refused: " + describe_reply(*reply),
+                                *reply);
 }
 
 ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {

@@ -18,6 +18,7 @@
 #include "backends/redis/connection_pool.h"
 #include "backends/redis/connection_settings.h"
 #include "backends/redis/master_locator.h"
+#include "backends/redis/outage.h"
 #include "backends/redis/release_listener.h"
 #include "backends/redis/script_runner.h"
 #include "backends/redis/server_error.h"
@@ -72,7 +73,8 @@ class RedisBackend final : public Backend {
   const std::string& server() const override { return settings_.server; }
 
   // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
-  // asks each master once per round).
+  // asks each master once per round). A refusal throws Refused, other failures
+  // BackendUnavailable.
   Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
   // Interest in the release notifications of one lock (release_listener.h).
   ReleaseListener::Ticket watch_releases(const HoldId& hold);
@@ -129,6 +131,10 @@ class RedisBackend final : public Backend {
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
   // The release script's verdict; throws for a redirect, TRYAGAIN or an unexpected reply.
   ReleaseOutcome read_release_reply(const redisReply& reply) const;
+  // One try; a failure is a ServerError, not yet told of the lock.
+  Attempt attempt(const AcquireRequest& request, Asking asking);
+  // One try that gets through, made again through `outage` as long as it lets.
+  Attempt attempt_through_outage(const AcquireRequest& request, Outage& outage);
   // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
   [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
   // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a

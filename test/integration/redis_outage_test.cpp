@@ -1,0 +1,138 @@
+// An acquisition rides through a spell in which the server cannot be reached or cannot serve
+// (a restart, a failover) while its wait and the URL's outage_limit leave time; a refusal
+// (an error the server would repeat) is not ridden through.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "captured_log.h"
+#include "integration_helpers.h"
+#include "redis_cluster.h"
+#include "redis_sentinel_group.h"
+#include "redis_server.h"
+#include "redis_suite.h"
+#include "tcp_proxy.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+using RedisOutage = RedisSuiteTest;
+
+// What an acquisition logs when it begins to ride through an outage.
+bool told_of_outage(const CapturedLog& log) {
+  const auto lines = log.lines_at(LogLevel::warning);
+  return std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find("(outage_limit)") != std::string::npos;
+  });
+}
+
+TEST_F(RedisOutage, AnAcquisitionRidesThroughAServerOutOfReachWhileItsWaitLasts) {
+  TcpProxy proxy(redis().port());
+  auto client = Client::connect("redis://" + proxy.address());
+  const std::string key = unique_name("through");
+  const CapturedLog log;
+  proxy.refuse_connections();
+  proxy.cut_all();
+  auto acquired = std::async(std::launch::async, [&] {
+    return client->acquire(spec("outage", 30s, wait(30s)), key).fence();
+  });
+  ASSERT_TRUE(eventually([&] { return told_of_outage(log); }, 20s))
+      << "the acquisition never met the outage";
+  proxy.accept_connections();
+  ASSERT_EQ(acquired.wait_for(30s), std::future_status::ready);
+  EXPECT_GT(acquired.get(), 0u) << "granted once the server could be reached again";
+}
+
+TEST_F(RedisOutage, AnOutageLongerThanTheLimitIsBackendUnavailable) {
+  TcpProxy proxy(redis().port());
+  auto client = Client::connect("redis://" + proxy.address() + "?outage_limit=300ms");
+  const std::string key = unique_name("limit");
+  const CapturedLog log;
+  proxy.refuse_connections();
+  proxy.cut_all();
+  try {
+    client->acquire(spec("outage", 30s, wait(30s)), key);
+    ADD_FAILURE() << "acquired with the server out of reach";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.lock(), "outage:" + key);
+    EXPECT_EQ(error.server(), "redis://" + proxy.address());
+  }
+  EXPECT_TRUE(told_of_outage(log));
+}
+
+TEST_F(RedisOutage, ARefusalIsNotRiddenThrough) {
+  auto client = connect();
+  const std::string key = unique_name("refused");
+  // The lock's hash as a string: the acquire script's HGET fails with WRONGTYPE every time.
+  redis().cli({"SET", "distlock:{outage:" + key + "}", "not a hash"});
+  const CapturedLog log;
+  EXPECT_THROW(client->acquire(spec("outage", 30s, wait(30s)), key), BackendUnavailable);
+  EXPECT_FALSE(told_of_outage(log)) << ::testing::PrintToString(log.lines());
+}
+
+TEST_F(RedisOutage, TheLimitIsAUrlParameter) {
+  EXPECT_THROW(Client::connect(redis().url() + "?outage_limit=soon"), ConfigError);
+  EXPECT_THROW(Client::connect("redis+redlock://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
+                               "?outage_limit=1s"),
+               ConfigError)
+      << "Redlock asks each master once per round: it takes no outage_limit";
+  EXPECT_NO_THROW(Client::connect(redis().url() + "?outage_limit=1s"));
+}
+
+// On Sentinel, without min_replicas: plain blocking acquisitions in a loop, each released on
+// scope exit, while the master is SIGKILLed and a replica promoted; none of them fails.
+TEST(RedisSentinelOutage, PlainAcquisitionsRideThroughAFailover) {
+  SentinelGroup group(1);
+  auto client = Client::connect(group.url() + "?outage_limit=60s");
+  std::atomic<bool> failed_over{false};
+  std::atomic<int> cycles_after{0};
+  auto counting = std::async(std::launch::async, [&] {
+    while (cycles_after.load() < 5) {
+      {
+        Lease lease = client->acquire(spec("failover", 10s, wait(60s)), "ride");
+      }
+      if (failed_over.load()) ++cycles_after;
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return client->stats().acquired >= 5; }));
+  group.kill_master_and_wait_for_failover(60s);
+  failed_over = true;
+  ASSERT_EQ(counting.wait_for(90s), std::future_status::ready);
+  EXPECT_NO_THROW(counting.get()) << "an acquisition failed through the failover";
+}
+
+// The same on a Cluster whose master of the lock's slot is SIGKILLed and its replica promoted.
+TEST(RedisClusterOutage, PlainAcquisitionsRideThroughAPromotion) {
+  RedisCluster cluster;
+  auto client = Client::connect(cluster.url() + "?outage_limit=60s");
+  std::atomic<bool> promoted{false};
+  std::atomic<int> cycles_after{0};
+  auto counting = std::async(std::launch::async, [&] {
+    while (cycles_after.load() < 5) {
+      {
+        Lease lease = client->acquire(spec("failover", 10s, wait(60s)), "ride");
+      }
+      if (promoted.load()) ++cycles_after;
+    }
+  });
+  ASSERT_TRUE(eventually([&] { return client->stats().acquired >= 5; }));
+  cluster.kill_master_of(cluster.key_slot("distlock:{failover:ride}"), 60s);
+  promoted = true;
+  ASSERT_EQ(counting.wait_for(90s), std::future_status::ready);
+  EXPECT_NO_THROW(counting.get()) << "an acquisition failed through the promotion";
+}
+
+}  // namespace
+}  // namespace distlock::testing
