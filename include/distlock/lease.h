@@ -75,8 +75,10 @@ class Lease {
   // Called once, on the renewal thread, when a renewal finds the lock gone or the lease
   // runs out before a renewal gets through. Called at once if the lease is already lost;
   // never after release() has returned. Keep it short: it delays the renewal of
-  // other leases. It may release leases, but must not own the last reference to this Lease
-  // (the renewal thread cannot destroy the client that runs it).
+  // other leases. It may release leases, and may own them, this one too: if the callback (or
+  // what it owns) holds the last owning Lease of the client, the client is closed after the
+  // callback has gone, on a thread the library starts for it, since its renewal thread cannot
+  // close itself.
   void on_lost(LostCallback callback);
 
   // Releases now and waits for the server's verdict. Throws LockLost if the server no longer

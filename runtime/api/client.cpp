@@ -9,8 +9,7 @@ std::shared_ptr<Client> Client::connect(std::string_view url, const Options& opt
   if (!(options.renew_fraction > 0.0 && options.renew_fraction < 1.0))
     throw ConfigError("", detail::parse_url(url).redacted(),
                       "Options::renew_fraction must be between 0 and 1 (exclusive)");
-  auto core = std::make_shared<detail::ClientCore>(url, options);
-  return std::shared_ptr<Client>(new Client(std::move(core)));
+  return std::shared_ptr<Client>(new Client(detail::ClientCore::connect(url, options)));
 }
 
 Client::Client(std::shared_ptr<detail::ClientCore> core) : core_(std::move(core)) {}

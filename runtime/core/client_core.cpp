@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <system_error>
+#include <thread>
 
 #include <distlock/error.h>
 #include <distlock/log.h>
@@ -34,6 +37,29 @@ std::string describe_wait(const LockSpec& spec) {
 }
 
 }  // namespace
+
+std::shared_ptr<ClientCore> ClientCore::connect(std::string_view url, const Options& options) {
+  return std::shared_ptr<ClientCore>(new ClientCore(url, options), &ClientCore::destroy);
+}
+
+void ClientCore::destroy(ClientCore* core) noexcept {
+  if (!core->renewals_.on_its_thread()) {
+    delete core;
+    return;
+  }
+  // The last owner went on the renewal thread (a lost callback that owned the last owning
+  // Lease), where the queue would join the thread it runs on. A thread of its own destroys the
+  // core instead: the queue's join there waits until the renewal thread, which goes on with its
+  // batch and uses the core meanwhile, is back in its loop, sees it must stop and ends.
+  try {
+    std::thread([core] { delete core; }).detach();
+  } catch (const std::system_error& error) {
+    // Left alive rather than destroyed where it cannot be.
+    log(LogLevel::error, std::string("distlock: a client whose last lease a lost-lease callback "
+                                     "owned stays open: no thread could be started to close it (") +
+                             error.what() + ")");
+  }
+}
 
 ClientCore::ClientCore(std::string_view url, const Options& options)
     : instance_id_(make_instance_id()),

@@ -9,13 +9,15 @@
 //   RenewalQueue ----> LeaseState       (from add() until remove(); a batch while renewing)
 //
 // Only Client handles and owning Leases keep the core alive; a LeaseState never does. So the
-// core is destroyed by the user thread that drops the last Client or owning Lease: never by the
-// renewal thread (its references are to LeaseStates), nor by a thread whose held-lease list
-// still shows a lease released elsewhere. RenewalQueue::remove() returns only after the lease's
-// renewal and loss report are over, and the release then drops the lost callback: what the
-// callback owns (a Client, say) goes on the releasing thread too. The one way left to destroy
-// the core on the renewal thread is a lost callback that owns the last owning Lease; lease.h
-// forbids it.
+// core is destroyed by the user thread that drops the last Client or owning Lease: not by the
+// renewal thread for its own references (they are to LeaseStates), nor by a thread whose
+// held-lease list still shows a lease released elsewhere. RenewalQueue::remove() returns only
+// after the lease's renewal and loss report are over, and the release then drops the lost
+// callback: what the callback owns (a Client, say) goes on the releasing thread. A lost
+// callback that owns the last owning Lease (directly, or through another lease's callback)
+// still ends the last owner on the renewal thread, when the callback goes after it ran: the
+// core's deleter (destroy) then hands the core to a thread of its own, since the renewal
+// queue cannot join the thread it runs on.
 #pragma once
 
 #include <memory>
@@ -41,9 +43,11 @@ LockLost not_held_at_release(const std::string& name, const std::string& server)
 
 class ClientCore : public std::enable_shared_from_this<ClientCore> {
  public:
-  // Connects the backend the URL names.
-  ClientCore(std::string_view url, const Options& options);
-  ~ClientCore();
+  // Connects the backend the URL names. The core is destroyed off its renewal thread even when
+  // its last owner goes there.
+  static std::shared_ptr<ClientCore> connect(std::string_view url, const Options& options);
+  ClientCore(const ClientCore&) = delete;
+  ClientCore& operator=(const ClientCore&) = delete;
 
   // nullopt only with IfBusy::return_empty_at_once.
   std::optional<Lease> acquire(const LockSpec& spec, const Key& key, IfBusy if_busy);
@@ -59,6 +63,12 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
  private:
   void validate(const LockSpec& spec) const;
   ReleaseRequest release_request(const LeaseState& lease) const;
+
+  ClientCore(std::string_view url, const Options& options);
+  ~ClientCore();
+  // The deleter of every core: deletes it, or has another thread delete it when called on the
+  // core's renewal thread.
+  static void destroy(ClientCore* core) noexcept;
 
   const std::string instance_id_;
   StatsCounters stats_;

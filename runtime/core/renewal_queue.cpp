@@ -65,8 +65,7 @@ void RenewalQueue::remove(const LeaseState& lease) {
   std::unique_lock lock(mutex_);
   // On the renewal thread (a lost callback releasing a lease) the batch in flight is this
   // thread's own, already settled: waiting for it would never end.
-  if (std::this_thread::get_id() != thread_.get_id())
-    settled_.wait(lock, [&] { return !in_flight_.contains(lease.serial()); });
+  if (!on_its_thread()) settled_.wait(lock, [&] { return !in_flight_.contains(lease.serial()); });
   schedule_.erase(lease.serial());
   leases_.erase(lease.serial());
 }

@@ -35,6 +35,8 @@ class RenewalQueue {
   void remove(const LeaseState& lease);
   // Renews every lease now, as when the backend may have lost them all. Thread-safe.
   void renew_all_now();
+  // Whether the caller is the renewal thread: in a lost callback, or what its end destroys.
+  bool on_its_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
 
  private:
   using Batch = std::vector<std::shared_ptr<LeaseState>>;

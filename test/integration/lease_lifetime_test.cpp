@@ -2,6 +2,7 @@
 // thread that drops the last Client and owning Lease, never the renewal thread, even when the
 // drop happens while that thread is still reporting the lease's loss.
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -65,6 +66,32 @@ TEST(LeaseLifetime, ClientDroppedWhileTheRenewalThreadReportsTheLoss) {
   // the connections would stay open.
   EXPECT_TRUE(eventually([&] { return other_connections(server) == 0; }, 30s))
       << other_connections(server) << " connections still open";
+}
+
+// A lost callback that owns the last owning Lease: when the callback goes, after it ran, so does
+// the client's core, on the renewal thread, whose queue would then join its own thread
+// (std::terminate). Instead the core goes on a thread of its own, once the renewal thread is
+// done with its batch. Returns 0 when the core went (its connections closed).
+int drop_the_last_lease_with_its_lost_callback() {
+  RedisServer server;
+  Event callback_ran;
+  {
+    auto client = Client::connect(server.url());
+    auto lease = std::make_shared<Lease>(client->acquire(spec("last", 300ms)));
+    lease->on_lost([lease, &callback_ran](const LockLost&) { callback_ran.set(); });
+  }
+  server.cli({"DEL", "distlock:{last}"});
+  if (!callback_ran.wait_for(60s)) return 2;
+  if (!eventually([&] { return other_connections(server) == 0; }, 30s)) return 3;
+  return 0;
+}
+
+// In a child process (a death test), so that a std::terminate fails this test alone.
+TEST(LeaseLifetime, ALostCallbackThatOwnsTheLastLeaseEndsTheClientOffTheRenewalThread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(drop_the_last_lease_with_its_lost_callback()), ::testing::ExitedWithCode(0),
+              "")
+      << "2: the loss was not reported; 3: the client's connections stayed open";
 }
 
 }  // namespace

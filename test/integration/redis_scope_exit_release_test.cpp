@@ -4,6 +4,7 @@
 // check that nothing is lost on the way.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -141,6 +142,39 @@ TEST_F(RedisScopeExitRelease, AnExplicitReleaseStillWaitsAndThrowsOnALoss) {
   ASSERT_EQ(redis().cli({"DEL", "distlock:{order:5}"}), "1");
   EXPECT_THROW(lease.release(), LockLost);
   EXPECT_TRUE(logged().empty()) << logged().front();
+}
+
+// The thread that reads a scope exit's reply runs its report, which reaches the service's event
+// hook (and logger); another thread's acquisition on the same connection goes ahead while that
+// hook is still busy. The hook waits until the acquisition has completed, with a bound: had it
+// held the acquisition up, it would see none.
+TEST_F(RedisScopeExitRelease, AnEventHookBusyWithTheReportHoldsUpNoOtherAcquisition) {
+  Event in_hook;
+  Event other_acquired;
+  std::atomic<bool> acquired_while_in_hook{false};
+  Options options;
+  options.on_event = [&](const distlock::Event& event) {
+    if (event.kind != EventKind::lost || in_hook.is_set()) return;
+    in_hook.set();
+    acquired_while_in_hook = other_acquired.wait_for(20s);
+  };
+  auto client = Client::connect(redis().url(), options);
+  std::optional<Lease> lease = client->acquire(long_lock(), "6");
+  ASSERT_EQ(redis().cli({"DEL", "distlock:{order:6}"}), "1");
+  lease.reset();
+  // Its command goes out after the release, so it reads the release's reply.
+  std::thread reader(
+      [&] { EXPECT_TRUE(client->try_acquire(spec("other", 60s), "6").has_value()); });
+  const bool reported = in_hook.wait_for(20s);
+  if (reported) {
+    const Lease other = client->acquire(spec("third", 60s), "6");
+    other_acquired.set();
+  }
+  reader.join();
+
+  ASSERT_TRUE(reported) << "the release's loss was not reported";
+  EXPECT_TRUE(acquired_while_in_hook) << "the acquisition waited for the event hook";
+  expect_one_loss_logged("order:6");
 }
 
 }  // namespace

@@ -221,6 +221,57 @@ TEST(RedisSharedConnection, SilenceFailsEveryCallerAtTheTimeout) {
   EXPECT_THROW(command(connection, {"PING"}), ServerError);
 }
 
+// A send that fails breaks the connection and tells the handlers of the unawaited commands
+// that no reply will come; a handler runs the user's log and event callbacks (a scope exit's
+// report), so it runs once the sender has let go of the connection's locks: another caller that
+// comes meanwhile learns of the failure at once instead of waiting for the handler. The send
+// fails for want of room: the server is stopped, and the command is larger than what the
+// sockets' buffers take in, so it cannot go out within command_timeout.
+TEST(RedisSharedConnection, AHandlerThatAFailedSendTellsHoldsUpNoOtherCaller) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server, Millis(300));
+  SharedConnection connection(settings, settings.address, 0);
+  EXPECT_EQ(text_of(command(connection, {"PING"})), "PONG");
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool other_returned = false;
+  bool other_returned_meanwhile = false;
+  std::string other_failure;
+  std::thread other;
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  const std::string_view ping[] = {"PING"};
+  connection.send_unawaited({ping}, [&](SharedConnection&, const redisReply* reply) {
+    EXPECT_EQ(reply, nullptr);
+    other = std::thread([&] {
+      std::string failure;
+      try {
+        command(connection, {"PING"});
+      } catch (const ServerError& error) {
+        failure = error.what();
+      }
+      std::lock_guard lock(mutex);
+      other_failure = std::move(failure);
+      other_returned = true;
+      changed.notify_all();
+    });
+    std::unique_lock lock(mutex);
+    other_returned_meanwhile = changed.wait_for(lock, 10s, [&] { return other_returned; });
+  });
+  const std::string larger_than_the_buffers(std::size_t{64} << 20, 'x');
+  EXPECT_THROW(command(connection, {"ECHO", larger_than_the_buffers}), ServerError);
+  ASSERT_EQ(::kill(server.pid(), SIGCONT), 0);
+  ASSERT_TRUE(other.joinable()) << "the failed send did not tell the unawaited command's handler";
+  other.join();
+
+  EXPECT_TRUE(other_returned_meanwhile)
+      << "the handler ran while the sender still held the connection: the other caller waited "
+         "for it";
+  EXPECT_NE(other_failure.find("within 300 ms (command_timeout)"), std::string::npos)
+      << other_failure;
+  EXPECT_TRUE(connection.broken());
+}
+
 TEST(RedisSharedConnection, AServerThatGoesAwayFailsTheCallersWaiting) {
   RedisServer server;
   const ConnectionSettings settings = settings_for(server);

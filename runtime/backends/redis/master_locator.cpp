@@ -80,17 +80,23 @@ std::uint64_t MasterLocator::generation() const {
 
 bool MasterLocator::refresh(std::uint64_t seen) {
   if (!settings_.sentinel()) return false;
-  std::lock_guard refreshing(refreshing_);
-  if (generation() != seen) return true;
-  try {
-    move_to(ask_sentinels(), "named by the sentinels after the old one failed");
-    sentinels_failing_ = false;
-  } catch (const ServerError& error) {
-    if (!sentinels_failing_.exchange(true))
-      log(LogLevel::warning,
-          failure_message("", settings_.server,
-                          error.reason() + "; not logged again until the sentinels name a master"));
+  // Logged once refreshing_ is released: the logger is the service's code, and the other
+  // callers of refresh wait for refreshing_.
+  std::string warning;
+  {
+    std::lock_guard refreshing(refreshing_);
+    if (generation() != seen) return true;
+    try {
+      warning = move_to(ask_sentinels(), "named by the sentinels after the old one failed");
+      sentinels_failing_ = false;
+    } catch (const ServerError& error) {
+      if (!sentinels_failing_.exchange(true))
+        warning = failure_message(
+            "", settings_.server,
+            error.reason() + "; not logged again until the sentinels name a master");
+    }
   }
+  if (!warning.empty()) log(LogLevel::warning, warning);
   return generation() != seen;
 }
 
@@ -134,21 +140,23 @@ Address MasterLocator::ask_sentinels() const {
                                           "' found through the sentinels (" + answers + ")");
 }
 
-void MasterLocator::move_to(const Address& address, std::string_view how) {
+std::string MasterLocator::move_to(const Address& address, std::string_view how) {
   Address previous;
   {
     std::lock_guard lock(mutex_);
-    if (master_.address == address) return;
+    if (master_.address == address) return {};
     previous = master_.address;
     master_.address = address;
     ++master_.generation;
   }
   sentinels_failing_ = false;
-  log(LogLevel::warning, failure_message("", settings_.server,
-                                         "the master moved from " + previous.describe() + " to " +
-                                             address.describe() + " (" + std::string(how) + ")"));
-  std::lock_guard lock(on_moved_mutex_);
-  if (on_moved_) on_moved_();
+  {
+    std::lock_guard lock(on_moved_mutex_);
+    if (on_moved_) on_moved_();
+  }
+  return failure_message("", settings_.server,
+                         "the master moved from " + previous.describe() + " to " +
+                             address.describe() + " (" + std::string(how) + ")");
 }
 
 void MasterLocator::watch_sentinels() {
@@ -186,8 +194,10 @@ bool MasterLocator::follow(SubscriberConnection& connection) {
       if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 3 ||
           reply_text(*reply->element[0]) != "message")
         continue;
-      if (const auto address = switched_to(reply_text(*reply->element[2]), settings_.master_name))
-        move_to(*address, "+switch-master from a sentinel");
+      const auto address = switched_to(reply_text(*reply->element[2]), settings_.master_name);
+      if (!address) continue;
+      const std::string warning = move_to(*address, "+switch-master from a sentinel");
+      if (!warning.empty()) log(LogLevel::warning, warning);
     }
   }
 }

@@ -56,7 +56,9 @@ class MasterLocator {
   // The master as the sentinels name it, checked with ROLE. Throws ServerError saying what
   // each sentinel answered.
   Address ask_sentinels() const;
-  void move_to(const Address& address, std::string_view how);
+  // Makes `address` the master and tells on_moved. Returns the warning that says so, for the
+  // caller to log once it holds no lock; empty when the master was already there.
+  std::string move_to(const Address& address, std::string_view how);
 
   void watch_sentinels();
   // Serves one sentinel's +switch-master subscription until stopped (false) or failed

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace distlock::detail::redis {
@@ -61,13 +62,43 @@ void SharedConnection::send_unawaited(Parts parts, ReplyHandler handler) {
 
 void SharedConnection::send(Parts parts, Owed owed) {
   const bool awaited = owed.caller != nullptr;
-  std::lock_guard write_lock(write_mutex_);
+  Handed handed;
+  bool told = false;
   {
+    std::lock_guard write_lock(write_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      if (broken_) throw failure();
+      owed_.push_back(std::move(owed));
+    }
+    const std::optional<int> failed = write_all(encoder_.encode(parts));
+    if (!failed) return;
+    const int error = *failed;
     std::lock_guard lock(mutex_);
-    if (broken_) throw failure();
-    owed_.push_back(std::move(owed));
+    if (broken_) {
+      // A reader broke it first, and has told every command owed, this one included.
+      told = true;
+    } else {
+      // This command is the last one owed: nobody else writes meanwhile, and its reply cannot
+      // have come. Its caller learns of the failure from the exception.
+      const Owed unsent = std::move(owed_.back());
+      owed_.pop_back();
+      break_locked(is_timeout(error)
+                       ? "cannot send " + unsent.command + " within " +
+                             std::to_string(timeout_.count()) + " ms (command_timeout)"
+                       : "sending a command: " + reason_text(std::strerror(error)),
+                   is_timeout(error), handed);
+    }
   }
-  const std::string_view bytes = encoder_.encode(parts);
+  // A handler runs the user's log and event callbacks: the next caller must not wait for them
+  // to write, only to learn that the connection broke.
+  give(handed);
+  // An unawaited command's handler that has heard of the failure is not told twice.
+  if (told && !awaited) return;
+  throw failure();
+}
+
+std::optional<int> SharedConnection::write_all(std::string_view bytes) {
   std::size_t sent = 0;
   while (sent < bytes.size()) {
     const ssize_t n = ::send(socket_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
@@ -75,32 +106,10 @@ void SharedConnection::send(Parts parts, Owed owed) {
       sent += static_cast<std::size_t>(n);
       continue;
     }
-    const int error = errno;
-    if (n < 0 && error == EINTR) continue;
-    Handed handed;
-    bool told = false;
-    {
-      std::lock_guard lock(mutex_);
-      if (broken_) {
-        // A reader broke it first, and has told every command owed, this one included.
-        told = true;
-      } else {
-        // This command is the last one owed: nobody else writes meanwhile, and its reply
-        // cannot have come. Its caller learns of the failure from the exception.
-        const Owed unsent = std::move(owed_.back());
-        owed_.pop_back();
-        break_locked(is_timeout(error)
-                         ? "cannot send " + unsent.command + " within " +
-                               std::to_string(timeout_.count()) + " ms (command_timeout)"
-                         : "sending a command: " + reason_text(std::strerror(error)),
-                     is_timeout(error), handed);
-      }
-    }
-    give(handed);
-    // An unawaited command's handler that has heard of the failure is not told twice.
-    if (told && !awaited) return;
-    throw failure();
+    if (n < 0 && errno == EINTR) continue;
+    return errno;
   }
+  return std::nullopt;
 }
 
 Reply SharedConnection::await(Caller& caller) {

@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,8 +79,11 @@ class SharedConnection {
   };
   using Handed = std::vector<std::pair<ReplyHandler, Reply>>;
 
-  // Writes the command, with what its reply is owed to.
+  // Writes the command, with what its reply is owed to. When the write fails, the handlers the
+  // failure reaches run after write_mutex_ is released.
   void send(Parts parts, Owed owed);
+  // Writes all of `bytes` (under write_mutex_); the errno of the write that failed, if one did.
+  std::optional<int> write_all(std::string_view bytes);
   // Reads until `caller` has its reply or the connection breaks, taking turns at reading with
   // the other callers. Throws ServerError when it broke.
   Reply await(Caller& caller);
