@@ -92,9 +92,6 @@ private:
 
   bool readLockArguments(LockedFunction &Result) {
     SourceLocation Loc = lockLoc();
-    if (Loc.isMacroID())
-      return fail(Loc, "'distlock::lock' written in a macro; write the "
-                       "attribute itself on the function");
     std::string Problem;
     auto Spelling =
         readAttributeSpelling(SM, Context.getLangOpts(), Loc, "lock", Problem);
@@ -177,11 +174,9 @@ private:
                                            std::string &WrittenPath) {
     const ParmVarDecl *Param = Definition.getParamDecl(Index);
     SourceLocation Loc = Key.getLocation();
-    if (Loc.isMacroID()) {
-      fail(Loc, "'distlock::key' written in a macro; write the attribute "
-                "itself on the parameter");
+    // Reported where the attribute is blanked (Weaver.cpp).
+    if (Loc.isMacroID())
       return std::nullopt;
-    }
     if (Param->getName().empty()) {
       fail(Param->getLocation(),
            "the key parameter " + llvm::Twine(Index + 1) +
