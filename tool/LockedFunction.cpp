@@ -131,23 +131,40 @@ private:
 
   /// The key attribute of parameter \p Index on any declaration.
   const AnnotateAttr *keyOf(unsigned Index) {
-    const AnnotateAttr *Found = nullptr;
+    // Each written key with the parameter it is on; an inherited copy has the
+    // location of the key it copies.
+    llvm::SmallVector<std::pair<const AnnotateAttr *, const ParmVarDecl *>, 2>
+        Keys;
     for (const FunctionDecl *Redecl : Definition.redecls()) {
       if (Index >= Redecl->getNumParams())
         continue;
-      for (const AnnotateAttr *Key :
-           distlockAttributes(Redecl->getParamDecl(Index), KeyAnnotation)) {
-        if (Found && Found != Key &&
-            Found->getLocation() != Key->getLocation()) {
-          Diags.error(Key->getLocation(),
-                      "a second 'distlock::key' on this parameter");
-          Diags.note(Found->getLocation(), "the first is here");
-          return nullptr;
-        }
-        Found = Key;
-      }
+      const ParmVarDecl *Param = Redecl->getParamDecl(Index);
+      for (const AnnotateAttr *Key : distlockAttributes(Param, KeyAnnotation))
+        if (llvm::none_of(Keys, [&](const auto &Seen) {
+              return Seen.first->getLocation() == Key->getLocation();
+            }))
+          Keys.push_back({Key, Param});
     }
-    return Found;
+    if (Keys.empty())
+      return nullptr;
+    // The redeclarations come latest first: "second" is in reading order.
+    llvm::sort(Keys, [&](const auto &A, const auto &B) {
+      return SM.isBeforeInTranslationUnit(A.first->getLocation(),
+                                          B.first->getLocation());
+    });
+    if (Keys.size() > 1) {
+      const ParmVarDecl *Param = Keys[1].second;
+      std::string Parameter = Param->getName().empty()
+                                  ? std::to_string(Index + 1)
+                                  : "'" + Param->getName().str() + "'";
+      Diags.error(Keys[1].first->getLocation(),
+                  "a second 'distlock::key' on parameter " + Parameter +
+                      " of '" + Definition.getQualifiedNameAsString() +
+                      "'; a parameter is one key: remove one");
+      Diags.note(Keys[0].first->getLocation(), "the first is here");
+      return nullptr;
+    }
+    return Keys[0].first;
   }
 
   bool readKeys(LockedFunction &Result) {
