@@ -115,8 +115,19 @@ private:
     if (const auto *Try = dyn_cast_or_null<CXXTryStmt>(Body))
       Body = Try->getTryBlock();
     const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body);
+    if (!Compound && Definition.isLateTemplateParsed())
+      return fail(lockLoc(),
+                  "the body of '" + Definition.getQualifiedNameAsString() +
+                      "' was not parsed: -fdelayed-template-parsing (the "
+                      "default when targeting MSVC) leaves template bodies "
+                      "unparsed until used; weave with "
+                      "-fno-delayed-template-parsing");
+    // A definition by an attribute, such as alias("target").
     if (!Compound)
-      return fail(lockLoc(), "the function has no body here to weave");
+      return fail(lockLoc(),
+                  "'" + Definition.getQualifiedNameAsString() +
+                      "' is defined without a body of its own, which a lock "
+                      "could open; lock the function that has the body");
     SourceLocation Brace = Compound->getLBracLoc();
     if (Brace.isMacroID())
       return fail(Brace, "the body of '" +
