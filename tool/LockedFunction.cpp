@@ -92,9 +92,6 @@ private:
 
   bool readLockArguments(LockedFunction &Result) {
     SourceLocation Loc = lockLoc();
-    if (Loc.isMacroID())
-      return fail(Loc, "'distlock::lock' written in a macro; write the "
-                       "attribute itself on the function");
     std::string Problem;
     auto Spelling =
         readAttributeSpelling(SM, Context.getLangOpts(), Loc, "lock", Problem);
@@ -118,8 +115,19 @@ private:
     if (const auto *Try = dyn_cast_or_null<CXXTryStmt>(Body))
       Body = Try->getTryBlock();
     const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body);
+    if (!Compound && Definition.isLateTemplateParsed())
+      return fail(lockLoc(),
+                  "the body of '" + Definition.getQualifiedNameAsString() +
+                      "' was not parsed: -fdelayed-template-parsing (the "
+                      "default when targeting MSVC) leaves template bodies "
+                      "unparsed until used; weave with "
+                      "-fno-delayed-template-parsing");
+    // A definition by an attribute, such as alias("target").
     if (!Compound)
-      return fail(lockLoc(), "the function has no body here to weave");
+      return fail(lockLoc(),
+                  "'" + Definition.getQualifiedNameAsString() +
+                      "' is defined without a body of its own, which a lock "
+                      "could open; lock the function that has the body");
     SourceLocation Brace = Compound->getLBracLoc();
     if (Brace.isMacroID())
       return fail(Brace, "the body of '" +
@@ -134,23 +142,40 @@ private:
 
   /// The key attribute of parameter \p Index on any declaration.
   const AnnotateAttr *keyOf(unsigned Index) {
-    const AnnotateAttr *Found = nullptr;
+    // Each written key with the parameter it is on; an inherited copy has the
+    // location of the key it copies.
+    llvm::SmallVector<std::pair<const AnnotateAttr *, const ParmVarDecl *>, 2>
+        Keys;
     for (const FunctionDecl *Redecl : Definition.redecls()) {
       if (Index >= Redecl->getNumParams())
         continue;
-      for (const AnnotateAttr *Key :
-           distlockAttributes(Redecl->getParamDecl(Index), KeyAnnotation)) {
-        if (Found && Found != Key &&
-            Found->getLocation() != Key->getLocation()) {
-          Diags.error(Key->getLocation(),
-                      "a second 'distlock::key' on this parameter");
-          Diags.note(Found->getLocation(), "the first is here");
-          return nullptr;
-        }
-        Found = Key;
-      }
+      const ParmVarDecl *Param = Redecl->getParamDecl(Index);
+      for (const AnnotateAttr *Key : distlockAttributes(Param, KeyAnnotation))
+        if (llvm::none_of(Keys, [&](const auto &Seen) {
+              return Seen.first->getLocation() == Key->getLocation();
+            }))
+          Keys.push_back({Key, Param});
     }
-    return Found;
+    if (Keys.empty())
+      return nullptr;
+    // The redeclarations come latest first: "second" is in reading order.
+    llvm::sort(Keys, [&](const auto &A, const auto &B) {
+      return SM.isBeforeInTranslationUnit(A.first->getLocation(),
+                                          B.first->getLocation());
+    });
+    if (Keys.size() > 1) {
+      const ParmVarDecl *Param = Keys[1].second;
+      std::string Parameter = Param->getName().empty()
+                                  ? std::to_string(Index + 1)
+                                  : "'" + Param->getName().str() + "'";
+      Diags.error(Keys[1].first->getLocation(),
+                  "a second 'distlock::key' on parameter " + Parameter +
+                      " of '" + Definition.getQualifiedNameAsString() +
+                      "'; a parameter is one key: remove one");
+      Diags.note(Keys[0].first->getLocation(), "the first is here");
+      return nullptr;
+    }
+    return Keys[0].first;
   }
 
   bool readKeys(LockedFunction &Result) {
@@ -177,11 +202,9 @@ private:
                                            std::string &WrittenPath) {
     const ParmVarDecl *Param = Definition.getParamDecl(Index);
     SourceLocation Loc = Key.getLocation();
-    if (Loc.isMacroID()) {
-      fail(Loc, "'distlock::key' written in a macro; write the attribute "
-                "itself on the parameter");
+    // Reported where the attribute is blanked (Weaver.cpp).
+    if (Loc.isMacroID())
       return std::nullopt;
-    }
     if (Param->getName().empty()) {
       fail(Param->getLocation(),
            "the key parameter " + llvm::Twine(Index + 1) +

@@ -39,7 +39,10 @@ protected:
     return std::make_unique<Weaver>(Rewrite, Summary);
   }
 
-  void EndSourceFileAction() override {
+  /// Writes the woven files after the parse, before EndSourceFile: the
+  /// diagnostic printer can show a source location only until then.
+  void ExecuteAction() override {
+    ASTFrontendAction::ExecuteAction();
     CompilerInstance &CI = getCompilerInstance();
     const SourceManager &SM = CI.getSourceManager();
     Diagnostics Diags(CI.getDiagnostics());

@@ -79,10 +79,10 @@ private:
   void checkAttributesOf(const FunctionDecl &FD) {
     auto Locks = written(&FD, LockAnnotation);
     for (const AnnotateAttr *Lock : Locks)
-      blank(*Lock, "lock");
+      blank(*Lock, "lock", "function");
     for (const ParmVarDecl *Param : FD.parameters())
       for (const AnnotateAttr *Key : written(Param, KeyAnnotation)) {
-        blank(*Key, "key");
+        blank(*Key, "key", "parameter");
         if (locksOf(FD).empty())
           Diags.warning(Key->getLocation(),
                         "'distlock::key' on a parameter of '" +
@@ -95,6 +95,9 @@ private:
   void weaveDefinition(const FunctionDecl &Definition) {
     auto Locks = locksOf(Definition);
     if (Locks.empty())
+      return;
+    // Written in a macro: reported where it is blanked.
+    if (Locks[0]->getLocation().isMacroID())
       return;
     if (Locks.size() > 1) {
       Diags.error(Locks[1]->getLocation(),
@@ -118,11 +121,21 @@ private:
   }
 
   /// Replaces the attribute by spaces, keeping its line breaks, so the
-  /// compiler never sees it and no line moves.
-  void blank(const AnnotateAttr &Attr, llvm::StringRef Name) {
+  /// compiler never sees it and no line moves. One written in a macro cannot
+  /// be blanked, on a declaration as on a definition (whose body it could not
+  /// lock either), so it is an error wherever it is.
+  void blank(const AnnotateAttr &Attr, llvm::StringRef Name,
+             llvm::StringRef AppliesTo) {
     SourceLocation Loc = Attr.getLocation();
-    if (Loc.isMacroID() || !Blanked.insert(Loc).second)
+    if (!Blanked.insert(Loc).second)
       return;
+    if (Loc.isMacroID()) {
+      Diags.error(Loc, "'distlock::" + Name +
+                           "' written in a macro; write the attribute itself "
+                           "on the " +
+                           AppliesTo);
+      return;
+    }
     std::string Problem;
     auto Spelling =
         readAttributeSpelling(SM, Context.getLangOpts(), Loc, Name, Problem);

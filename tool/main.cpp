@@ -69,8 +69,16 @@ int main(int argc, const char **argv) {
   auto Parsed = CommonOptionsParser::create(argc, argv, WeaveCategory,
                                             llvm::cl::Required);
   if (!Parsed) {
-    llvm::errs() << "distlock-weave: " << llvm::toString(Parsed.takeError())
-                 << "\n";
+    // The parser's messages begin with the program's name, and some went to
+    // stderr already: what is left may be empty.
+    std::string Message = llvm::toString(Parsed.takeError());
+    if (!llvm::StringRef(Message).trim().empty())
+      llvm::errs() << llvm::StringRef(Message).trim() << "\n";
+    llvm::errs() << "usage: distlock-weave SRC -o OUT [options] -- <compile "
+                    "flags>\n"
+                    "       distlock-weave SRC -o OUT [options] -p <build "
+                    "dir>\n"
+                    "(--help lists the options)\n";
     return 2;
   }
   if (Parsed->getSourcePathList().size() != 1) {

@@ -1,0 +1,3 @@
+#pragma once
+
+[[distlock::lock("inventory", 1000)]] inline void restock() {}

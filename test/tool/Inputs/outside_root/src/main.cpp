@@ -1,0 +1,3 @@
+#include "restock.h"
+
+int main() { restock(); }

@@ -1,0 +1,43 @@
+// Bad usage exits with 2 and a message that says what is wrong and how the tool is called;
+// a source that cannot be read is not woven, exit 1. Nothing is written in either case.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: sh -c '%weave -o %t/out.cpp -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=NO-SOURCE,USAGE
+// RUN: sh -c '%weave %s -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=NO-OUTPUT,USAGE
+// RUN: sh -c '%weave %s -o; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=NO-OUTPUT-VALUE,USAGE
+// RUN: sh -c '%weave %s -o %t/out.cpp --frobnicate -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=UNKNOWN,USAGE
+// RUN: sh -c '%weave %s %s -o %t/out.cpp -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefixes=TWO-SOURCES,USAGE
+// RUN: sh -c '%weave %s -o %t/out.cpp --source-root %t -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ONE-ROOT
+// RUN: sh -c '%weave %t/missing.cpp -o %t/out.cpp -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNREADABLE
+// RUN: touch %t/file
+// RUN: sh -c '%weave %s -o %t/file/out.cpp -- -std=c++20; echo "exit=$?"' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNWRITABLE
+// RUN: not ls %t/out.cpp
+
+// NO-SOURCE: {{^}}distlock-weave: Not enough positional command line arguments specified!
+// NO-OUTPUT: {{^}}distlock-weave: for the -o option: must be specified at least once!
+// NO-OUTPUT-VALUE: {{^}}distlock-weave: for the -o option: requires a value!
+// UNKNOWN: {{^}}distlock-weave: Unknown command line argument '--frobnicate'.
+// TWO-SOURCES: {{^}}distlock-weave: Too many positional arguments specified!
+// USAGE-NOT: {{^}}distlock-weave: {{$}}
+// USAGE: usage: distlock-weave SRC -o OUT [options] -- <compile flags>
+// USAGE-NEXT: {{^ +}}distlock-weave SRC -o OUT [options] -p <build dir>
+// USAGE-NEXT: {{^}}(--help lists the options)
+// USAGE-NEXT: exit=2
+
+// ONE-ROOT: distlock-weave: give --source-root and --woven-root together
+// ONE-ROOT-NEXT: exit=2
+
+// UNREADABLE: error: no such file or directory: '{{.*}}missing.cpp'
+// UNREADABLE: exit=1
+
+// UNWRITABLE: error: cannot write next to '{{.*}}file/out.cpp': Not a directory
+// UNWRITABLE: exit=1
+
+int main() { return 0; }
