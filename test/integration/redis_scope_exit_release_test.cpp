@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -18,7 +19,9 @@
 #include <distlock/distlock.h>
 
 #include "captured_log.h"
+#include "integration_helpers.h"
 #include "redis_suite.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 namespace {
@@ -175,6 +178,36 @@ TEST_F(RedisScopeExitRelease, AnEventHookBusyWithTheReportHoldsUpNoOtherAcquisit
   ASSERT_TRUE(reported) << "the release's loss was not reported";
   EXPECT_TRUE(acquired_while_in_hook) << "the acquisition waited for the event hook";
   expect_one_loss_logged("order:6");
+}
+
+// Pooled connections (max_connections=1: one): an acquisition of a lock whose release went out
+// on a connection that another caller holds waits for that connection, to go out after the
+// release. When that caller's command fails and the connection is closed instead of given back,
+// the waiter wakes and takes another connection (a closed connection answers what it owed, and
+// the pool tells its waiters after closing it).
+TEST_F(RedisScopeExitRelease, AWaiterForAConnectionThatIsClosedGoesOnAnother) {
+  TcpProxy proxy(redis().port());
+  auto client = Client::connect("redis://" + proxy.address() +
+                                "?max_connections=1&command_timeout=2s&outage_limit=60s");
+  { Lease released = client->acquire(long_lock(), "closed"); }
+  ASSERT_TRUE(eventually([&] {
+    return redis().cli({"EXISTS", "distlock:{order:closed}"}) == "0";
+  })) << "the release did not reach the server";
+  proxy.freeze();
+  const auto round_trips = client->stats().round_trips;
+  auto holding = std::async(std::launch::async, [&] {
+    // Borrows the one connection, which still owes the release's reply, and times out on it.
+    EXPECT_THROW(client->acquire(spec("other", 60s, try_only), "x"), BackendUnavailable);
+  });
+  ASSERT_TRUE(eventually([&] { return client->stats().round_trips > round_trips; }));
+  auto waiting = std::async(std::launch::async, [&] {
+    return client->acquire(spec("order", 60s, wait(60s)), "closed").fence();
+  });
+  ASSERT_EQ(holding.wait_for(30s), std::future_status::ready);
+  proxy.thaw();
+  ASSERT_EQ(waiting.wait_for(30s), std::future_status::ready)
+      << "the waiter for the closed connection was never woken";
+  EXPECT_GT(waiting.get(), 0u);
 }
 
 }  // namespace

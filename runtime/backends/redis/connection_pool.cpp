@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "backends/redis/server_error.h"
+#include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
 
@@ -15,12 +16,15 @@ std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
     const Connection* wanted, const std::function<bool()>& wanted_no_longer) {
   std::unique_lock lock(mutex_);
   std::vector<std::unique_ptr<Connection>>::iterator found;
-  slot_freed_.wait(lock, [&] {
-    found = std::find_if(idle_.begin(), idle_.end(),
-                         [&](const auto& connection) { return connection.get() == wanted; });
-    return found != idle_.end() || wanted_no_longer();
-  });
-  if (found == idle_.end()) return std::nullopt;
+  // Its holder gives it back, or drops it, within what its command may take; longer, and the
+  // caller goes ahead on another connection rather than wait on.
+  const bool settled =
+      slot_freed_.wait_until(lock, SteadyClock::now() + settings_.command_timeout, [&] {
+        found = std::find_if(idle_.begin(), idle_.end(),
+                             [&](const auto& connection) { return connection.get() == wanted; });
+        return found != idle_.end() || wanted_no_longer();
+      });
+  if (!settled || found == idle_.end()) return std::nullopt;
   std::unique_ptr<Connection> connection = std::move(*found);
   idle_.erase(found);
   lock.unlock();
@@ -67,7 +71,11 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
     idle_.pop_back();
   }
   lock.unlock();
-  stale.clear();
+  if (!stale.empty()) {
+    stale.clear();
+    // Closed, they answered what they still owed: a borrow_this() waiting for one looks again.
+    slot_freed_.notify_all();
+  }
   try {
     const MasterLocator::Master master = locator_.current();
     return Handle(*this, std::make_unique<Connection>(settings_, master.address, master.generation),
@@ -99,6 +107,9 @@ void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {
       idle_.push_back(std::move(connection));
     }
   }
+  // Closed before the waiters are told: closing answers the releases a connection still owed,
+  // which a borrow_this() waiting for it looks for.
+  dropped.clear();
   slot_freed_.notify_all();
 }
 

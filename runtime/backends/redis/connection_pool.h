@@ -56,8 +56,8 @@ class ConnectionPool {
   // Always a newly made connection: for the retry after a connection failed.
   Handle borrow_new();
   // `wanted` once it is idle, or nullopt once `wanted_no_longer()` says so (checked whenever
-  // a connection comes back). For a command that must go out after the replies `wanted`
-  // still owes.
+  // a connection comes back or is closed), or after command_timeout. For a command that must go
+  // out after the replies `wanted` still owes.
   std::optional<Handle> borrow_this(const Connection* wanted,
                                     const std::function<bool()>& wanted_no_longer);
 
