@@ -31,7 +31,7 @@ struct Options {
   Millis command_timeout = std::chrono::seconds(3);
   // Redis (one server, Sentinel, Cluster): how long an acquisition keeps trying while the
   // server cannot be reached or cannot serve yet (a restart, a failover), as long as its wait
-  // lasts; then BackendUnavailable.
+  // lasts; then BackendUnavailable. Zero: the first failure is the caller's.
   Millis outage_limit = std::chrono::seconds(10);
   // Connections kept for commands; callers beyond it wait for a free one.
   unsigned max_connections = 16;

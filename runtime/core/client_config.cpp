@@ -15,13 +15,16 @@ namespace {
                     "bad URL: query parameter '" + std::string(key) + "' " + why);
 }
 
-Millis parse_timeout(const Url& url, std::string_view key, const std::string& value) {
-  Millis timeout{0};
+Millis parse_duration(const Url& url, std::string_view key, const std::string& value) {
   try {
-    timeout = DurationArg(std::string_view(value)).value();
+    return DurationArg(std::string_view(value)).value();
   } catch (const ConfigError&) {
     bad_parameter(url, key, "is not a duration such as 500ms or 3s");
   }
+}
+
+Millis parse_timeout(const Url& url, std::string_view key, const std::string& value) {
+  const Millis timeout = parse_duration(url, key, value);
   if (timeout <= Millis::zero()) bad_parameter(url, key, "must be positive");
   return timeout;
 }
@@ -52,7 +55,9 @@ Options options_from_url(const Url& url, Options options,
     } else if (key == "command_timeout") {
       options.command_timeout = parse_timeout(url, key, value);
     } else if (key == "outage_limit") {
-      options.outage_limit = parse_timeout(url, key, value);
+      // 0s: fail at once, as before outages were ridden through.
+      options.outage_limit = parse_duration(url, key, value);
+      if (options.outage_limit < Millis::zero()) bad_parameter(url, key, "must not be negative");
     } else if (key == "session_timeout") {
       options.session_timeout = parse_timeout(url, key, value);
     } else if (key == "max_connections") {

@@ -220,7 +220,8 @@ class WaiterLeavingByAnError : public RedisLockKinds {
   std::exception_ptr wait_until_failed(const LockSpec& waiting_spec, const std::string& key,
                                        const std::string& script_text) {
     TcpProxy proxy(server_.port());
-    auto waiter = Client::connect("redis://" + proxy.address());
+    // outage_limit=0s: a lost connection ends the wait, rather than being ridden through.
+    auto waiter = Client::connect("redis://" + proxy.address() + "?outage_limit=0s");
     auto failed = std::async(std::launch::async, [&] {
       try {
         waiter->acquire(waiting_spec, key);

@@ -88,7 +88,9 @@ TEST_F(RedisOutage, TheLimitIsAUrlParameter) {
                                "?outage_limit=1s"),
                ConfigError)
       << "Redlock asks each master once per round: it takes no outage_limit";
+  EXPECT_THROW(Client::connect(redis().url() + "?outage_limit=-1s"), ConfigError);
   EXPECT_NO_THROW(Client::connect(redis().url() + "?outage_limit=1s"));
+  EXPECT_NO_THROW(Client::connect(redis().url() + "?outage_limit=0s"));
 }
 
 // On Sentinel, without min_replicas: plain blocking acquisitions in a loop, each released on
