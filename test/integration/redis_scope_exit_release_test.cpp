@@ -139,6 +139,87 @@ TEST_F(RedisScopeExitRelease, TheSameThreadsNextAcquisitionOfTheLockComesAfterTh
   EXPECT_TRUE(logged().empty()) << logged().size() << " lines, the first: " << logged().front();
 }
 
+// The same promise when the server has lost its scripts and another thread reads the replies:
+// a paused server answers the commands queued on the connection in one write, read by the
+// caller that waits longest (an explicit release). Scope exits of other locks go first, so that
+// sending theirs again keeps that reader busy. The release's NOSCRIPT must be answered by its
+// EVAL before the acquisition behind it learns its own NOSCRIPT: else the acquisition's EVAL can
+// reach the server first, take over the owner's own hold, and the late release reports a loss.
+TEST_F(RedisScopeExitRelease, AReleaseSentAgainAfterNoscriptStillGoesOutBeforeTheNextAcquisition) {
+  auto client = connect();
+  // The shared connection, as CLIENT LIST shows it while the pause holds its first script back.
+  const auto blocked_at_server = [&] {
+    for (const auto& line : lines_of(redis().cli({"CLIENT", "LIST"})))
+      if (line.find(" flags=b ") != std::string::npos) return true;
+    return false;
+  };
+  constexpr int kRounds = 30;
+  constexpr int kReleasesBefore = 50;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string key = "again-" + std::to_string(round);
+    Event reader_holds;
+    Event acquirer_holds;
+    Event reader_go;
+    Event acquirer_go;
+    Event released;
+    auto reader = std::async(std::launch::async, [&] {
+      Lease lease = client->acquire(spec("reader", 60s), key);
+      reader_holds.set();
+      if (reader_go.wait_for(20s)) lease.release();
+    });
+    struct Acquired {
+      std::uint64_t released_fence = 0;
+      std::string released_id;
+      std::optional<Lease> next;
+    };
+    auto acquirer = std::async(std::launch::async, [&] {
+      Acquired acquired;
+      std::vector<Lease> before;
+      for (int i = 0; i < kReleasesBefore; ++i)
+        before.push_back(client->acquire(spec("before", 60s), key + "-" + std::to_string(i)));
+      std::optional<Lease> lease = client->acquire(long_lock(), key);
+      acquired.released_fence = lease->fence();
+      acquired.released_id = lease->id();
+      acquirer_holds.set();
+      if (!acquirer_go.wait_for(20s)) return acquired;
+      before.clear();
+      lease.reset();
+      released.set();
+      acquired.next = client->acquire(long_lock(), key);
+      return acquired;
+    });
+    ASSERT_TRUE(reader_holds.wait_for(20s));
+    ASSERT_TRUE(acquirer_holds.wait_for(20s));
+    // The server loses its script cache, as on a restart, and holds every script back.
+    ASSERT_EQ(redis().cli({"SCRIPT", "FLUSH"}), "OK");
+    ASSERT_EQ(redis().cli({"CLIENT", "PAUSE", "20000", "WRITE"}), "OK");
+    reader_go.set();
+    ASSERT_TRUE(eventually(blocked_at_server)) << "the reader's release did not reach the server";
+    acquirer_go.set();
+    ASSERT_TRUE(released.wait_for(20s));
+    ASSERT_EQ(redis().cli({"CLIENT", "UNPAUSE"}), "OK");
+    ASSERT_EQ(reader.wait_for(30s), std::future_status::ready);
+    ASSERT_EQ(acquirer.wait_for(30s), std::future_status::ready);
+    reader.get();
+    const Acquired acquired = acquirer.get();
+    ASSERT_TRUE(acquired.next.has_value());
+
+    // The lock is held by the new acquisition alone, under a new fence.
+    const Lease& next = *acquired.next;
+    EXPECT_GT(next.fence(), acquired.released_fence);
+    const std::string hash = "distlock:{order:" + key + "}";
+    EXPECT_EQ(redis().cli({"HGET", hash, "fence"}), std::to_string(next.fence()));
+    EXPECT_EQ(redis().cli({"HGET", hash, "count"}), "1");
+    EXPECT_EQ(redis().cli({"HEXISTS", hash, "h:" + next.id()}), "1");
+    EXPECT_EQ(redis().cli({"HEXISTS", hash, "h:" + acquired.released_id}), "0");
+  }
+  // Its end reads the replies still owed and reports what they say.
+  client.reset();
+  const auto lines = logged();
+  EXPECT_TRUE(lines.empty()) << lines.size() << " lines logged in " << kRounds
+                             << " rounds, the first: " << lines.front();
+}
+
 TEST_F(RedisScopeExitRelease, AnExplicitReleaseStillWaitsAndThrowsOnALoss) {
   auto client = connect();
   Lease lease = client->acquire(long_lock(), "5");

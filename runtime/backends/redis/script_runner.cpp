@@ -4,6 +4,7 @@
 #include <charconv>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/redis/server_error.h"
@@ -84,10 +85,8 @@ void append_call(Connection& connection, std::string_view verb, std::string_view
   with_command(verb, script, call, [&](CommandParts parts) { connection.append(parts); });
 }
 
-// `Link` is a Connection or a SharedConnection.
-template <class Link>
-void send_call_unawaited(Link& connection, std::string_view verb, std::string_view script,
-                         const ScriptCall& call, typename Link::ReplyHandler handler) {
+void send_call_unawaited(Connection& connection, std::string_view verb, std::string_view script,
+                         const ScriptCall& call, Connection::ReplyHandler handler) {
   with_command(verb, script, call,
                [&](CommandParts parts) { connection.send_unawaited(parts, std::move(handler)); });
 }
@@ -117,25 +116,26 @@ class KeptCall {
   std::size_t key_count_;
 };
 
-template <class Link>
-void send_script_unawaited(Link& connection, std::string_view digest, const ScriptCall& call,
+// On a pooled connection the caller that reads the NOSCRIPT is the one that sends after it: its
+// handler sending the EVAL keeps the order of the commands.
+void send_script_unawaited(Connection& connection, std::string_view digest, const ScriptCall& call,
                            std::function<void(const redisReply*)> on_reply) {
   auto kept = std::make_shared<const KeptCall>(call);
-  send_call_unawaited(connection, "EVALSHA", digest, kept->call(),
-                      [kept, on_reply = std::move(on_reply)](Link& again, const redisReply* reply) {
-                        if (reply == nullptr || !is_noscript(*reply)) {
-                          on_reply(reply);
-                          return;
-                        }
-                        try {
-                          // EVAL also puts the script back into the server's cache.
-                          send_call_unawaited(
-                              again, "EVAL", body_of(kept->call().script), kept->call(),
-                              [on_reply](Link&, const redisReply* last) { on_reply(last); });
-                        } catch (const ServerError&) {
-                          on_reply(nullptr);
-                        }
-                      });
+  send_call_unawaited(
+      connection, "EVALSHA", digest, kept->call(),
+      [kept, on_reply = std::move(on_reply)](Connection& again, const redisReply* reply) {
+        if (reply == nullptr || !is_noscript(*reply)) {
+          on_reply(reply);
+          return;
+        }
+        try {
+          // EVAL also puts the script back into the server's cache.
+          send_call_unawaited(again, "EVAL", body_of(kept->call().script), kept->call(),
+                              [on_reply](Connection&, const redisReply* last) { on_reply(last); });
+        } catch (const ServerError&) {
+          on_reply(nullptr);
+        }
+      });
 }
 
 }  // namespace
@@ -163,8 +163,25 @@ void ScriptRunner::send_unawaited(Connection& connection, const ScriptCall& call
 
 void ScriptRunner::send_unawaited(SharedConnection& connection, const ScriptCall& call,
                                   std::function<void(const redisReply*)> on_reply) const {
-  send_script_unawaited(connection, digests_[static_cast<std::size_t>(call.script)], call,
-                        std::move(on_reply));
+  // The reader sends the EVAL (which also puts the script back into the server's cache) before
+  // it hands out the replies after the NOSCRIPT: the same thread's next command, sent after
+  // this one but maybe answered in the same read, goes out after the EVAL too.
+  auto by_text = [kept = std::make_shared<const KeptCall>(call)](const redisReply& reply) {
+    std::optional<SharedConnection::Encoded> eval;
+    if (is_noscript(reply))
+      with_command("EVAL", body_of(kept->call().script), kept->call(),
+                   [&](CommandParts parts) { eval = SharedConnection::encode(parts); });
+    return eval;
+  };
+  with_command("EVALSHA", digests_[static_cast<std::size_t>(call.script)], call,
+               [&](CommandParts parts) {
+                 connection.send_unawaited(
+                     parts,
+                     [on_reply = std::move(on_reply)](SharedConnection&, const redisReply* reply) {
+                       on_reply(reply);
+                     },
+                     std::move(by_text));
+               });
 }
 
 Reply ScriptRunner::run(SharedConnection& connection, const ScriptCall& call) const {

@@ -53,7 +53,9 @@ class ScriptRunner {
   // Throws ServerError when it cannot be sent; `on_reply` is then never called.
   void send_unawaited(Connection& connection, const ScriptCall& call,
                       std::function<void(const redisReply*)> on_reply) const;
-  // The same two on the connection the lock commands share.
+  // The same two on the connection the lock commands share. There the EVAL after a NOSCRIPT goes
+  // out before any reply read after the NOSCRIPT is handed out: a command that the same thread
+  // sends once it has its reply goes out after the EVAL.
   Reply run(SharedConnection& connection, const ScriptCall& call) const;
   void send_unawaited(SharedConnection& connection, const ScriptCall& call,
                       std::function<void(const redisReply*)> on_reply) const;

@@ -52,50 +52,59 @@ bool SharedConnection::broken() const {
 
 Reply SharedConnection::command(Parts parts) {
   Caller caller;
-  send(parts, Owed{&caller, {}, command_name(parts)});
+  send(parts, Owed{&caller, {}, command_name(parts), {}});
   return await(caller);
 }
 
-void SharedConnection::send_unawaited(Parts parts, ReplyHandler handler) {
-  send(parts, Owed{nullptr, std::move(handler), command_name(parts)});
+void SharedConnection::send_unawaited(Parts parts, ReplyHandler handler, Resend resend) {
+  send(parts, Owed{nullptr, std::move(handler), command_name(parts), std::move(resend)});
+}
+
+SharedConnection::Encoded SharedConnection::encode(Parts parts) {
+  CommandEncoder encoder;
+  return {command_name(parts), std::string(encoder.encode(parts))};
 }
 
 void SharedConnection::send(Parts parts, Owed owed) {
   const bool awaited = owed.caller != nullptr;
   Handed handed;
-  bool told = false;
+  Written written = Written::yes;
   {
     std::lock_guard write_lock(write_mutex_);
-    {
-      std::lock_guard lock(mutex_);
-      if (broken_) throw failure();
-      owed_.push_back(std::move(owed));
-    }
-    const std::optional<int> failed = write_all(encoder_.encode(parts));
-    if (!failed) return;
-    const int error = *failed;
-    std::lock_guard lock(mutex_);
-    if (broken_) {
-      // A reader broke it first, and has told every command owed, this one included.
-      told = true;
-    } else {
-      // This command is the last one owed: nobody else writes meanwhile, and its reply cannot
-      // have come. Its caller learns of the failure from the exception.
-      const Owed unsent = std::move(owed_.back());
-      owed_.pop_back();
-      break_locked(is_timeout(error)
-                       ? "cannot send " + unsent.command + " within " +
-                             std::to_string(timeout_.count()) + " ms (command_timeout)"
-                       : "sending a command: " + reason_text(std::strerror(error)),
-                   is_timeout(error), handed);
-    }
+    written = write_locked(encoder_.encode(parts), owed, handed);
   }
+  if (written == Written::yes) return;
   // A handler runs the user's log and event callbacks: the next caller must not wait for them
   // to write, only to learn that the connection broke.
   give(handed);
-  // An unawaited command's handler that has heard of the failure is not told twice.
-  if (told && !awaited) return;
+  // An unawaited command's handler that has heard of the failure is not told twice. An unsent
+  // command's caller learns of the failure from the exception.
+  if (written == Written::told && !awaited) return;
   throw failure();
+}
+
+SharedConnection::Written SharedConnection::write_locked(std::string_view bytes, Owed& owed,
+                                                         Handed& handed) {
+  {
+    std::lock_guard lock(mutex_);
+    if (broken_) return Written::no;
+    owed_.push_back(std::move(owed));
+  }
+  const std::optional<int> failed = write_all(bytes);
+  if (!failed) return Written::yes;
+  const int error = *failed;
+  std::lock_guard lock(mutex_);
+  // A reader broke it first, and has told every command owed, this one included.
+  if (broken_) return Written::told;
+  // This command is the last one owed: nobody else writes meanwhile, and its reply cannot have
+  // come.
+  owed = std::move(owed_.back());
+  owed_.pop_back();
+  break_locked(is_timeout(error) ? "cannot send " + owed.command + " within " +
+                                       std::to_string(timeout_.count()) + " ms (command_timeout)"
+                                 : "sending a command: " + reason_text(std::strerror(error)),
+               is_timeout(error), handed);
+  return Written::no;
 }
 
 std::optional<int> SharedConnection::write_all(std::string_view bytes) {
@@ -142,9 +151,21 @@ void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Han
   bool timed_out = false;
   const bool read = read_replies(replies, reason, timed_out);
   lock.lock();
+  hand_out(lock, replies, handed);
   reading_ = false;
-  if (broken_) return;
+  if (!read) {
+    if (timed_out && !owed_.empty())
+      reason = "no reply to " + owed_.front().command + " within " +
+               std::to_string(timeout_.count()) + " ms (command_timeout)";
+    break_locked(std::move(reason), timed_out, handed);
+  }
+}
+
+void SharedConnection::hand_out(std::unique_lock<std::mutex>& lock, std::vector<Reply>& replies,
+                                Handed& handed) {
   for (auto& reply : replies) {
+    // Broken while a command was sent again: break_locked has told everything still owed.
+    if (broken_) return;
     if (owed_.empty()) {
       break_locked("a reply came that no command was owed", false, handed);
       return;
@@ -160,20 +181,37 @@ void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Han
     }
     Owed owed = std::move(owed_.front());
     owed_.pop_front();
-    if (owed.caller == nullptr) {
-      handed.emplace_back(std::move(owed.handler), std::move(reply));
+    if (owed.caller != nullptr) {
+      owed.caller->reply = std::move(reply);
+      owed.caller->answered = true;
+      owed.caller->woken.notify_one();
       continue;
     }
-    owed.caller->reply = std::move(reply);
-    owed.caller->answered = true;
-    owed.caller->woken.notify_one();
+    if (owed.resend) {
+      // Sent again here, not by the handler: a caller whose reply comes after this one could
+      // otherwise send its next command first (a scope exit's release resent after NOSCRIPT,
+      // overtaken by the same thread's next acquisition of the lock).
+      if (std::optional<Encoded> again = owed.resend(*reply)) {
+        send_again(lock, std::move(*again), std::move(owed.handler), handed);
+        continue;
+      }
+    }
+    handed.emplace_back(std::move(owed.handler), std::move(reply));
   }
-  if (!read) {
-    if (timed_out && !owed_.empty())
-      reason = "no reply to " + owed_.front().command + " within " +
-               std::to_string(timeout_.count()) + " ms (command_timeout)";
-    break_locked(std::move(reason), timed_out, handed);
+}
+
+void SharedConnection::send_again(std::unique_lock<std::mutex>& lock, Encoded command,
+                                  ReplyHandler handler, Handed& handed) {
+  Owed owed{nullptr, std::move(handler), std::move(command.name), {}};
+  // write_mutex_ is taken before mutex_.
+  lock.unlock();
+  Written written = Written::yes;
+  {
+    std::lock_guard write_lock(write_mutex_);
+    written = write_locked(command.bytes, owed, handed);
   }
+  lock.lock();
+  if (written == Written::no) handed.emplace_back(std::move(owed.handler), nullptr);
 }
 
 bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& reason,

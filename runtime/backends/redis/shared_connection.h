@@ -5,6 +5,10 @@
 // commands at once and answers them in one write, where a connection per thread costs it a
 // read and a write for each (design.md, "One connection for the lock commands").
 //
+// An unawaited command that must be sent again in another form (its script is not in the
+// server's cache) is sent again by the reader before it hands out any reply that came after:
+// the callers of those can send their next command only after it.
+//
 // A connection that failed (the socket broke, or no reply came within command_timeout) is
 // broken: every command still owed a reply fails with the reason, and it is never used again.
 #pragma once
@@ -39,6 +43,15 @@ class SharedConnection {
   // first. Runs on the thread that read it, holding none of the connection's locks; must not
   // throw. It may send another command.
   using ReplyHandler = std::function<void(SharedConnection&, const redisReply*)>;
+  // A command encoded whole: its name, for messages, and what is written.
+  struct Encoded {
+    std::string name;
+    std::string bytes;
+  };
+  // Given the reply to a command sent by send_unawaited(): the command to send in its place, or
+  // nullopt to hand the reply to the handler. Runs on the thread that read the reply, holding
+  // the connection's lock; must not throw or wait.
+  using Resend = std::function<std::optional<Encoded>(const redisReply&)>;
 
   // Connects, authenticates and selects the database as Connection does. Throws ServerError.
   SharedConnection(const ConnectionSettings& settings, Address address, std::uint64_t generation);
@@ -54,8 +67,12 @@ class SharedConnection {
   // later command's caller (or the destructor) has read it, or, with nullptr, once the
   // connection has broken. Throws ServerError, breaking the connection, when the command cannot
   // be written (`handler` is then never called), unless the connection broke just before, when
-  // `handler` has heard of it.
-  void send_unawaited(Parts parts, ReplyHandler handler);
+  // `handler` has heard of it. A reply that `resend` turns into another command is not handed
+  // out: the reader writes that command before it hands out any later reply, and its reply
+  // goes to `handler`.
+  void send_unawaited(Parts parts, ReplyHandler handler, Resend resend = {});
+  // The command whose arguments are the parts' arguments, for a Resend to return.
+  static Encoded encode(Parts parts);
 
   bool broken() const;
   std::uint64_t generation() const { return connection_.generation(); }
@@ -73,6 +90,7 @@ class SharedConnection {
     Caller* caller = nullptr;
     ReplyHandler handler;
     std::string command;  // its name, for messages
+    Resend resend;        // for a send_unawaited() command, if given
   };
   struct ReaderFree {
     void operator()(redisReader* reader) const { redisReaderFree(reader); }
@@ -82,6 +100,16 @@ class SharedConnection {
   // Writes the command, with what its reply is owed to. When the write fails, the handlers the
   // failure reaches run after write_mutex_ is released.
   void send(Parts parts, Owed owed);
+  enum class Written {
+    yes,
+    // The connection broke after the command was listed: whoever broke it told its handler.
+    told,
+    // The connection was broken before, or the write broke it: `owed` is given back.
+    no,
+  };
+  // Lists `owed` and writes `bytes`, under write_mutex_. A failed write breaks the connection;
+  // the handlers that learn of it are left in `handed`.
+  Written write_locked(std::string_view bytes, Owed& owed, Handed& handed);
   // Writes all of `bytes` (under write_mutex_); the errno of the write that failed, if one did.
   std::optional<int> write_all(std::string_view bytes);
   // Reads until `caller` has its reply or the connection breaks, taking turns at reading with
@@ -89,8 +117,16 @@ class SharedConnection {
   Reply await(Caller& caller);
   // One read: every complete reply it brings in goes where it is owed; the handlers' replies
   // are left in `handed`, to be given outside the lock. Breaks the connection when the read
-  // fails. `lock` holds mutex_, and is released while the read blocks.
+  // fails. `lock` holds mutex_, and is released while the read blocks and while a command is
+  // sent again.
   void read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed);
+  // Gives each reply to what it is owed to, in order (under mutex_, reading_ set).
+  void hand_out(std::unique_lock<std::mutex>& lock, std::vector<Reply>& replies, Handed& handed);
+  // Writes `command` in place of an unawaited one whose reply was read, before the replies
+  // after it are handed out: `lock` is released meanwhile, and reading_ stays set, so nobody
+  // else reads. `handler` gets its reply, or nullptr if it cannot be sent.
+  void send_again(std::unique_lock<std::mutex>& lock, Encoded command, ReplyHandler handler,
+                  Handed& handed);
   // Reads the socket once; false when the read failed or timed out (`reason` says which).
   bool read_replies(std::vector<Reply>& replies, std::string& reason, bool& timed_out);
   // Marks the connection broken for `reason` and fails everything owed (under mutex_); the
@@ -112,7 +148,8 @@ class SharedConnection {
   // Guards the fields below; taken after write_mutex_ when both are held.
   mutable std::mutex mutex_;
   std::deque<Owed> owed_;
-  bool reading_ = false;  // a caller is reading; only it uses reader_
+  // A caller is reading, or handing out what it read; only it uses reader_.
+  bool reading_ = false;
   bool broken_ = false;
   std::string failure_reason_;
   bool failure_timed_out_ = false;
