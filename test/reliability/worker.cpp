@@ -20,12 +20,16 @@
 namespace distlock::reliability {
 namespace {
 
+// Set by signal handlers, which run on whichever thread the signal finds, and read by the
+// workers' threads: atomics, lock-free so that a handler may touch them (a volatile
+// sig_atomic_t only serves a handler and the thread it interrupted).
+static_assert(std::atomic<bool>::is_always_lock_free);
 // Set by SIGUSR1: this process's (first) worker acts out its role at its next chance.
-volatile sig_atomic_t g_armed = 0;
-void on_arm(int) { g_armed = 1; }
+std::atomic<bool> g_armed{false};
+void on_arm(int) { g_armed = true; }
 // Set by SIGUSR2: every worker ends after its current round.
-volatile sig_atomic_t g_stop = 0;
-void on_stop(int) { g_stop = 1; }
+std::atomic<bool> g_stop{false};
+void on_stop(int) { g_stop = true; }
 
 std::mutex g_stdout_mutex;
 
@@ -146,7 +150,7 @@ const char* Worker::write_unchecked(std::uint64_t fence, std::uint64_t value) {
 bool Worker::run() {
   const auto deadline = Clock::now() + settings_.run_time;
   try {
-    while (g_stop == 0 && Clock::now() < deadline) one_round(deadline);
+    while (!g_stop && Clock::now() < deadline) one_round(deadline);
     log_.write(EventLine("finish").add("w", id_).add("t", mono_ns()).add("rounds", rounds_));
     return true;
   } catch (const std::exception& e) {
@@ -265,10 +269,9 @@ void Worker::one_round(Clock::time_point deadline) {
 
   bool post_fault = false;
   if (read.accepted) {
-    const bool act =
-        id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed != 0;
+    const bool act = id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed;
     if (act) {
-      g_armed = 0;
+      g_armed = false;
       switch (settings_.role) {
         case VictimRole::kill:
           tell("holding " + std::to_string(fence));
