@@ -37,7 +37,7 @@ struct RunConfig {
     bool fencing = false;  // the store accepts every fence
     bool checked = false;  // workers write without checked()
     bool on_lost = false;  // a worker hears of a loss 2 x slack after on_lost reports it
-    // Every other round a worker thread updates the store under the lease another thread of
+    // In half its rounds a worker thread updates the store under the lease another thread of
     // its process holds, without a lock of its own (thread workers only).
     bool exclusion = false;
     bool validity = false;  // workers log each lease as valid half a ttl longer than it is

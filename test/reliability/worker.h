@@ -56,8 +56,8 @@ struct WorkerSettings {
   Millis wait{10000};          // acquire's wait(...)
   VictimRole role = VictimRole::none;  // of worker 0
   // Negative controls (RunConfig::Breaks): leases without renewal; writes straight to the
-  // store, without checked(); a loss heard this much later than on_lost reports it; every
-  // other round an update under the lease another thread of this process holds, without a
+  // store, without checked(); a loss heard this much later than on_lost reports it; in half
+  // the rounds, an update under the lease another thread of this process holds, without a
   // lock of its own; each lease logged as valid this much longer than valid_until() says.
   bool renew = true;
   bool use_checked = true;
