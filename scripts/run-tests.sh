@@ -3,10 +3,11 @@
 # integration (real servers), the tool's lit and unit tests, package, example and fuzz
 # tests, and clang-tidy; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
-# ThreadSanitizer (preset tsan, build-tsan/); the shared lock-behaviour suite runs there on
-# the single-server backends only, its Sentinel/Cluster/Redlock variants in the main build
-# (each topology's own tests run under both sanitizers). Installs missing Debian packages
-# first (as root or through sudo).
+# ThreadSanitizer (preset tsan, build-tsan/, with four configurations of the reliability
+# checker and a wider timing slack: test/reliability/CMakeLists.txt); the shared
+# lock-behaviour suite runs there on the single-server backends only, its
+# Sentinel/Cluster/Redlock variants in the main build (each topology's own tests run under
+# both sanitizers). Installs missing Debian packages first (as root or through sudo).
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
 # and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),

@@ -40,7 +40,8 @@ void usage(std::ostream& out) {
          "                        [--threads|--processes]\n"
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
          "                        [--markdown FILE] [--timeline FILE] [--keep] [--no-check]\n"
-         "                        [--break renewal|fencing|checked|on-lost]...\n"
+         "                        [--break renewal|fencing|checked|on-lost|exclusion|\n"
+         "                                 validity|recovery]...\n"
          "  --kind: the lock the workers take, each excluding like the exclusive lock (the\n"
          "          default): a fair lock, a read-write lock's write side, a semaphore of one\n"
          "          permit\n"
@@ -54,7 +55,15 @@ void usage(std::ostream& out) {
          "    checked  workers write without checked(): a victim's stale write reaches the\n"
          "             store (fencing still rejects it)\n"
          "    on-lost  workers hear of a loss 2 x --slack after on_lost reports it: the\n"
-         "             partition fault's timing check fails\n";
+         "             partition fault's timing check fails\n"
+         "    exclusion\n"
+         "             in half its rounds, a worker thread updates the store under the lease\n"
+         "             another thread of its process holds (--threads): updates are lost,\n"
+         "             with no stale fence for the store to refuse\n"
+         "    validity workers log each lease as valid half a ttl longer than it is: the\n"
+         "             next grant comes before a victim's (reported) validity ended\n"
+         "    recovery kill-holder's victim hangs, its renewals going on, for the expiry\n"
+         "             bound + --slack before it is killed: the lock recovers too late\n";
 }
 
 RunConfig parse_run(const std::vector<std::string>& args) {
@@ -117,9 +126,17 @@ RunConfig parse_run(const std::vector<std::string>& args) {
         config.breaks.checked = true;
       else if (what == "on-lost")
         config.breaks.on_lost = true;
+      else if (what == "exclusion")
+        config.breaks.exclusion = true;
+      else if (what == "validity")
+        config.breaks.validity = true;
+      else if (what == "recovery")
+        config.breaks.recovery = true;
       else
-        throw std::invalid_argument("--break takes renewal, fencing, checked or on-lost, not " +
-                                    what);
+        throw std::invalid_argument(
+            "--break takes renewal, fencing, checked, on-lost, exclusion, validity or "
+            "recovery, not " +
+            what);
     } else
       throw std::invalid_argument("unknown option " + flag);
   }

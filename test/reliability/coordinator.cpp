@@ -79,6 +79,12 @@ int run_checker(const RunConfig& config) {
   if (threads && fault->victim_role() != VictimRole::none)
     throw std::invalid_argument("fault " + config.fault +
                                 " hits one worker process: it needs --processes");
+  if (config.breaks.exclusion && !threads)
+    throw std::invalid_argument(
+        "--break exclusion lends a lease to the other threads of its process: it needs "
+        "--threads");
+  if (config.breaks.recovery && config.fault != "kill-holder")
+    throw std::invalid_argument("--break recovery delays kill-holder's kill: it needs that fault");
 
   fault->prepare({*service, directory.path(), threads ? 1 : config.workers, config.ttl});
 
@@ -91,6 +97,11 @@ int run_checker(const RunConfig& config) {
     throw std::invalid_argument(
         "kill-holder kills a new worker each time: --fault-count at most --workers - 2");
   const Millis every = config.fault_every.value_or(hold_off + expiry + Millis(2000));
+  // Past the service's expiry and the slack on it: the lock cannot recover within the bound.
+  const Millis kill_delay = config.breaks.recovery ? expiry + config.slack : Millis(0);
+  // worker.cpp: a kill-holder victim works on for 4 ttl waiting for its kill.
+  if (kill_delay >= config.ttl * 4)
+    throw std::invalid_argument("--break recovery needs the expiry bound + --slack below 4 ttl");
 
   WorkerSettings base;
   base.store = store;
@@ -104,6 +115,8 @@ int run_checker(const RunConfig& config) {
   base.renew = !config.breaks.renewal;
   base.use_checked = !config.breaks.checked;
   base.on_lost_delay = config.breaks.on_lost ? config.slack * 2 : Millis(0);
+  base.borrow_leases = config.breaks.exclusion;
+  base.validity_overstatement = config.breaks.validity ? config.ttl / 2 : Millis(0);
   // The coordinator ends the run (SIGUSR2); this only bounds a run whose coordinator died.
   base.run_time = config.duration + hold_off + Millis(120000);
   // Waits that outlast a silent holder's lock; a worker starved longer logs a timeout and
@@ -157,6 +170,7 @@ int run_checker(const RunConfig& config) {
     context.ttl = config.ttl;
     context.hold_off = hold_off;
     context.patience = base.wait * 4 + Millis(10000);
+    context.kill_delay = kill_delay;
     try {
       records.push_back(fault->apply(context));
     } catch (const std::exception& e) {

@@ -37,7 +37,16 @@ struct RunConfig {
     bool fencing = false;  // the store accepts every fence
     bool checked = false;  // workers write without checked()
     bool on_lost = false;  // a worker hears of a loss 2 x slack after on_lost reports it
-    bool any() const { return renewal || fencing || checked || on_lost; }
+    // In half its rounds a worker thread updates the store under the lease another thread of
+    // its process holds, without a lock of its own (thread workers only).
+    bool exclusion = false;
+    bool validity = false;  // workers log each lease as valid half a ttl longer than it is
+    // kill-holder's victim hangs, its renewals going on, for the expiry bound + slack after
+    // the fault's moment before it is killed.
+    bool recovery = false;
+    bool any() const {
+      return renewal || fencing || checked || on_lost || exclusion || validity || recovery;
+    }
   } breaks;
   bool keep = false;               // keep the run's directory (logs, journal) even if it passes
   std::filesystem::path markdown;  // append a table row here

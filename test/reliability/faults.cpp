@@ -56,6 +56,8 @@ class KillHolder final : public Fault {
     record.victim = context.victim_id;
     record.victim_fence = await_victim(context, "holding");
     record.start_ns = mono_ns();
+    // --break recovery: the holder hangs from here on, and its renewals keep its lock.
+    std::this_thread::sleep_for(context.kill_delay);
     context.victim->kill(SIGKILL);
     const auto status = context.victim->wait(std::chrono::seconds(30));
     record.end_ns = mono_ns();

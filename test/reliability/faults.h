@@ -66,6 +66,9 @@ struct FaultContext {
   Millis hold_off{0};
   // Limit for waiting on the victim's announcements.
   Millis patience{0};
+  // kill-holder: from the fault's moment to the kill (0, but for --break recovery). The
+  // victim hangs meanwhile with its renewals going on: a holder whose watchdog outlives it.
+  Millis kill_delay{0};
 };
 
 class Fault {

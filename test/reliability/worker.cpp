@@ -20,14 +20,24 @@
 namespace distlock::reliability {
 namespace {
 
+// Set by signal handlers, which run on whichever thread the signal finds, and read by the
+// workers' threads: atomics, lock-free so that a handler may touch them (a volatile
+// sig_atomic_t only serves a handler and the thread it interrupted).
+static_assert(std::atomic<bool>::is_always_lock_free);
 // Set by SIGUSR1: this process's (first) worker acts out its role at its next chance.
-volatile sig_atomic_t g_armed = 0;
-void on_arm(int) { g_armed = 1; }
+std::atomic<bool> g_armed{false};
+void on_arm(int) { g_armed = true; }
 // Set by SIGUSR2: every worker ends after its current round.
-volatile sig_atomic_t g_stop = 0;
-void on_stop(int) { g_stop = 1; }
+std::atomic<bool> g_stop{false};
+void on_stop(int) { g_stop = true; }
 
 std::mutex g_stdout_mutex;
+
+// The fence of the lease a thread of this process holds now, 0 when none does. Only the
+// negative control of exclusion (--break exclusion) reads it: its workers update the store
+// under another thread's lease, as a runtime that let one thread re-enter a lock another
+// thread holds would have them do.
+std::atomic<std::uint64_t> g_held_fence{0};
 
 // A line to the coordinator (stdout is its pipe), written at once.
 void tell(const std::string& line) {
@@ -70,6 +80,9 @@ class Worker {
 
  private:
   void one_round(Clock::time_point deadline);
+  // --break exclusion: value + 1 under the fence of the lease another thread of this process
+  // holds, without a lock of its own. False when no other thread holds one.
+  bool update_under_borrowed_lease();
   Millis random_pause();
   void log_error(const char* kind, const std::string& what);
   // value + 1 through distlock::checked: "accepted", "rejected" (by the fence), "refused"
@@ -137,7 +150,7 @@ const char* Worker::write_unchecked(std::uint64_t fence, std::uint64_t value) {
 bool Worker::run() {
   const auto deadline = Clock::now() + settings_.run_time;
   try {
-    while (g_stop == 0 && Clock::now() < deadline) one_round(deadline);
+    while (!g_stop && Clock::now() < deadline) one_round(deadline);
     log_.write(EventLine("finish").add("w", id_).add("t", mono_ns()).add("rounds", rounds_));
     return true;
   } catch (const std::exception& e) {
@@ -166,7 +179,30 @@ distlock::LockSpec spec_of(const WorkerSettings& settings) {
   return spec;
 }
 
+bool Worker::update_under_borrowed_lease() {
+  const std::uint64_t fence = g_held_fence.load();
+  if (fence == 0) return false;
+  const StoreRead read = store_.read(id_, fence);
+  const char* outcome = "read-rejected";
+  if (read.accepted) {
+    std::this_thread::sleep_for(random_pause());
+    outcome = write_unchecked(fence, read.value);
+  }
+  log_.write(EventLine("borrowed")
+                 .add("w", id_)
+                 .add("f", fence)
+                 .add("t", mono_ns())
+                 .add("outcome", outcome));
+  return true;
+}
+
 void Worker::one_round(Clock::time_point deadline) {
+  std::uniform_int_distribution<long> think(0, settings_.think.count());
+  if (settings_.borrow_leases && std::bernoulli_distribution(0.5)(random_) &&
+      update_under_borrowed_lease()) {
+    std::this_thread::sleep_for(Millis(think(random_)));
+    return;
+  }
   const auto spec = spec_of(settings_);
   std::optional<distlock::Lease> lease;
   const std::int64_t asked = mono_ns();
@@ -186,6 +222,9 @@ void Worker::one_round(Clock::time_point deadline) {
   const std::uint64_t fence = lease->fence();
   const Millis ttl = lease->ttl();
   const std::int64_t valid_until = to_ns(lease->valid_until());
+  // The negative control of the validity margin: a lease logged as valid for longer than the
+  // runtime says, as a runtime that overstated valid_until() would have it.
+  const std::int64_t overstatement = ns_of(settings_.validity_overstatement);
   log_.write(EventLine("grant")
                  .add("w", id_)
                  .add("n", n)
@@ -193,7 +232,7 @@ void Worker::one_round(Clock::time_point deadline) {
                  .add("asked", asked)
                  .add("sent", valid_until - ns_of(ttl) + drift_allowance_ns(ttl))
                  .add("t", granted)
-                 .add("vu", valid_until)
+                 .add("vu", valid_until + overstatement)
                  .add("ttl", static_cast<std::int64_t>(ttl.count()))
                  .add("wall", wall_minus_mono_ns()));
 
@@ -218,6 +257,7 @@ void Worker::one_round(Clock::time_point deadline) {
                    .add("why", lost.what()));
   });
 
+  if (settings_.borrow_leases) g_held_fence = fence;
   const StoreRead read = store_.read(id_, fence);
   log_.write(EventLine("read")
                  .add("w", id_)
@@ -229,14 +269,14 @@ void Worker::one_round(Clock::time_point deadline) {
 
   bool post_fault = false;
   if (read.accepted) {
-    const bool act =
-        id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed != 0;
+    const bool act = id_ == settings_.first_id && settings_.role != VictimRole::none && g_armed;
     if (act) {
-      g_armed = 0;
+      g_armed = false;
       switch (settings_.role) {
         case VictimRole::kill:
           tell("holding " + std::to_string(fence));
-          // Works on while holding the lock, until the coordinator kills it.
+          // Works on while holding the lock, until the coordinator kills it (--break
+          // recovery's delay of the kill stays below this: coordinator.cpp).
           std::this_thread::sleep_for(settings_.ttl * 4);
           break;
         case VictimRole::stop:
@@ -290,8 +330,9 @@ void Worker::one_round(Clock::time_point deadline) {
     }
   }
 
+  if (settings_.borrow_leases) g_held_fence = 0;
   const std::int64_t release_at = mono_ns();
-  const std::int64_t valid_until_end = to_ns(lease->valid_until());
+  const std::int64_t valid_until_end = to_ns(lease->valid_until()) + overstatement;
   const char* released = "ok";
   try {
     lease->release();
@@ -312,7 +353,6 @@ void Worker::one_round(Clock::time_point deadline) {
                  .add("post", post_fault ? 1 : 0));
   // Work outside the lock: without it the releasing worker wins its own lock straight back
   // before the waiters, who must first hear of the release, can ask (the lock is not fair).
-  std::uniform_int_distribution<long> think(0, settings_.think.count());
   std::this_thread::sleep_for(Millis(think(random_)));
 }
 
@@ -406,7 +446,11 @@ std::vector<std::string> worker_arguments(const WorkerSettings& s) {
           "--use-checked",
           s.use_checked ? "1" : "0",
           "--on-lost-delay",
-          std::to_string(s.on_lost_delay.count()) + "ms"};
+          std::to_string(s.on_lost_delay.count()) + "ms",
+          "--borrow-leases",
+          s.borrow_leases ? "1" : "0",
+          "--validity-overstatement",
+          std::to_string(s.validity_overstatement.count()) + "ms"};
 }
 
 WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
@@ -451,6 +495,10 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
       s.use_checked = value == "1";
     else if (flag == "--on-lost-delay")
       s.on_lost_delay = parse_duration(value);
+    else if (flag == "--borrow-leases")
+      s.borrow_leases = value == "1";
+    else if (flag == "--validity-overstatement")
+      s.validity_overstatement = parse_duration(value);
     else
       throw std::invalid_argument("worker: unknown option " + flag);
   }

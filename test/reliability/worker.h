@@ -56,10 +56,14 @@ struct WorkerSettings {
   Millis wait{10000};          // acquire's wait(...)
   VictimRole role = VictimRole::none;  // of worker 0
   // Negative controls (RunConfig::Breaks): leases without renewal; writes straight to the
-  // store, without checked(); a loss heard this much later than on_lost reports it.
+  // store, without checked(); a loss heard this much later than on_lost reports it; in half
+  // the rounds, an update under the lease another thread of this process holds, without a
+  // lock of its own; each lease logged as valid this much longer than valid_until() says.
   bool renew = true;
   bool use_checked = true;
   Millis on_lost_delay{0};
+  bool borrow_leases = false;
+  Millis validity_overstatement{0};
 };
 
 // The command line of a worker process ("worker --url ..."), and back.
