@@ -42,13 +42,12 @@ bool eventually(Condition&& condition, std::chrono::milliseconds limit = std::ch
 // A one-shot event: set() on one thread, wait_for() on another.
 class Event {
  public:
+  // Notifies under the lock: a waiter that returns may destroy the event at once.
   void set(std::string detail = {}) {
-    {
-      std::lock_guard lock(mutex_);
-      if (set_) return;
-      set_ = true;
-      detail_ = std::move(detail);
-    }
+    std::lock_guard lock(mutex_);
+    if (set_) return;
+    set_ = true;
+    detail_ = std::move(detail);
     changed_.notify_all();
   }
   bool wait_for(std::chrono::milliseconds limit) {
