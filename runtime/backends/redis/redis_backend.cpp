@@ -186,7 +186,7 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   const bool leaves_trace = leaves_trace_when_waiting(request.hold.kind);
   std::optional<Grant> grant;
   Outage outage(settings_.outage_limit);
-  const auto try_once = [&] { return attempt_through_outage(request, outage); };
+  const auto try_once = [&] { return attempt_through_outage(request, Asking::no, outage); };
   try {
     const Attempt attempt = try_once();
     grant = attempt.grant;
@@ -211,21 +211,15 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
-  try {
-    return attempt(request, asking);
-  } catch (const Redirected&) {
-    throw;
-  } catch (const TryAgain&) {
-    throw;
-  } catch (const ServerError& error) {
-    error.throw_for_lock(request.hold.name);
-  }
+  Outage none(Millis::zero());
+  return attempt_through_outage(request, asking, none);
 }
 
-Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Outage& outage) {
+Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Asking asking,
+                                             Outage& outage) {
   for (;;) {
     try {
-      Attempt attempt = this->attempt(request, Asking::no);
+      Attempt attempt = this->attempt(request, asking);
       outage.over();
       return attempt;
     } catch (const Redirected&) {

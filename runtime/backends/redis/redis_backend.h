@@ -133,8 +133,9 @@ class RedisBackend final : public Backend {
   ReleaseOutcome read_release_reply(const redisReply& reply) const;
   // One try; a failure is a ServerError, not yet told of the lock.
   Attempt attempt(const AcquireRequest& request, Asking asking);
-  // One try that gets through, made again through `outage` as long as it lets.
-  Attempt attempt_through_outage(const AcquireRequest& request, Outage& outage);
+  // One try that gets through, made again through `outage` as long as it lets; a failure told
+  // of the lock (Refused for a refusal), as try_acquire's.
+  Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage);
   // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
   [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
   // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
