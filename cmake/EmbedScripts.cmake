@@ -1,6 +1,6 @@
 # cmake -DOUTPUT=<header> -DSCRIPTS=<a.lua;b.lua> -P EmbedScripts.cmake
 # Writes one `inline constexpr std::string_view k<Name>Script` per script.
-set(text "// Generated from runtime/backends/redis/scripts/*.lua by cmake/EmbedScripts.cmake.\n#pragma once\n#include <string_view>\nnamespace distlock::detail::redis_scripts {\n")
+set(text "// Generated from runtime/backends/redis/locks/scripts/*.lua by cmake/EmbedScripts.cmake.\n#pragma once\n#include <string_view>\nnamespace distlock::detail::redis_scripts {\n")
 foreach(script IN LISTS SCRIPTS)
   get_filename_component(name ${script} NAME_WE)
   file(READ ${script} body)

@@ -8,7 +8,7 @@
 #include <distlock/error.h>
 
 #include "admin/lock_inspector.h"
-#include "backends/redis/redis_inspector.h"
+#include "backends/redis/admin/redis_inspector.h"
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_inspector.h"
 #endif

@@ -1,9 +1,9 @@
 #include "backends/backend_factory.h"
 
 #include "backends/memory/memory_backend.h"
-#include "backends/redis/cluster_backend.h"
-#include "backends/redis/redis_backend.h"
-#include "backends/redis/redlock_backend.h"
+#include "backends/redis/topology/cluster_backend.h"
+#include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/topology/redlock_backend.h"
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_backend.h"
 #endif

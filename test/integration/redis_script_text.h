@@ -11,7 +11,7 @@
 
 namespace distlock::testing {
 
-// The named parts of runtime/backends/redis/scripts, in order: the functions of lib/ the
+// The named parts of runtime/backends/redis/locks/scripts, in order: the functions of lib/ the
 // script calls first, then the script itself ("lib/release_hold", "release").
 inline std::string redis_script_text(std::initializer_list<std::string_view> parts) {
   std::string text;

@@ -1,8 +1,8 @@
-// The connection the Redis lock commands share (runtime/backends/redis/shared_connection.h),
-// against a real redis-server: every caller gets its own reply however many send at once,
-// replies read for others reach them in order, a caller that runs a handler hands the reading
-// on first, and a server that stops answering or goes away fails every caller still waiting,
-// by name, and never hangs one.
+// The connection the Redis lock commands share
+// (runtime/backends/redis/transport/shared_connection.h), against a real redis-server: every caller
+// gets its own reply however many send at once, replies read for others reach them in order, a
+// caller that runs a handler hands the reading on first, and a server that stops answering or goes
+// away fails every caller still waiting, by name, and never hangs one.
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,8 +20,8 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/redis/server_error.h"
-#include "backends/redis/shared_connection.h"
+#include "backends/redis/transport/server_error.h"
+#include "backends/redis/transport/shared_connection.h"
 #include "redis_server.h"
 
 namespace distlock::detail::redis {

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "backends/redis/command_encoder.h"
+#include "backends/redis/transport/command_encoder.h"
 
 namespace distlock::detail::redis {
 namespace {

@@ -1,6 +1,6 @@
-// Whether a Redis server may evict lock keys (runtime/backends/redis/eviction_policy.h), from
+// Whether a Redis server may evict lock keys (runtime/backends/redis/admin/eviction_policy.h), from
 // INFO memory's text as servers write it, and the verdict on each kind of policy.
-#include "backends/redis/eviction_policy.h"
+#include "backends/redis/admin/eviction_policy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Redis Cluster's key hashing (runtime/backends/redis/hash_slot.h) against the values Redis
-// documents; the integration tests compare it with CLUSTER KEYSLOT on a real cluster.
-#include "backends/redis/hash_slot.h"
+// Redis Cluster's key hashing (runtime/backends/redis/topology/hash_slot.h) against the values
+// Redis documents; the integration tests compare it with CLUSTER KEYSLOT on a real cluster.
+#include "backends/redis/topology/hash_slot.h"
 
 #include <gtest/gtest.h>
 

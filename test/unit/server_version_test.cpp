@@ -1,14 +1,14 @@
-// The Redis version check (runtime/backends/redis/server_version.h) on the replies HELLO gets
+// The Redis version check (runtime/backends/redis/admin/server_version.h) on the replies HELLO gets
 // from servers of each age, as the bytes such a server sends: Debian 12 ships only Redis 7, so
 // the integration tests meet the accepting side only.
-#include "backends/redis/server_version.h"
+#include "backends/redis/admin/server_version.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
-#include "backends/redis/reply.h"
+#include "backends/redis/transport/reply.h"
 
 namespace distlock::detail::redis {
 namespace {

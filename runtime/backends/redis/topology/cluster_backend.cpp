@@ -1,0 +1,272 @@
+#include "backends/redis/topology/cluster_backend.h"
+
+#include <array>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "backends/redis/locks/redis_keys.h"
+#include "backends/redis/topology/cluster_slots.h"
+#include "backends/redis/topology/hash_slot.h"
+#include "backends/redis/topology/outage.h"
+#include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/server_error.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+// A command redirected this often in a row gives up: the slot is moving back and forth.
+constexpr int kMostRedirects = 5;
+// While a slot migrates, a busy lock on the importing master is asked for again after this.
+constexpr Millis kMigrationPause{20};
+
+class ClusterBackend final : public Backend {
+ public:
+  ClusterBackend(Url url, const Options& options, StatsCounters& stats);
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  bool supports_keeping() const override { return true; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
+  bool supports_fair() const override { return true; }
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return server_; }
+
+ private:
+  // Runs `operation(master, asking)` on the backend of the master of `name`'s slot,
+  // following MOVED (the map is read again) and ASK (once, on the master named, with
+  // Asking::yes) redirects.
+  template <class Operation>
+  auto on_master_of(std::string_view name, Operation&& operation);
+  RedisBackend& master_of(int slot);
+  RedisBackend& backend_for(const Address& address);
+  // CLUSTER SLOTS from the first known node that answers.
+  void read_slot_map();
+  void learn(const Redirect& redirect);
+  // Reads the map again; true when `slot` has another master now.
+  bool slot_moved_on(int slot);
+
+  const Url url_;
+  const std::string server_;
+  const Options options_;
+  StatsCounters& stats_;
+  // For the CLUSTER SLOTS connections: the URL's credentials and timeouts.
+  const ConnectionSettings settings_;
+
+  std::shared_mutex slots_mutex_;
+  std::array<int, kHashSlots> slot_master_{};  // index into masters_, -1: none
+  std::vector<Address> masters_;
+
+  std::mutex backends_mutex_;
+  std::map<std::pair<std::string, std::uint16_t>, std::unique_ptr<RedisBackend>> backends_;
+};
+
+ClusterBackend::ClusterBackend(Url url, const Options& options, StatsCounters& stats)
+    : url_(std::move(url)),
+      server_(url_.redacted()),
+      options_(options),
+      stats_(stats),
+      settings_(connection_settings(
+          url_of_node(
+              url_, {url_.endpoints.front().host, url_.endpoints.front().port.value_or(6379), {}}),
+          options)) {
+  slot_master_.fill(-1);
+  read_slot_map();
+}
+
+void ClusterBackend::read_slot_map() {
+  std::vector<Address> candidates;
+  {
+    std::shared_lock lock(slots_mutex_);
+    candidates = masters_;
+  }
+  const std::vector<Address> seeds = seeds_of(url_);
+  candidates.insert(candidates.end(), seeds.begin(), seeds.end());
+  SlotMap map = redis::read_slot_map(settings_, candidates, server_);
+  std::unique_lock lock(slots_mutex_);
+  slot_master_ = map.master_of_slot;
+  masters_ = std::move(map.masters);
+}
+
+void ClusterBackend::learn(const Redirect& redirect) {
+  // The whole map is read again: a slot seldom moves alone (a resharding, a failover).
+  try {
+    read_slot_map();
+  } catch (const BackendUnavailable&) {
+    // Keep at least what the redirect says.
+  }
+  if (redirect.ask) return;
+  std::unique_lock lock(slots_mutex_);
+  const Address address{redirect.host, redirect.port, {}};
+  auto found = std::find(masters_.begin(), masters_.end(), address);
+  if (found == masters_.end()) found = masters_.insert(masters_.end(), address);
+  slot_master_[static_cast<std::size_t>(redirect.slot)] =
+      static_cast<int>(found - masters_.begin());
+}
+
+RedisBackend& ClusterBackend::master_of(int slot) {
+  Address address;
+  {
+    std::shared_lock lock(slots_mutex_);
+    const int index = slot_master_[static_cast<std::size_t>(slot)];
+    if (index < 0)
+      throw BackendUnavailable("", server_,
+                               "no master serves slot " + std::to_string(slot) +
+                                   " (the cluster is not fully set up, or is failing over)");
+    address = masters_[static_cast<std::size_t>(index)];
+  }
+  return backend_for(address);
+}
+
+RedisBackend& ClusterBackend::backend_for(const Address& address) {
+  std::lock_guard lock(backends_mutex_);
+  auto& backend = backends_[{address.host, address.port}];
+  if (!backend) {
+    ConnectionSettings settings = connection_settings(url_of_node(url_, address), options_);
+    settings.sharded_pubsub = true;
+    // A master that does not answer may be replaced by its replica: riding through on it alone
+    // would never find the new one. The cluster rides through instead (acquire).
+    settings.outage_limit = Millis::zero();
+    backend = std::make_unique<RedisBackend>(std::move(settings), stats_);
+  }
+  return *backend;
+}
+
+template <class Operation>
+auto ClusterBackend::on_master_of(std::string_view name, Operation&& operation) {
+  const int slot = hash_slot(lock_key(name));
+  RedisBackend* master = nullptr;
+  Asking asking = Asking::no;
+  for (int redirects = 0;; ++redirects) {
+    try {
+      return operation(master != nullptr ? *master : master_of(slot), asking);
+    } catch (const TryAgain& busy) {
+      // Some of the lock's keys are on either side of a migration: shortly they are not.
+      if (redirects + 1 >= kMostRedirects)
+        throw BackendUnavailable(std::string(name), server_, busy.reason());
+      std::this_thread::sleep_for(kMigrationPause);
+    } catch (const Redirected& redirected) {
+      if (redirects + 1 >= kMostRedirects)
+        throw BackendUnavailable(std::string(name), server_,
+                                 "slot " + std::to_string(slot) + " was redirected " +
+                                     std::to_string(kMostRedirects) +
+                                     " times in a row (last: " + redirected.reason() + ")");
+      const Redirect& redirect = redirected.redirect();
+      if (redirect.ask) {
+        master = &backend_for({redirect.host, redirect.port, {}});
+        asking = Asking::yes;
+      } else {
+        learn(redirect);
+        master = nullptr;
+        asking = Asking::no;
+      }
+    } catch (const BackendUnavailable&) {
+      // A master that does not answer may have been replaced by its replica: when the map
+      // read now names another master for the slot, the command goes there.
+      if (redirects + 1 >= kMostRedirects || master != nullptr || !slot_moved_on(slot)) throw;
+    }
+  }
+}
+
+bool ClusterBackend::slot_moved_on(int slot) {
+  const auto master_address = [&]() -> std::optional<Address> {
+    std::shared_lock lock(slots_mutex_);
+    const int index = slot_master_[static_cast<std::size_t>(slot)];
+    if (index < 0) return std::nullopt;
+    return masters_[static_cast<std::size_t>(index)];
+  };
+  const auto before = master_address();
+  try {
+    read_slot_map();
+  } catch (const BackendUnavailable&) {
+    return false;
+  }
+  return master_address() != before;
+}
+
+std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
+  Outage outage(options_.outage_limit);
+  for (;;) {
+    std::optional<Grant> grant;
+    bool settled = false;
+    try {
+      settled = on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+        if (asking == Asking::no) {
+          grant = master.acquire(request);
+          return true;
+        }
+        // The lock's keys are on the importing master already: one try there.
+        try {
+          grant = master.try_acquire(request, Asking::yes).grant;
+        } catch (const TryAgain&) {
+          return false;  // some of its keys are still on the old master
+        }
+        return grant.has_value();
+      });
+      outage.over();
+    } catch (const Refused&) {
+      throw;
+    } catch (const BackendUnavailable& error) {
+      // A master failing over: the slot map names its replica once it is promoted.
+      if (!outage.pause_before_retry(request.deadline, error.what())) throw;
+      continue;
+    }
+    if (settled || SteadyClock::now() >= request.deadline) return grant;
+    // Busy during a migration: the slot's owner is settled again shortly.
+    std::this_thread::sleep_until(std::min(SteadyClock::now() + kMigrationPause, request.deadline));
+  }
+}
+
+ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
+  return on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+    return master.release(request, asking);
+  });
+}
+
+void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  // One batch per master, pipelined there; the items go back to their places afterwards.
+  std::map<RedisBackend*, std::vector<std::size_t>> by_master;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    try {
+      by_master[&master_of(hash_slot(lock_key(items[i].hold.name)))].push_back(i);
+    } catch (const BackendUnavailable& error) {
+      items[i].outcome = RenewItem::Outcome::failed;
+      items[i].error = error.reason();
+    }
+  }
+  bool any_failed = false;
+  for (auto& [master, indices] : by_master) {
+    std::vector<RenewItem> batch;
+    batch.reserve(indices.size());
+    for (const auto i : indices) batch.push_back(items[i]);
+    master->renew(batch, deadline);
+    for (std::size_t j = 0; j < indices.size(); ++j) {
+      items[indices[j]] = std::move(batch[j]);
+      any_failed = any_failed || items[indices[j]].outcome == RenewItem::Outcome::failed;
+    }
+  }
+  // A failed renewal may be a moved slot (a MOVED reply) or a master gone: the next try
+  // goes where the cluster says now.
+  if (any_failed) {
+    try {
+      read_slot_map();
+    } catch (const BackendUnavailable&) {
+      // The renewal queue tries again; so will this.
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cluster_backend(const Url& url, const Options& options,
+                                              StatsCounters& stats) {
+  return std::make_unique<ClusterBackend>(url, options, stats);
+}
+
+}  // namespace distlock::detail::redis

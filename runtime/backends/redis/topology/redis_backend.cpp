@@ -1,0 +1,491 @@
+#include "backends/redis/topology/redis_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+#include <distlock/log.h>
+
+#include "backends/redis/admin/eviction_policy.h"
+#include "backends/redis/admin/server_version.h"
+#include "backends/redis/locks/kind_calls.h"
+#include "backends/redis/locks/release_listener.h"
+#include "backends/redis/locks/script_runner.h"
+#include "backends/redis/locks/waiting.h"
+#include "backends/redis/transport/connection_pool.h"
+#include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/server_error.h"
+#include "util/decimal.h"
+#include "util/process_label.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+// A renewal sent when a lease is about to end still gets this long for its reply.
+constexpr Millis kShortestRenewalWait{10};
+
+std::optional<std::uint64_t> parse_fence(const redisReply& reply) {
+  if (reply.type == REDIS_REPLY_INTEGER && reply.integer >= 0)
+    return static_cast<std::uint64_t>(reply.integer);
+  if (reply.type != REDIS_REPLY_STRING) return std::nullopt;
+  return parse_decimal<std::uint64_t>(reply_text(reply));
+}
+
+std::string script_failure(std::string_view script, const redisReply& reply) {
+  return (is_error(reply) ? "the " + std::string(script) + " script failed: "
+                          : "unexpected reply to the " + std::string(script) + " script: ") +
+         describe_reply(reply);
+}
+
+// What the release script's reply says, or that it was lost.
+ReleaseReport release_report(const redisReply* reply, const std::string& server,
+                             std::string_view lock) {
+  if (reply == nullptr)
+    return {std::nullopt,
+            ServerError(server,
+                        "the connection broke before the release's reply came; if the release "
+                        "did not reach the server, the lock is freed when its ttl runs out")
+                .for_lock(lock)
+                .what()};
+  if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
+    return {reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held, {}};
+  return {std::nullopt,
+          ServerError(server, script_failure("release", *reply)).for_lock(lock).what()};
+}
+
+void log_withdrawal_failure(const std::string& failure) {
+  log(LogLevel::warning, failure +
+                             " (a waiter that stopped waiting; what it left behind holds "
+                             "others back until it expires)");
+}
+
+// The server is checked once per backend, on its first connection: its version, then whether it
+// may evict lock keys.
+ScriptRunner load_scripts(ConnectionPool& pool, const ConnectionSettings& settings) {
+  const auto connection = pool.borrow();
+  require_supported_version(*connection);
+  warn_if_locks_may_be_evicted(*connection, settings.sentinel());
+  return ScriptRunner(*connection);
+}
+
+}  // namespace
+
+// Until when a waiter can sleep before the holder's lock runs out by itself. PTTL -2: the
+// lock vanished just now, retry at once. -1: someone removed its expiry by hand, so wait
+// one ttl and look again. The extra millisecond keeps the retry from landing just before
+// the server expires the key.
+SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
+  const auto now = SteadyClock::now();
+  if (pttl == -2) return now;
+  if (pttl < 0) return now + ttl;
+  return now + Millis(pttl + 1);
+}
+
+RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
+    : settings_(std::move(settings)),
+      stats_(stats),
+      holder_(process_label() + ' '),
+      locator_(settings_),
+      pool_(settings_, locator_,
+            shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
+      scripts_(load_scripts(pool_, settings_)),
+      listener_(settings_, locator_, stats_) {
+  locator_.set_on_moved([this] { listener_.master_moved(); });
+}
+
+RedisBackend::~RedisBackend() { locator_.set_on_moved({}); }
+
+ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
+  const std::uint64_t generation = locator_.generation();
+  try {
+    return reuse ? pool_.borrow() : pool_.borrow_new();
+  } catch (const ServerError&) {
+    if (!locator_.refresh(generation)) throw;
+  }
+  return pool_.borrow_new();
+}
+
+ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lock) {
+  const Connection* released_on = unanswered_.connection_of(lock);
+  if (released_on != nullptr) {
+    auto connection =
+        pool_.borrow_this(released_on, [&] { return !unanswered_.owes(lock, released_on); });
+    if (connection) return std::move(*connection);
+  }
+  return borrow(true);
+}
+
+template <class Link>
+bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, const Link& connection,
+                                     bool reused) {
+  // An error reply leaves the connection sound, and asking again would repeat it.
+  return connection.broken() &&
+         (retry == Retry::after_any_failure || (reused && !error.timed_out()) ||
+          locator_.refresh(connection.generation()));
+}
+
+std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
+                                                                bool& made) {
+  // Declared first, so that a connection replaced here closes after the mutex is released:
+  // closing reads the replies it still owes.
+  std::shared_ptr<SharedConnection> replaced;
+  const std::lock_guard guard(lock_connection_mutex_);
+  made = false;
+  const std::uint64_t generation = locator_.generation();
+  if (lock_connection_ && lock_connection_.get() != failed && !lock_connection_->broken() &&
+      lock_connection_->generation() == generation)
+    return lock_connection_;
+  replaced = std::move(lock_connection_);
+  const auto connect = [&] {
+    const MasterLocator::Master master = locator_.current();
+    return std::make_shared<SharedConnection>(settings_, master.address, master.generation);
+  };
+  try {
+    lock_connection_ = connect();
+  } catch (const ServerError&) {
+    // As borrow(): the master may have failed over before the sentinels' word reached us.
+    if (!locator_.refresh(generation)) throw;
+    lock_connection_ = connect();
+  }
+  made = true;
+  return lock_connection_;
+}
+
+template <class Operation>
+auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation) {
+  bool made = false;
+  std::shared_ptr<SharedConnection> connection = lock_connection(nullptr, made);
+  try {
+    ++stats_.round_trips;
+    return operation(*connection);
+  } catch (const ServerError& error) {
+    if (!worth_another_try(retry, error, *connection, !made)) throw;
+  }
+  connection = lock_connection(connection.get(), made);
+  ++stats_.round_trips;
+  return operation(*connection);
+}
+
+template <class Operation>
+auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::string_view lock) {
+  {
+    const auto connection = lock.empty() ? borrow(true) : borrow_after_release_of(lock);
+    try {
+      ++stats_.round_trips;
+      return operation(*connection);
+    } catch (const ServerError& error) {
+      if (!worth_another_try(retry, error, *connection, connection.reused())) throw;
+    }
+  }
+  const auto connection = borrow(false);
+  ++stats_.round_trips;
+  return operation(*connection);
+}
+
+std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
+  const bool leaves_trace = leaves_trace_when_waiting(request.hold.kind);
+  std::optional<Grant> grant;
+  Outage outage(settings_.outage_limit);
+  const auto try_once = [&] { return attempt_through_outage(request, Asking::no, outage); };
+  try {
+    const Attempt attempt = try_once();
+    grant = attempt.grant;
+    if (!grant && SteadyClock::now() < request.deadline)
+      grant = wait_for_grant(
+          request, stats_, attempt, Unheard::wait,
+          settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
+          [&] { return watch_releases(request.hold); }, try_once);
+  } catch (const Redirected&) {
+    // A Cluster goes on with this acquisition on the master named, where its trace moved too.
+    throw;
+  } catch (const TryAgain&) {
+    throw;
+  } catch (...) {
+    // Whatever ended the wait, the place it kept (or a grant a release made to it meanwhile)
+    // would otherwise hold the others back for its ttl.
+    if (leaves_trace) withdraw(request.hold);
+    throw;
+  }
+  if (!grant && leaves_trace) withdraw(request.hold);
+  return grant;
+}
+
+Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
+  Outage none(Millis::zero());
+  return attempt_through_outage(request, asking, none);
+}
+
+Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Asking asking,
+                                             Outage& outage) {
+  for (;;) {
+    try {
+      Attempt attempt = this->attempt(request, asking);
+      outage.over();
+      return attempt;
+    } catch (const Redirected&) {
+      throw;
+    } catch (const TryAgain&) {
+      throw;
+    } catch (const ServerError& error) {
+      if (error.refused() ||
+          !outage.pause_before_retry(request.deadline, error.for_lock(request.hold.name).what()))
+        error.throw_for_lock(request.hold.name);
+    }
+  }
+}
+
+Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
+  const std::string holder =
+      holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+  // The lease's validity counts from the send time of the request that won: from before its
+  // first sending, which a fair lock's grant names.
+  const auto sent_at = SteadyClock::now();
+  const std::string attempt = std::to_string(attempt_token(sent_at));
+  KindCall texts;
+  const ScriptCall call = texts.acquire(request, holder, attempt);
+  if (asking == Asking::no && shares_lock_connection())
+    return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
+      return read_acquire_reply(*scripts_.run(connection, call), sent_at);
+    });
+  return with_connection(
+      Retry::after_reset,
+      [&](Connection& connection) {
+        if (asking == Asking::yes) send_asking(connection);
+        const Reply reply = scripts_.run(connection, call);
+        Attempt attempt = read_acquire_reply(*reply, sent_at);
+        if (!attempt.grant || settings_.min_replicas == 0) return attempt;
+        const auto acknowledged = replicas_acknowledging(connection, settings_.replica_timeout());
+        if (acknowledged >= settings_.min_replicas) return attempt;
+        // A failover now could promote a replica without this grant and give the lock to
+        // another client: the grant is withdrawn.
+        KindCall withdraw_texts;
+        const Reply withdrawn = scripts_.run(
+            connection, withdraw_texts.release(request.hold, Millis::zero(), publish_command()));
+        const std::string too_few = too_few_replicas(acknowledged, settings_.replica_timeout());
+        // A withdrawal that failed leaves the hold to expire with its ttl: say so.
+        if (withdrawn->type != REDIS_REPLY_INTEGER)
+          throw ServerError(settings_.server,
+                            too_few + "; withdrawing the grant failed, it expires with its ttl (" +
+                                script_failure("release", *withdrawn) + ")");
+        throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
+      },
+      request.hold.name);
+}
+
+Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
+                                         SteadyClock::time_point sent_at) const {
+  if (reply.type == REDIS_REPLY_ARRAY && reply.elements == 2 &&
+      reply.element[0]->type == REDIS_REPLY_INTEGER) {
+    const redisReply& value = *reply.element[1];
+    if (reply.element[0]->integer == 0 && value.type == REDIS_REPLY_INTEGER)
+      return Attempt{std::nullopt, value.integer, sent_at};
+    if (reply.element[0]->integer == 1)
+      if (const auto fence = parse_fence(value)) return Attempt{Grant{*fence, sent_at}, 0, sent_at};
+  }
+  throw_script_failure("acquire", reply);
+}
+
+void RedisBackend::throw_script_failure(std::string_view script, const redisReply& reply) const {
+  if (auto redirect = redirect_of(reply)) throw Redirected(settings_.server, std::move(*redirect));
+  if (is_error(reply) && reply_text(reply).starts_with("TRYAGAIN"))
+    throw TryAgain(settings_.server, script_failure(script, reply));
+  throw ServerError::of_reply(settings_.server, script_failure(script, reply), reply);
+}
+
+ReleaseOutcome RedisBackend::read_release_reply(const redisReply& reply) const {
+  if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1))
+    return reply.integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+  throw_script_failure("release", reply);
+}
+
+long long RedisBackend::replicas_acknowledging(Connection& connection, Millis timeout) const {
+  const std::string replicas = std::to_string(settings_.min_replicas);
+  const std::string wait_ms = std::to_string(std::max<Millis::rep>(timeout.count(), 1));
+  const std::string_view wait[] = {"WAIT", replicas, wait_ms};
+  const Reply reply = connection.command(wait);
+  if (reply->type != REDIS_REPLY_INTEGER)
+    throw ServerError::of_reply(settings_.server,
+                                "unexpected reply to WAIT: " + describe_reply(*reply), *reply);
+  return reply->integer;
+}
+
+std::string RedisBackend::too_few_replicas(long long acknowledged, Millis timeout) const {
+  return std::to_string(acknowledged) + " of the " + std::to_string(settings_.min_replicas) +
+         " replicas required (min_replicas) acknowledged the write within " +
+         std::to_string(timeout.count()) + " ms";
+}
+
+void RedisBackend::send_asking(Connection& connection) const {
+  const std::string_view asking[] = {"ASKING"};
+  const Reply reply = connection.command(asking);
+  if (is_error(*reply))
+    throw ServerError::of_reply(settings_.server, "ASKING refused: " + describe_reply(*reply),
+                                *reply);
+}
+
+ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
+  // A fair lock's release names the one waiter it wakes.
+  return listener_.watch(release_channel_of(hold), release_lets_many_in(hold.kind),
+                         hold.kind.fair ? hold.acquisition_id : std::string_view());
+}
+
+void RedisBackend::withdraw(const HoldId& hold) noexcept {
+  try {
+    KindCall texts;
+    const ScriptCall call = texts.withdraw(hold, publish_command());
+    const auto run = [&](auto& connection) {
+      const Reply reply = scripts_.run(connection, call);
+      if (reply->type != REDIS_REPLY_INTEGER)
+        throw ServerError(settings_.server, script_failure("withdraw", *reply));
+    };
+    // The script is idempotent per acquisition id, as the release is.
+    if (shares_lock_connection())
+      with_lock_connection(Retry::after_any_failure, run);
+    else
+      with_connection(Retry::after_any_failure, run);
+  } catch (const ServerError& error) {
+    log_withdrawal_failure(error.for_lock(hold.name).what());
+  } catch (const std::exception& error) {
+    log_withdrawal_failure(error.what());
+  }
+}
+
+ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking asking) {
+  const HoldId& hold = request.hold;
+  KindCall texts;
+  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
+  try {
+    // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
+    if (asking == Asking::no && shares_lock_connection())
+      return with_lock_connection(Retry::after_any_failure, [&](SharedConnection& connection) {
+        return read_release_reply(*scripts_.run(connection, call));
+      });
+    return with_connection(Retry::after_any_failure, [&](Connection& connection) {
+      if (asking == Asking::yes) send_asking(connection);
+      return read_release_reply(*scripts_.run(connection, call));
+    });
+  } catch (const Redirected&) {
+    throw;
+  } catch (const TryAgain&) {
+    throw;
+  } catch (const ServerError& error) {
+    throw error.for_lock(hold.name);
+  }
+}
+
+void RedisBackend::release_unawaited(const ReleaseRequest& request,
+                                     const ReleaseReportHandler& report) {
+  const HoldId& hold = request.hold;
+  KindCall texts;
+  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
+  try {
+    if (shares_lock_connection() ? send_release_shared(call, hold.name, report)
+                                 : send_release_pooled(call, hold.name, report))
+      return;
+  } catch (const ServerError& error) {
+    report({std::nullopt, error.for_lock(hold.name).what()});
+    return;
+  }
+  // The connection broke on the way out: the waiting release tries a new one.
+  Backend::release_unawaited(request, report);
+}
+
+bool RedisBackend::send_release_shared(const ScriptCall& call, std::string_view lock,
+                                       const ReleaseReportHandler& report) {
+  bool made = false;
+  const auto connection = lock_connection(nullptr, made);
+  try {
+    ++stats_.round_trips;
+    scripts_.send_unawaited(*connection, call,
+                            [this, report, lock = std::string(lock)](const redisReply* reply) {
+                              report(release_report(reply, settings_.server, lock));
+                            });
+    return true;
+  } catch (const ServerError&) {
+    return false;
+  }
+}
+
+bool RedisBackend::send_release_pooled(const ScriptCall& call, std::string_view lock,
+                                       const ReleaseReportHandler& report) {
+  const auto connection = borrow(true);
+  try {
+    ++stats_.round_trips;
+    const Connection* sent_on = &*connection;
+    scripts_.send_unawaited(
+        *connection, call,
+        [this, report, sent_on, lock = std::string(lock)](const redisReply* reply) {
+          unanswered_.answered(lock, sent_on);
+          report(release_report(reply, settings_.server, lock));
+        });
+    unanswered_.sent(lock, sent_on);
+    return true;
+  } catch (const ServerError&) {
+    return false;
+  }
+}
+
+void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  if (items.empty()) return;
+  // The core puts the lock and the server in front of the reason.
+  const auto fail_all = [&](std::string_view reason) {
+    for (auto& item : items) {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = reason;
+    }
+  };
+  try {
+    // Each call points into its texts, which stay put in the deque.
+    std::deque<KindCall> texts;
+    std::vector<ScriptCall> calls;
+    calls.reserve(items.size());
+    for (const auto& item : items) calls.push_back(texts.emplace_back().renew(item.hold, item.ttl));
+    with_connection(Retry::after_reset, [&](Connection& connection) {
+      const Millis left =
+          std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait);
+      const auto limit = connection.limit_command_timeout(left);
+      const auto replies = scripts_.run_all(connection, calls);
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        const redisReply& reply = *replies[i];
+        RenewItem& item = items[i];
+        if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1)) {
+          item.outcome =
+              reply.integer == 1 ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
+          item.error.clear();
+        } else {
+          item.outcome = RenewItem::Outcome::failed;
+          item.error = script_failure("renew", reply);
+        }
+      }
+      if (settings_.min_replicas == 0) return;
+      // Half of what is left, so that WAIT's reply comes before the socket gives up.
+      const Millis timeout = std::min(settings_.replica_timeout(), left / 2);
+      const auto acknowledged = replicas_acknowledging(connection, timeout);
+      if (acknowledged >= settings_.min_replicas) return;
+      // Not renewed until a replica has it: retried while the lease is still valid.
+      for (auto& item : items) {
+        if (item.outcome != RenewItem::Outcome::renewed) continue;
+        item.outcome = RenewItem::Outcome::failed;
+        item.error = too_few_replicas(acknowledged, timeout);
+      }
+    });
+  } catch (const ServerError& error) {
+    fail_all(error.reason());
+  } catch (const std::exception& error) {
+    fail_all(error.what());
+  }
+}
+
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
+                                      StatsCounters& stats) {
+  auto settings = connection_settings(url, options);
+  try {
+    return std::make_unique<RedisBackend>(std::move(settings), stats);
+  } catch (const ServerError& error) {
+    throw error.for_lock("");
+  }
+}
+
+}  // namespace distlock::detail::redis

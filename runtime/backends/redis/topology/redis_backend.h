@@ -1,0 +1,170 @@
+// The Redis backend: one server over TCP or a unix socket, or the master Sentinel names.
+// Locks are hashes and sorted sets changed only by Lua scripts (scripts/*.lua; which script
+// and keys each kind of lock uses: kind_calls.h), waiters are woken by pub/sub, and renewals
+// are pipelined.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <distlock/client.h>
+
+#include "backends/backend.h"
+#include "backends/redis/locks/release_listener.h"
+#include "backends/redis/locks/script_runner.h"
+#include "backends/redis/locks/unanswered_releases.h"
+#include "backends/redis/topology/master_locator.h"
+#include "backends/redis/topology/outage.h"
+#include "backends/redis/transport/connection_pool.h"
+#include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/server_error.h"
+#include "backends/redis/transport/shared_connection.h"
+#include "core/stats.h"
+#include "util/url.h"
+
+namespace distlock::detail::redis {
+
+// One try at the lock: granted, or the holder's remaining PTTL.
+struct Attempt {
+  std::optional<Grant> grant;
+  long long holder_pttl = 0;
+  // When its request was sent, at the latest.
+  SteadyClock::time_point sent_at;
+};
+
+// An attempt's token, which a fair lock's release that grants the lock to the waiter repeats
+// ('<id> <fence> <token>'): its send time, unique per attempt of one waiter.
+inline std::uint64_t attempt_token(SteadyClock::time_point sent_at) {
+  return static_cast<std::uint64_t>(sent_at.time_since_epoch().count());
+}
+
+// Until when a waiter can sleep before the holder's lock runs out by itself, from the PTTL
+// an attempt saw.
+SteadyClock::time_point holder_gone(long long pttl, Millis ttl);
+
+// Whether a command is sent after ASKING: to the master that imports a migrating slot, for
+// keys it already has (a cluster node's ASK redirect).
+enum class Asking { no, yes };
+
+class RedisBackend final : public Backend {
+ public:
+  RedisBackend(ConnectionSettings settings, StatsCounters& stats);
+  // The locator outlives the release listener it tells of moves: it is told to stop first.
+  ~RedisBackend() override;
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override {
+    return release(request, Asking::no);
+  }
+  ReleaseOutcome release(const ReleaseRequest& request, Asking asking);
+  // The release script is sent, and its reply read by the next user of the connection.
+  void release_unawaited(const ReleaseRequest& request,
+                         const ReleaseReportHandler& report) override;
+  bool supports_keeping() const override { return true; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
+  bool supports_fair() const override { return true; }
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return settings_.server; }
+
+  // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
+  // asks each master once per round). A refusal throws Refused, other failures
+  // BackendUnavailable.
+  Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
+  // Interest in the release notifications of one lock (release_listener.h).
+  ReleaseListener::Ticket watch_releases(const HoldId& hold);
+
+ private:
+  enum class Retry {
+    // Only when a reused connection broke without timing out: it had gone stale (a
+    // server restart), and a fresh one will likely work; or when the master has moved (the
+    // sentinels named another). A silent server is not asked twice.
+    after_reset,
+    // After any broken exchange: for release, whose hold would otherwise linger to its ttl.
+    after_any_failure,
+  };
+
+  // Whether the lock commands (acquire, release, withdraw) share one connection rather than
+  // borrow pooled ones: unless they wait for replicas (WAIT answers for the connection's own
+  // writes), or max_connections leaves room for no more than one connection.
+  bool shares_lock_connection() const {
+    return settings_.min_replicas == 0 && settings_.max_connections >= 2;
+  }
+  // After `error` on `connection` (a Connection or the SharedConnection; `reused`: it served
+  // earlier callers): whether `retry` calls for another try on a new connection.
+  template <class Link>
+  bool worth_another_try(Retry retry, const ServerError& error, const Link& connection,
+                         bool reused);
+  // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
+  template <class Operation>
+  auto with_lock_connection(Retry retry, Operation&& operation);
+  // The shared connection, made anew when there is none, or it is `failed`, broken, or to a
+  // master that has moved since; `made` says whether it was made for this call.
+  std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
+  // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
+  // With `lock`, the first connection is the one an unanswered release of the lock went out
+  // on, if any (unanswered_releases.h).
+  template <class Operation>
+  auto with_connection(Retry retry, Operation&& operation, std::string_view lock = {});
+  ConnectionPool::Handle borrow_after_release_of(std::string_view lock);
+  // A pooled connection (`reuse`) or a new one to the master. A master that refuses the
+  // connection may have failed over before the sentinels' +switch-master reached us: the
+  // sentinels are asked, and a master they name instead is tried once.
+  ConnectionPool::Handle borrow(bool reuse);
+  std::string_view publish_command() const {
+    return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
+  }
+  // Each sends a release whose reply is read later, on the shared connection or on a pooled one
+  // (which an acquisition of the same lock then waits for: unanswered_releases.h); false when
+  // the connection broke on the way out. Each throws ServerError when there is no connection.
+  bool send_release_shared(const ScriptCall& call, std::string_view lock,
+                           const ReleaseReportHandler& report);
+  bool send_release_pooled(const ScriptCall& call, std::string_view lock,
+                           const ReleaseReportHandler& report);
+  // ASKING: the next command may touch a slot this master is importing.
+  void send_asking(Connection& connection) const;
+  Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
+  // The release script's verdict; throws for a redirect, TRYAGAIN or an unexpected reply.
+  ReleaseOutcome read_release_reply(const redisReply& reply) const;
+  // One try; a failure is a ServerError, not yet told of the lock.
+  Attempt attempt(const AcquireRequest& request, Asking asking);
+  // One try that gets through, made again through `outage` as long as it lets; a failure told
+  // of the lock (Refused for a refusal), as try_acquire's.
+  Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage);
+  // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
+  [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
+  // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
+  // writer's mark, which held new readers back; a fair waiter's place in the queue, or the lock a
+  // release granted it meanwhile); a failure is logged and leaves it to expire with its ttl.
+  // Never throws.
+  void withdraw(const HoldId& hold) noexcept;
+  // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
+  // waiting at most `timeout`.
+  long long replicas_acknowledging(Connection& connection, Millis timeout) const;
+  std::string too_few_replicas(long long acknowledged, Millis timeout) const;
+
+  const ConnectionSettings settings_;
+  StatsCounters& stats_;
+  // '<host> <pid> ', the start of the lock hash's holder field (who holds it, for people).
+  const std::string holder_;
+  MasterLocator locator_;
+  // Before the pool: the connections tell it of replies they read as they close.
+  UnansweredReleases unanswered_;
+  ConnectionPool pool_;
+  const ScriptRunner scripts_;
+  std::mutex lock_connection_mutex_;
+  std::shared_ptr<SharedConnection> lock_connection_;  // under lock_connection_mutex_
+  ReleaseListener listener_;
+};
+
+// Connects at once and loads the scripts. Reads the query key `db` for redis+unix://.
+// Throws ConfigError for a URL it cannot use, BackendUnavailable when the server cannot be
+// reached or refuses the credentials.
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options, StatsCounters& stats);
+
+}  // namespace distlock::detail::redis

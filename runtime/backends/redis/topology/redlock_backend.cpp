@@ -1,0 +1,258 @@
+#include "backends/redis/topology/redlock_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "backends/redis/locks/waiting.h"
+#include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/transport/connection_settings.h"
+#include "core/validity.h"
+
+namespace distlock::detail::redis {
+namespace {
+
+// A master that could not be reached is not asked to connect again sooner than this.
+constexpr Millis kReconnectPause{1000};
+
+std::string describe_failures(const std::vector<std::string>& failures) {
+  std::string text;
+  for (const auto& failure : failures) text += (text.empty() ? "" : "; ") + failure;
+  return text;
+}
+
+// One master: connected at the start, or later, when first needed after it came up.
+class Master {
+ public:
+  Master(Url url, const Options& options, StatsCounters& stats)
+      : url_(std::move(url)), server_(url_.redacted()), options_(options), stats_(stats) {}
+
+  const std::string& server() const { return server_; }
+  // Throws BackendUnavailable (the connection error, or the last one while pausing).
+  RedisBackend& backend();
+  bool connected() const { return connected_.load(std::memory_order_acquire) != nullptr; }
+  // Whether the master answered the last round that asked it.
+  bool answering() const { return answering_.load(std::memory_order_acquire); }
+  void answered(bool answered) { answering_.store(answered, std::memory_order_release); }
+
+ private:
+  const Url url_;
+  const std::string server_;
+  const Options options_;
+  StatsCounters& stats_;
+  std::mutex mutex_;
+  std::unique_ptr<RedisBackend> backend_;
+  std::atomic<RedisBackend*> connected_{nullptr};
+  std::atomic<bool> answering_{true};
+  SteadyClock::time_point next_attempt_{};
+  std::string last_error_;
+};
+
+RedisBackend& Master::backend() {
+  if (RedisBackend* ready = connected_.load(std::memory_order_acquire)) return *ready;
+  std::lock_guard lock(mutex_);
+  if (backend_) return *backend_;
+  if (SteadyClock::now() < next_attempt_) throw BackendUnavailable("", server_, last_error_);
+  try {
+    backend_ = std::make_unique<RedisBackend>(connection_settings(url_, options_), stats_);
+  } catch (const BackendUnavailable& error) {
+    next_attempt_ = SteadyClock::now() + kReconnectPause;
+    last_error_ = error.reason();
+    throw;
+  }
+  connected_.store(backend_.get(), std::memory_order_release);
+  return *backend_;
+}
+
+class RedlockBackend final : public Backend {
+ public:
+  RedlockBackend(std::string server, std::vector<std::unique_ptr<Master>> masters,
+                 StatsCounters& stats)
+      : server_(std::move(server)), masters_(std::move(masters)), stats_(stats) {}
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  bool supports_keeping() const override { return true; }
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return server_; }
+
+ private:
+  std::size_t majority() const { return masters_.size() / 2 + 1; }
+  // One round over every master: a grant when a majority gave one in time (else every hold
+  // taken in the round is released again), or the longest PTTL a busy master reported: by
+  // then the lock is free by itself.
+  Attempt try_once(const AcquireRequest& request);
+  void release_everywhere(const HoldId& hold);
+  // Whose release notifications a waiter listens to: the first master connected that
+  // answered its last round (a release reaches every master that answers; a dead master's
+  // subscription would leave waiters to the holder's ttl, and a holder that takes the lock
+  // again at once could keep them out until their wait ends).
+  RedisBackend& herald();
+
+  const std::string server_;
+  std::vector<std::unique_ptr<Master>> masters_;
+  StatsCounters& stats_;
+};
+
+RedisBackend& RedlockBackend::herald() {
+  for (const auto& master : masters_)
+    if (master->connected() && master->answering()) return master->backend();
+  for (const auto& master : masters_)
+    if (master->connected()) return master->backend();
+  return masters_.front()->backend();
+}
+
+std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
+  const Attempt round = try_once(request);
+  if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
+  return wait_for_grant(
+      request, stats_, round, Unheard::watch_elsewhere, GrantMessage::asked_for,
+      [&] { return herald().watch_releases(request.hold); }, [&] { return try_once(request); });
+}
+
+Attempt RedlockBackend::try_once(const AcquireRequest& request) {
+  const auto sent_at = SteadyClock::now();
+  std::size_t granted = 0;
+  std::size_t answered = 0;
+  Attempt round;
+  round.holder_pttl = -2;  // no master busy
+  round.sent_at = sent_at;
+  std::uint64_t fence = 0;
+  std::vector<std::string> failures;
+  for (const auto& master : masters_) {
+    try {
+      const Attempt attempt = master->backend().try_acquire(request);
+      master->answered(true);
+      if (attempt.grant) {
+        ++granted;
+        fence = std::max(fence, attempt.grant->fence);
+      } else {
+        round.holder_pttl = std::max(round.holder_pttl, attempt.holder_pttl);
+      }
+      ++answered;
+    } catch (const BackendUnavailable& error) {
+      master->answered(false);
+      failures.push_back(master->server() + ": " + error.reason());
+    }
+  }
+  // The validity counts from before the first master was asked: what the round took is
+  // spent, and the drift allowance is kept back.
+  if (granted >= majority() && SteadyClock::now() < valid_until(sent_at, request.ttl)) {
+    round.grant = Grant{fence, sent_at};
+    return round;
+  }
+  release_everywhere(request.hold);
+  if (answered < majority())
+    throw BackendUnavailable(std::string(request.hold.name), server_,
+                             "only " + std::to_string(answered) + " of " +
+                                 std::to_string(masters_.size()) +
+                                 " masters answered, a majority is " + std::to_string(majority()) +
+                                 " (" + describe_failures(failures) + ")");
+  return round;
+}
+
+void RedlockBackend::release_everywhere(const HoldId& hold) {
+  for (const auto& master : masters_) {
+    try {
+      (void)master->backend().release({hold});
+    } catch (const BackendUnavailable&) {
+      // That master's hold, if any, ends with its ttl.
+    }
+  }
+}
+
+ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
+  const HoldId& hold = request.hold;
+  std::size_t released = 0;
+  std::size_t answered = 0;
+  std::vector<std::string> failures;
+  for (const auto& master : masters_) {
+    try {
+      if (master->backend().release(request) == ReleaseOutcome::released) ++released;
+      ++answered;
+    } catch (const BackendUnavailable& error) {
+      failures.push_back(master->server() + ": " + error.reason());
+    }
+  }
+  if (released >= majority()) return ReleaseOutcome::released;
+  if (answered - released >= majority()) return ReleaseOutcome::not_held;
+  throw BackendUnavailable(std::string(hold.name), server_,
+                           "the release reached " + std::to_string(released) + " of " +
+                               std::to_string(masters_.size()) + " masters (" +
+                               describe_failures(failures) + ")");
+}
+
+void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  std::vector<std::size_t> renewed(items.size(), 0);
+  std::vector<std::size_t> lost(items.size(), 0);
+  std::vector<std::string> errors(items.size());
+  std::vector<RenewItem> copy(items.begin(), items.end());
+  for (const auto& master : masters_) {
+    for (auto& item : copy) item.outcome = RenewItem::Outcome::failed;
+    try {
+      master->backend().renew(copy, deadline);
+    } catch (const BackendUnavailable& error) {
+      for (auto& item : copy) item.error = error.reason();
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      switch (copy[i].outcome) {
+        case RenewItem::Outcome::renewed:
+          ++renewed[i];
+          break;
+        case RenewItem::Outcome::lost:
+          ++lost[i];
+          break;
+        case RenewItem::Outcome::failed:
+          errors[i] += (errors[i].empty() ? "" : "; ") + master->server() + ": " + copy[i].error;
+          break;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (renewed[i] >= majority()) {
+      items[i].outcome = RenewItem::Outcome::renewed;
+      items[i].error.clear();
+    } else if (masters_.size() - lost[i] < majority()) {
+      // Too many masters no longer have it for a majority ever to hold it again.
+      items[i].outcome = RenewItem::Outcome::lost;
+    } else {
+      items[i].outcome = RenewItem::Outcome::failed;
+      items[i].error = "renewed on " + std::to_string(renewed[i]) + " of " +
+                       std::to_string(masters_.size()) + " masters, a majority is " +
+                       std::to_string(majority()) +
+                       (errors[i].empty() ? std::string() : " (" + errors[i] + ")");
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_redlock_backend(const Url& url, const Options& options,
+                                              StatsCounters& stats) {
+  std::vector<std::unique_ptr<Master>> masters;
+  std::vector<std::string> failures;
+  std::size_t reached = 0;
+  for (const auto& endpoint : url.endpoints) {
+    Url one = url;
+    one.scheme = "redis";
+    one.endpoints = {endpoint};
+    auto& master = masters.emplace_back(std::make_unique<Master>(one, options, stats));
+    try {
+      (void)master->backend();
+      ++reached;
+    } catch (const BackendUnavailable& error) {
+      failures.push_back(master->server() + ": " + error.reason());
+    }
+  }
+  if (reached < url.endpoints.size() / 2 + 1)
+    throw BackendUnavailable("", url.redacted(),
+                             "only " + std::to_string(reached) + " of " +
+                                 std::to_string(url.endpoints.size()) +
+                                 " masters could be reached (" + describe_failures(failures) + ")");
+  return std::make_unique<RedlockBackend>(url.redacted(), std::move(masters), stats);
+}
+
+}  // namespace distlock::detail::redis

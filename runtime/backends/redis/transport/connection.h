@@ -1,0 +1,123 @@
+// One blocking connection for commands: connected, authenticated and on the configured
+// database. A connection that failed mid-exchange is broken (its stream may hold half a
+// reply) and is never used again.
+#pragma once
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <hiredis/hiredis.h>
+
+#include <distlock/duration.h>
+
+#include "backends/redis/transport/command_encoder.h"
+#include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/reply.h"
+#include "util/steady_clock.h"
+
+namespace distlock::detail::redis {
+
+// Whether a socket call's errno says the socket's timeout ran out (a blocking call gives EAGAIN)
+// or the peer stopped answering.
+inline bool is_timeout(int error) {
+  return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT;
+}
+
+class Connection {
+ public:
+  // Connects to `address`, authenticates and selects the database, all within
+  // connect_timeout. Throws ServerError when the server cannot be reached or refuses AUTH or
+  // SELECT. `generation` is the master's (MasterLocator) when the address was read.
+  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  // Reads the replies still owed to send_unawaited() callers, as far as the connection allows.
+  ~Connection();
+
+  // Sends one command and reads its reply. An error reply is returned, not thrown; a
+  // failed or late exchange throws ServerError and breaks the connection.
+  Reply command(std::span<const std::string_view> args);
+  // Pipelining: queue several commands, then read their replies in order. The first
+  // read_reply() sends the whole queue.
+  void append(std::span<const std::string_view> args);
+  // Queues the command whose arguments are the parts' arguments, in order.
+  void append(std::initializer_list<std::span<const std::string_view>> parts);
+  // The next reply to a command of this caller's. Replies owed to send_unawaited() callers
+  // that come first are read and handed over on the way.
+  Reply read_reply();
+
+  // Gets the reply to a command sent by send_unawaited(): the reply, or nullptr when the
+  // connection broke first. Runs on the thread that reads it; must not throw. It may send
+  // another command by send_unawaited().
+  using ReplyHandler = std::function<void(Connection&, const redisReply*)>;
+  // Sends one command now and returns without waiting for its reply, which the next
+  // read_reply() reads first, or the destructor does, and hands to `handler`. Throws
+  // ServerError, breaking the connection, when the command cannot be written; `handler` is
+  // then never called.
+  void send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,
+                      ReplyHandler handler);
+
+  // While alive, replies are awaited at most `timeout` when that is below command_timeout.
+  class CommandTimeoutLimit {
+   public:
+    CommandTimeoutLimit(const CommandTimeoutLimit&) = delete;
+    CommandTimeoutLimit& operator=(const CommandTimeoutLimit&) = delete;
+    ~CommandTimeoutLimit();
+
+   private:
+    friend class Connection;
+    explicit CommandTimeoutLimit(Connection& connection) : connection_(connection) {}
+    Connection& connection_;
+  };
+  [[nodiscard]] CommandTimeoutLimit limit_command_timeout(Millis timeout);
+
+  bool broken() const { return broken_; }
+  const Address& address() const { return address_; }
+  std::uint64_t generation() const { return generation_; }
+  const std::string& server() const { return settings_.server; }
+  // The socket, for SharedConnection: once connected, it does its own reading and writing.
+  int socket() const { return context_->fd; }
+
+ private:
+  struct ContextFree {
+    void operator()(redisContext* context) const { redisFree(context); }
+  };
+
+  void authenticate_and_select(SteadyClock::time_point deadline);
+  // `name` is the option the timeout comes from, for messages.
+  void set_timeout(Millis timeout, std::string_view name);
+  // Breaks the connection: the replies still owed to send_unawaited() callers are lost.
+  [[noreturn]] void fail(std::string_view doing, int error);
+  void queue(std::initializer_list<std::span<const std::string_view>> parts);
+  // The next reply on the stream, whoever it is owed to.
+  Reply read_next();
+  // The next reply: returned when it is owed to read_reply()'s caller, else handed to its
+  // send_unawaited() caller (nullopt).
+  std::optional<Reply> read_one();
+  // Tells the send_unawaited() callers still owed a reply that it will not come.
+  void abandon_unawaited();
+
+  const ConnectionSettings& settings_;
+  const Address address_;
+  const std::uint64_t generation_;
+  std::unique_ptr<redisContext, ContextFree> context_;
+  CommandEncoder encoder_;
+  Millis timeout_{0};
+  std::string_view timeout_name_;
+  std::string last_command_;  // for messages: the reply of which command was late
+  // One entry per reply on its way, in the order they will come: an empty handler for a
+  // reply read_reply() returns, the send_unawaited() caller's otherwise.
+  std::deque<ReplyHandler> owed_;
+  bool broken_ = false;
+};
+
+}  // namespace distlock::detail::redis

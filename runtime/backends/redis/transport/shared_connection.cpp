@@ -1,0 +1,281 @@
+#include "backends/redis/transport/shared_connection.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+namespace distlock::detail::redis {
+namespace {
+
+// What one read takes in at most: the replies of many lock commands.
+constexpr std::size_t kReadSize = std::size_t{16} * 1024;
+
+std::string command_name(SharedConnection::Parts parts) {
+  for (const auto part : parts)
+    if (!part.empty()) return std::string(part.front());
+  return {};
+}
+
+}  // namespace
+
+SharedConnection::SharedConnection(const ConnectionSettings& settings, Address address,
+                                   std::uint64_t generation)
+    : connection_(settings, std::move(address), generation),
+      socket_(connection_.socket()),
+      timeout_(settings.command_timeout),
+      reader_(redisReaderCreate()) {
+  if (!reader_) throw ServerError(settings.server, "cannot read replies: out of memory");
+}
+
+SharedConnection::~SharedConnection() {
+  Handed handed;
+  {
+    std::unique_lock lock(mutex_);
+    while (!broken_ && !owed_.empty()) {
+      read_and_hand_out(lock, handed);
+      lock.unlock();
+      give(handed);
+      lock.lock();
+    }
+    if (!broken_) break_locked("the connection closed", false, handed);
+  }
+  give(handed);
+}
+
+bool SharedConnection::broken() const {
+  std::lock_guard lock(mutex_);
+  return broken_;
+}
+
+Reply SharedConnection::command(Parts parts) {
+  Caller caller;
+  send(parts, Owed{&caller, {}, command_name(parts), {}});
+  return await(caller);
+}
+
+void SharedConnection::send_unawaited(Parts parts, ReplyHandler handler, Resend resend) {
+  send(parts, Owed{nullptr, std::move(handler), command_name(parts), std::move(resend)});
+}
+
+SharedConnection::Encoded SharedConnection::encode(Parts parts) {
+  CommandEncoder encoder;
+  return {command_name(parts), std::string(encoder.encode(parts))};
+}
+
+void SharedConnection::send(Parts parts, Owed owed) {
+  const bool awaited = owed.caller != nullptr;
+  Handed handed;
+  Written written = Written::yes;
+  {
+    std::lock_guard write_lock(write_mutex_);
+    written = write_locked(encoder_.encode(parts), owed, handed);
+  }
+  if (written == Written::yes) return;
+  // A handler runs the user's log and event callbacks: the next caller must not wait for them
+  // to write, only to learn that the connection broke.
+  give(handed);
+  // An unawaited command's handler that has heard of the failure is not told twice. An unsent
+  // command's caller learns of the failure from the exception.
+  if (written == Written::told && !awaited) return;
+  throw failure();
+}
+
+SharedConnection::Written SharedConnection::write_locked(std::string_view bytes, Owed& owed,
+                                                         Handed& handed) {
+  {
+    std::lock_guard lock(mutex_);
+    if (broken_) return Written::no;
+    owed_.push_back(std::move(owed));
+  }
+  const std::optional<int> failed = write_all(bytes);
+  if (!failed) return Written::yes;
+  const int error = *failed;
+  std::lock_guard lock(mutex_);
+  // A reader broke it first, and has told every command owed, this one included.
+  if (broken_) return Written::told;
+  // This command is the last one owed: nobody else writes meanwhile, and its reply cannot have
+  // come.
+  owed = std::move(owed_.back());
+  owed_.pop_back();
+  break_locked(is_timeout(error) ? "cannot send " + owed.command + " within " +
+                                       std::to_string(timeout_.count()) + " ms (command_timeout)"
+                                 : "sending a command: " + reason_text(std::strerror(error)),
+               is_timeout(error), handed);
+  return Written::no;
+}
+
+std::optional<int> SharedConnection::write_all(std::string_view bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(socket_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return errno;
+  }
+  return std::nullopt;
+}
+
+Reply SharedConnection::await(Caller& caller) {
+  Handed handed;
+  std::unique_lock lock(mutex_);
+  while (!caller.answered && !broken_) {
+    if (reading_) {
+      caller.woken.wait(lock);
+      continue;
+    }
+    read_and_hand_out(lock, handed);
+    if (handed.empty()) continue;
+    // A handler runs the user's log and event callbacks: another caller reads meanwhile, so
+    // that none of them waits for one of those to return.
+    wake_next_reader_locked(&caller);
+    lock.unlock();
+    give(handed);
+    lock.lock();
+  }
+  wake_next_reader_locked(&caller);
+  if (!caller.answered) throw failure();
+  return std::move(caller.reply);
+}
+
+void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed) {
+  reading_ = true;
+  lock.unlock();
+  std::vector<Reply> replies;
+  std::string reason;
+  bool timed_out = false;
+  const bool read = read_replies(replies, reason, timed_out);
+  lock.lock();
+  hand_out(lock, replies, handed);
+  reading_ = false;
+  if (!read) {
+    if (timed_out && !owed_.empty())
+      reason = "no reply to " + owed_.front().command + " within " +
+               std::to_string(timeout_.count()) + " ms (command_timeout)";
+    break_locked(std::move(reason), timed_out, handed);
+  }
+}
+
+void SharedConnection::hand_out(std::unique_lock<std::mutex>& lock, std::vector<Reply>& replies,
+                                Handed& handed) {
+  for (auto& reply : replies) {
+    // Broken while a command was sent again: break_locked has told everything still owed.
+    if (broken_) return;
+    if (owed_.empty()) {
+      break_locked("a reply came that no command was owed", false, handed);
+      return;
+    }
+    if (is_error(*reply) && reply_text(*reply).starts_with("READONLY")) {
+      // The master this connection was made for is a replica now: nothing written here would
+      // count, so the connection goes and the callers ask where the master is.
+      break_locked(connection_.address().describe() +
+                       " answers as a replica (READONLY): the master has moved; " +
+                       describe_reply(*reply),
+                   false, handed);
+      return;
+    }
+    Owed owed = std::move(owed_.front());
+    owed_.pop_front();
+    if (owed.caller != nullptr) {
+      owed.caller->reply = std::move(reply);
+      owed.caller->answered = true;
+      owed.caller->woken.notify_one();
+      continue;
+    }
+    if (owed.resend) {
+      // Sent again here, not by the handler: a caller whose reply comes after this one could
+      // otherwise send its next command first (a scope exit's release resent after NOSCRIPT,
+      // overtaken by the same thread's next acquisition of the lock).
+      if (std::optional<Encoded> again = owed.resend(*reply)) {
+        send_again(lock, std::move(*again), std::move(owed.handler), handed);
+        continue;
+      }
+    }
+    handed.emplace_back(std::move(owed.handler), std::move(reply));
+  }
+}
+
+void SharedConnection::send_again(std::unique_lock<std::mutex>& lock, Encoded command,
+                                  ReplyHandler handler, Handed& handed) {
+  Owed owed{nullptr, std::move(handler), std::move(command.name), {}};
+  // write_mutex_ is taken before mutex_.
+  lock.unlock();
+  Written written = Written::yes;
+  {
+    std::lock_guard write_lock(write_mutex_);
+    written = write_locked(command.bytes, owed, handed);
+  }
+  lock.lock();
+  if (written == Written::no) handed.emplace_back(std::move(owed.handler), nullptr);
+}
+
+bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& reason,
+                                    bool& timed_out) {
+  char buffer[kReadSize];
+  ssize_t n = 0;
+  do {
+    n = ::recv(socket_, buffer, sizeof buffer, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    const int error = errno;
+    timed_out = n < 0 && is_timeout(error);
+    reason = n == 0 ? std::string("the server closed the connection")
+                    : "waiting for a reply: " + reason_text(std::strerror(error));
+    return false;
+  }
+  if (redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(n)) != REDIS_OK) {
+    reason = "reading a reply: " + reason_text(reader_->errstr);
+    return false;
+  }
+  while (true) {
+    void* reply = nullptr;
+    if (redisReaderGetReply(reader_.get(), &reply) != REDIS_OK) {
+      reason = "reading a reply: " + reason_text(reader_->errstr);
+      return false;
+    }
+    if (reply == nullptr) return true;
+    replies.emplace_back(static_cast<redisReply*>(reply));
+  }
+}
+
+void SharedConnection::break_locked(std::string reason, bool timed_out, Handed& handed) {
+  if (broken_) return;
+  broken_ = true;
+  failure_reason_ = std::move(reason);
+  failure_timed_out_ = timed_out;
+  // A caller blocked in a read returns from it at once.
+  ::shutdown(socket_, SHUT_RDWR);
+  std::deque<Owed> lost;
+  lost.swap(owed_);
+  for (auto& owed : lost) {
+    if (owed.caller != nullptr)
+      owed.caller->woken.notify_one();
+    else
+      handed.emplace_back(std::move(owed.handler), nullptr);
+  }
+}
+
+void SharedConnection::wake_next_reader_locked(const Caller* except) {
+  if (reading_) return;
+  for (const auto& owed : owed_)
+    if (owed.caller != nullptr && owed.caller != except) {
+      owed.caller->woken.notify_one();
+      return;
+    }
+}
+
+void SharedConnection::give(Handed& handed) {
+  for (auto& [handler, reply] : handed) handler(*this, reply.get());
+  handed.clear();
+}
+
+ServerError SharedConnection::failure() const {
+  return ServerError(connection_.server(), failure_reason_, failure_timed_out_);
+}
+
+}  // namespace distlock::detail::redis
