@@ -61,6 +61,7 @@ struct ClientStats {
   std::uint64_t round_trips = 0;       // exchanges with the server: requests sent back to
                                        // back and answered together count once
   std::uint64_t waiting = 0;           // callers waiting right now
+  std::uint64_t release_failures = 0;  // releases that never reached the server (release_failed)
 };
 
 namespace detail {

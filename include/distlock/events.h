@@ -21,6 +21,8 @@ enum class EventKind {
   renewal_failed,  // a renewal failed for a network error; it is retried while the lease is valid
   lost,            // a renewal or the release found the lock no longer held by the lease
   timeout,         // LockTimeout thrown or try_acquire empty; `waited`: how long it tried
+  release_failed,  // a release never reached the server (on scope exit: not even sent again); the
+                   // lock stays taken until its ttl runs out
 };
 
 struct Event {

@@ -39,16 +39,25 @@ void configure(std::string_view url, Options options) {
 
 Client& default_client() {
   auto& state = default_state();
-  std::lock_guard lock(state.mutex);
-  if (!state.client) {
-    std::string url = state.url;
+  std::string url;
+  Options options;
+  {
+    std::lock_guard lock(state.mutex);
+    if (state.client) return *state.client;
+    url = state.url;
+    options = state.options;
     if (!state.configured) {
       const char* from_environment = std::getenv("DISTLOCK_URL");
       url =
           from_environment != nullptr && *from_environment != '\0' ? from_environment : kDefaultUrl;
     }
-    state.client = Client::connect(url, state.options);
   }
+  // Connected without the lock: what connecting logs (through the user's logger, which may
+  // itself take a lock) runs under no lock of ours. Two first callers may both connect; the
+  // client made second is dropped, after the lock is released.
+  std::shared_ptr<Client> made = Client::connect(url, options);
+  std::lock_guard lock(state.mutex);
+  if (!state.client) state.client = std::move(made);
   return *state.client;
 }
 

@@ -176,8 +176,16 @@ ReleaseRequest ClientCore::release_request(const LeaseState& lease) const {
 
 ReleaseOutcome ClientCore::release(LeaseState& lease) {
   renewals_.remove(lease);
-  const auto outcome = backend_->release(release_request(lease));
   const std::string& type = lease.identity().type;
+  ReleaseOutcome outcome = ReleaseOutcome::released;
+  try {
+    outcome = backend_->release(release_request(lease));
+  } catch (...) {
+    // The caller hears why; the counters and the hook hear that it happened.
+    ++stats_.release_failures;
+    events_.emit(EventKind::release_failed, type);
+    throw;
+  }
   events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
   // A loss the renewals found was reported then.
   if (outcome == ReleaseOutcome::not_held && !lease.lost()) events_.emit(EventKind::lost, type);
@@ -190,17 +198,22 @@ void ClientCore::release_unawaited(LeaseState& lease) {
   events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
   // The report may come after the lease and its state are gone: it keeps what it names. The
   // backend it comes from goes before the events it counts (the members' order).
-  backend_->release_unawaited(release_request(lease),
-                              [this, type, name = lease.identity().name, server = server_,
+  backend_->release_unawaited(
+      release_request(lease), [this, type, name = lease.identity().name, server = server_,
                                lost_before = lease.lost()](const ReleaseReport& report) {
-                                if (report.outcome == ReleaseOutcome::released) return;
-                                std::string message = report.failure;
-                                if (report.outcome == ReleaseOutcome::not_held) {
-                                  if (!lost_before) events_.emit(EventKind::lost, type);
-                                  message = not_held_at_release(name, *server).what();
-                                }
-                                log(LogLevel::error, message + " (while releasing on scope exit)");
-                              });
+        if (report.outcome == ReleaseOutcome::released) return;
+        if (report.outcome == ReleaseOutcome::not_held) {
+          if (!lost_before) events_.emit(EventKind::lost, type);
+          log(LogLevel::error, std::string(not_held_at_release(name, *server).what()) +
+                                   " (while releasing on scope exit)");
+          return;
+        }
+        ++stats_.release_failures;
+        events_.emit(EventKind::release_failed, type);
+        log(LogLevel::error, report.failure +
+                                 " (while releasing on scope exit: the lock stays taken "
+                                 "until its ttl runs out)");
+      });
 }
 
 }  // namespace distlock::detail

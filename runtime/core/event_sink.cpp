@@ -42,6 +42,8 @@ std::string_view to_string(EventKind kind) {
       return "lost";
     case EventKind::timeout:
       return "timeout";
+    case EventKind::release_failed:
+      return "release_failed";
   }
   return "unknown";
 }

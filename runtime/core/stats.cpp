@@ -12,6 +12,7 @@ ClientStats StatsCounters::snapshot() const {
   stats.renewals = renewals.load();
   stats.renewal_failures = renewal_failures.load();
   stats.lost = lost.load();
+  stats.release_failures = release_failures.load();
   stats.notifications = notifications.load();
   stats.round_trips = round_trips.load();
   stats.waiting = waiting.load();

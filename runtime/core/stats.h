@@ -20,6 +20,7 @@ struct StatsCounters {
   std::atomic<std::uint64_t> notifications{0};
   std::atomic<std::uint64_t> round_trips{0};
   std::atomic<std::uint64_t> waiting{0};
+  std::atomic<std::uint64_t> release_failures{0};
 
   ClientStats snapshot() const;
 };

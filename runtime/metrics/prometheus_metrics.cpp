@@ -40,6 +40,7 @@ struct TypeCounts {
   std::uint64_t renewals = 0;
   std::uint64_t renewal_failures = 0;
   std::uint64_t lost = 0;
+  std::uint64_t release_failures = 0;
   Histogram wait;
   Histogram hold;
 };
@@ -74,6 +75,9 @@ constexpr CounterFamily kCounters[] = {
      &TypeCounts::renewal_failures},
     {"distlock_lost_total", "Leases found no longer held by a renewal or the release.",
      &TypeCounts::lost},
+    {"distlock_release_failures_total",
+     "Releases that never reached the server; the lock stayed taken until its ttl.",
+     &TypeCounts::release_failures},
 };
 
 struct HistogramFamily {
@@ -137,6 +141,9 @@ struct PrometheusMetrics::Counts {
         break;
       case EventKind::lost:
         ++counts.lost;
+        break;
+      case EventKind::release_failed:
+        ++counts.release_failures;
         break;
     }
   }

@@ -1,7 +1,8 @@
 // A Lease that leaves its scope on Redis sends the release and returns without its reply; the
-// next command on that connection, or the client's end, reads the reply and reports what it
-// says. These tests hold the release back (CLIENT PAUSE) or make it find the lock gone, and
-// check that nothing is lost on the way.
+// next command on that connection, the release courier, or the client's end reads the reply
+// and reports what it says. These tests hold the release back (CLIENT PAUSE), make it find the
+// lock gone, or lose it on the way (an idle connection the server closed, a partition, a cut),
+// and check that it is delivered all the same or reported once.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "redis_script_text.h"
 #include "redis_suite.h"
 #include "tcp_proxy.h"
 
@@ -289,6 +291,168 @@ TEST_F(RedisScopeExitRelease, AWaiterForAConnectionThatIsClosedGoesOnAnother) {
   ASSERT_EQ(waiting.wait_for(30s), std::future_status::ready)
       << "the waiter for the closed connection was never woken";
   EXPECT_GT(waiting.get(), 0u);
+}
+
+// A scope exit's release reaches the server even when the connection it went out on did not
+// carry it (release_courier.h): the lock is free for another client within kDelivered, far
+// below its minute, and nothing is logged. `query` picks the connections: the shared one, or
+// pooled ones (max_connections=1).
+class RedisScopeExitDelivery : public RedisScopeExitRelease,
+                               public ::testing::WithParamInterface<std::string_view> {
+ protected:
+  static constexpr auto kDelivered = 10s;
+
+  // The lines about releases: the release listener's subscription, cut too, warns on its own.
+  std::vector<std::string> errors() const { return log_.lines_at(LogLevel::error); }
+
+  void TearDown() override {
+    if (server_ != nullptr) server_->cli({"CONFIG", "SET", "timeout", "0"});
+    RedisScopeExitRelease::TearDown();
+  }
+
+  // `address` (host:port), with the connections GetParam() picks; a release that cannot get
+  // through is tried again for `outage_limit` (none by default).
+  std::shared_ptr<Client> connect_to(const std::string& address,
+                                     std::string_view outage_limit = "0s",
+                                     const Options& options = {}) {
+    return Client::connect("redis://" + address + "?" + std::string(GetParam()) +
+                               "&outage_limit=" + std::string(outage_limit),
+                           options);
+  }
+  // Each connection kind's own lock: one left taken must not hold up the other's test.
+  static std::string key_for(std::string_view name) {
+    const bool pooled = GetParam() == "max_connections=1";
+    return std::string(name) + (pooled ? "-pooled" : "-shared");
+  }
+  // Another client takes the lock `key` that a scope exit released.
+  void expect_released(const std::string& key) {
+    auto other = connect();
+    EXPECT_NO_THROW(other->acquire(spec("order", 60s, wait(kDelivered)), key))
+        << "the release did not reach the server";
+  }
+  // The server's connections that carry commands, not redis-cli asking nor the release
+  // listener's subscription.
+  int command_connections() {
+    int count = 0;
+    for (const auto& line : lines_of(redis().cli({"CLIENT", "LIST"})))
+      if (line.find(" cmd=client") == std::string::npos &&
+          line.find(" sub=0 psub=0") != std::string::npos)
+        ++count;
+    return count;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Connections, RedisScopeExitDelivery,
+                         ::testing::Values("max_connections=4", "max_connections=1"),
+                         [](const auto& info) {
+                           return std::string(info.index == 0 ? "Shared" : "Pooled");
+                         });
+
+// The server closes connections idle past its `timeout` (as load balancers and managed Redis
+// services do): a release written into one would never run.
+TEST_P(RedisScopeExitDelivery, OnAConnectionTheServerClosedWhileIdle) {
+  ASSERT_EQ(redis().cli({"CONFIG", "SET", "timeout", "1"}), "OK");
+  auto client = connect_to("127.0.0.1:" + std::to_string(redis().port()));
+  std::optional<Lease> lease = client->acquire(long_lock(), key_for("idle"));
+  ASSERT_TRUE(eventually([&] { return command_connections() == 0; }, 30s))
+      << "the server kept the idle connections open";
+  lease.reset();
+
+  expect_released(key_for("idle"));
+  EXPECT_EQ(client->stats().release_failures, 0u);
+  client.reset();
+  EXPECT_TRUE(errors().empty()) << errors().front();
+}
+
+// The release goes out into a connection that breaks before the server reads it (a partition,
+// then a cut): the courier finds the connection broken and sends the release again.
+TEST_P(RedisScopeExitDelivery, WhenItsConnectionBreaksBeforeTheServerReadsIt) {
+  TcpProxy proxy(redis().port());
+  auto client = connect_to(proxy.address());
+  std::optional<Lease> lease = client->acquire(long_lock(), key_for("broken"));
+  proxy.freeze();
+  lease.reset();
+  proxy.cut_all();
+  proxy.thaw();
+
+  expect_released(key_for("broken"));
+  EXPECT_EQ(client->stats().release_failures, 0u);
+  client.reset();
+  EXPECT_TRUE(errors().empty()) << errors().front();
+}
+
+// The release ran, and its connection was cut before the reply came back: sent again, it finds
+// the hold gone, which is no loss to report.
+TEST_P(RedisScopeExitDelivery, WhenItsReplyIsLost) {
+  TcpProxy proxy(redis().port());
+  auto client = connect_to(proxy.address());
+  std::optional<Lease> lease = client->acquire(long_lock(), key_for("no-reply"));
+  proxy.cut_after_reply_to(
+      redis().cli({"SCRIPT", "LOAD", redis_script_text({"lib/release_hold", "release"})}));
+  lease.reset();
+  ASSERT_TRUE(eventually([&] { return proxy.reply_cuts() == 1; }));
+
+  expect_released(key_for("no-reply"));
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:" + key_for("no-reply") + "}"}), "0");
+  EXPECT_EQ(client->stats().release_failures, 0u);
+  EXPECT_EQ(client->stats().lost, 0u);
+  client.reset();
+  EXPECT_TRUE(errors().empty()) << errors().front();
+}
+
+// A release that cannot be delivered (its connection broke, and the server takes no new one)
+// is reported once: the release_failed event, the counter, and one line naming the lock.
+TEST_P(RedisScopeExitDelivery, ThatCannotBeDeliveredIsReportedOnce) {
+  TcpProxy proxy(redis().port());
+  Event failed;
+  Options options;
+  options.on_event = [&](const distlock::Event& event) {
+    if (event.kind == EventKind::release_failed) failed.set(std::string(event.type));
+  };
+  auto client = connect_to(proxy.address(), "0s", options);
+  std::optional<Lease> lease = client->acquire(long_lock(), key_for("undelivered"));
+  proxy.freeze();
+  lease.reset();
+  proxy.refuse_connections();
+  proxy.cut_all();
+  proxy.thaw();
+
+  ASSERT_TRUE(failed.wait_for(30s)) << "no release_failed event";
+  EXPECT_EQ(client->stats().release_failures, 1u);
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:" + key_for("undelivered") + "}"}), "1");
+  client.reset();
+  const auto lines = errors();
+  ASSERT_EQ(lines.size(), 1u) << lines.front();
+  EXPECT_NE(lines[0].find("order:" + key_for("undelivered")), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("until its ttl"), std::string::npos) << lines[0];
+}
+
+// The server is away for a while (a restart, a failover) when the release is sent again: it
+// is tried again until the server takes connections, within outage_limit.
+TEST_P(RedisScopeExitDelivery, RidesThroughAnOutage) {
+  TcpProxy proxy(redis().port());
+  auto client = connect_to(proxy.address(), "60s");
+  std::optional<Lease> lease = client->acquire(long_lock(), key_for("outage"));
+  proxy.freeze();
+  lease.reset();
+  proxy.refuse_connections();
+  proxy.cut_all();
+  proxy.thaw();
+  // Its first failure is logged once, as it begins to try again.
+  const auto trying_again = [&] {
+    for (const auto& line : log_.lines_at(LogLevel::warning))
+      if (line.find(key_for("outage")) != std::string::npos &&
+          line.find("outage_limit") != std::string::npos)
+        return true;
+    return false;
+  };
+  ASSERT_TRUE(eventually(trying_again, 30s)) << "the release was not tried again";
+  proxy.accept_connections();
+
+  expect_released(key_for("outage"));
+  EXPECT_EQ(client->stats().release_failures, 0u);
+  client.reset();
+  EXPECT_TRUE(errors().empty()) << errors().front();
 }
 
 }  // namespace

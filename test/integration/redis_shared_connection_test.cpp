@@ -163,21 +163,6 @@ TEST(RedisSharedConnection, AReaderHandsTheReadingOnBeforeItRunsAHandler) {
   EXPECT_FALSE(connection.broken());
 }
 
-TEST(RedisSharedConnection, ClosingReadsTheRepliesStillOwed) {
-  RedisServer server;
-  const ConnectionSettings settings = settings_for(server);
-  bool answered = false;
-  {
-    SharedConnection connection(settings, settings.address, 0);
-    const std::string_view set[] = {"SET", "closing", "1"};
-    connection.send_unawaited({set}, [&](SharedConnection&, const redisReply* reply) {
-      answered = reply != nullptr && reply_text(*reply) == "OK";
-    });
-  }
-  EXPECT_TRUE(answered);
-  EXPECT_EQ(server.cli({"GET", "closing"}), "1");
-}
-
 // A server that stops answering: every caller waiting gives up at command_timeout with the
 // server's name and the command, the handlers of unawaited commands hear that no reply will
 // come, and the connection is not used again.

@@ -125,16 +125,23 @@ RedisBackend& ClusterBackend::master_of(int slot) {
 }
 
 RedisBackend& ClusterBackend::backend_for(const Address& address) {
-  std::lock_guard lock(backends_mutex_);
-  auto& backend = backends_[{address.host, address.port}];
-  if (!backend) {
-    ConnectionSettings settings = connection_settings(url_of_node(url_, address), options_);
-    settings.sharded_pubsub = true;
-    // A master that does not answer may be replaced by its replica: riding through on it alone
-    // would never find the new one. The cluster rides through instead (acquire).
-    settings.outage_limit = Millis::zero();
-    backend = std::make_unique<RedisBackend>(std::move(settings), stats_);
+  const std::pair<std::string, std::uint16_t> node{address.host, address.port};
+  {
+    std::lock_guard lock(backends_mutex_);
+    if (const auto found = backends_.find(node); found != backends_.end()) return *found->second;
   }
+  // Connected without the lock: a master that is slow to answer holds up no call to another,
+  // and what connecting logs (through the user's logger) runs under no lock of ours. Two
+  // callers may both connect; the second backend made is dropped, after the lock is released.
+  ConnectionSettings settings = connection_settings(url_of_node(url_, address), options_);
+  settings.sharded_pubsub = true;
+  // A master that does not answer may be replaced by its replica: riding through on it alone
+  // would never find the new one. The cluster rides through instead (acquire).
+  settings.outage_limit = Millis::zero();
+  auto made = std::make_unique<RedisBackend>(std::move(settings), stats_);
+  std::lock_guard lock(backends_mutex_);
+  auto& backend = backends_[node];
+  if (!backend) backend = std::move(made);
   return *backend;
 }
 

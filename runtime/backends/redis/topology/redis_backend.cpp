@@ -37,20 +37,13 @@ std::string script_failure(std::string_view script, const redisReply& reply) {
          describe_reply(reply);
 }
 
-// What the release script's reply says, or that it was lost.
-ReleaseReport release_report(const redisReply* reply, const std::string& server,
+// What the release script's reply says.
+ReleaseReport release_report(const redisReply& reply, const std::string& server,
                              std::string_view lock) {
-  if (reply == nullptr)
-    return {std::nullopt,
-            ServerError(server,
-                        "the connection broke before the release's reply came; if the release "
-                        "did not reach the server, the lock is freed when its ttl runs out")
-                .for_lock(lock)
-                .what()};
-  if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == 0 || reply->integer == 1))
-    return {reply->integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held, {}};
+  if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1))
+    return {reply.integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held, {}};
   return {std::nullopt,
-          ServerError(server, script_failure("release", *reply)).for_lock(lock).what()};
+          ServerError(server, script_failure("release", reply)).for_lock(lock).what()};
 }
 
 void log_withdrawal_failure(const std::string& failure) {
@@ -86,6 +79,12 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       stats_(stats),
       holder_(process_label() + ' '),
       locator_(settings_),
+      courier_(
+          settings_.server, [this] { read_owed_replies(); },
+          [this](const ReleaseRequest& request, SteadyClock::time_point deadline) {
+            return release_through_outage(request, Asking::no, courier_outage_, deadline);
+          }),
+      courier_outage_(settings_.outage_limit),
       pool_(settings_, locator_,
             shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
       scripts_(load_scripts(pool_, settings_)),
@@ -93,7 +92,11 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
   locator_.set_on_moved([this] { listener_.master_moved(); });
 }
 
-RedisBackend::~RedisBackend() { locator_.set_on_moved({}); }
+RedisBackend::~RedisBackend() {
+  // While the connections are open: what they owe is read, and what broke is sent again.
+  courier_.stop(SteadyClock::now() + settings_.command_timeout);
+  locator_.set_on_moved({});
+}
 
 ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
   const std::uint64_t generation = locator_.generation();
@@ -106,10 +109,10 @@ ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
 }
 
 ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lock) {
-  const Connection* released_on = unanswered_.connection_of(lock);
+  const Connection* released_on = courier_.connection_of(lock);
   if (released_on != nullptr) {
     auto connection =
-        pool_.borrow_this(released_on, [&] { return !unanswered_.owes(lock, released_on); });
+        pool_.borrow_this(released_on, [&] { return !courier_.owes(lock, released_on); });
     if (connection) return std::move(*connection);
   }
   return borrow(true);
@@ -353,62 +356,83 @@ void RedisBackend::withdraw(const HoldId& hold) noexcept {
 }
 
 ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking asking) {
-  const HoldId& hold = request.hold;
+  Outage outage(settings_.outage_limit);
+  return release_through_outage(request, asking, outage, SteadyClock::time_point::max());
+}
+
+ReleaseOutcome RedisBackend::release_through_outage(const ReleaseRequest& request, Asking asking,
+                                                    Outage& outage,
+                                                    SteadyClock::time_point deadline) {
+  for (;;) {
+    try {
+      const ReleaseOutcome outcome = release_once(request, asking);
+      outage.over();
+      return outcome;
+    } catch (const Redirected&) {
+      throw;
+    } catch (const TryAgain&) {
+      throw;
+    } catch (const ServerError& error) {
+      const BackendUnavailable failure = error.for_lock(request.hold.name);
+      if (error.refused() || !outage.pause_before_retry(deadline, failure.what())) throw failure;
+    }
+  }
+}
+
+ReleaseOutcome RedisBackend::release_once(const ReleaseRequest& request, Asking asking) {
   KindCall texts;
-  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
-  try {
-    // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
-    if (asking == Asking::no && shares_lock_connection())
-      return with_lock_connection(Retry::after_any_failure, [&](SharedConnection& connection) {
-        return read_release_reply(*scripts_.run(connection, call));
-      });
-    return with_connection(Retry::after_any_failure, [&](Connection& connection) {
-      if (asking == Asking::yes) send_asking(connection);
+  const ScriptCall call = texts.release(request.hold, request.keep_for, publish_command());
+  // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
+  if (asking == Asking::no && shares_lock_connection())
+    return with_lock_connection(Retry::after_any_failure, [&](SharedConnection& connection) {
       return read_release_reply(*scripts_.run(connection, call));
     });
-  } catch (const Redirected&) {
-    throw;
-  } catch (const TryAgain&) {
-    throw;
-  } catch (const ServerError& error) {
-    throw error.for_lock(hold.name);
-  }
+  return with_connection(Retry::after_any_failure, [&](Connection& connection) {
+    if (asking == Asking::yes) send_asking(connection);
+    return read_release_reply(*scripts_.run(connection, call));
+  });
 }
 
 void RedisBackend::release_unawaited(const ReleaseRequest& request,
                                      const ReleaseReportHandler& report) {
-  const HoldId& hold = request.hold;
   KindCall texts;
-  const ScriptCall call = texts.release(hold, request.keep_for, publish_command());
+  const ScriptCall call = texts.release(request.hold, request.keep_for, publish_command());
   try {
-    if (shares_lock_connection() ? send_release_shared(call, hold.name, report)
-                                 : send_release_pooled(call, hold.name, report))
+    if (shares_lock_connection() ? send_release_shared(call, request, report)
+                                 : send_release_pooled(call, request, report))
       return;
-  } catch (const ServerError& error) {
-    report({std::nullopt, error.for_lock(hold.name).what()});
-    return;
+  } catch (const ServerError&) {
+    // No connection could be made: the courier tries again, as it does for a broken one.
   }
-  // The connection broke on the way out: the waiting release tries a new one.
-  Backend::release_unawaited(request, report);
+  courier_.undelivered(KeptRelease(request), report);
 }
 
-bool RedisBackend::send_release_shared(const ScriptCall& call, std::string_view lock,
+std::function<void(const redisReply*)> RedisBackend::on_release_reply(
+    const ReleaseRequest& request, const ReleaseReportHandler& report) {
+  return [this, release = KeptRelease(request), report](const redisReply* reply) {
+    if (reply == nullptr) {
+      courier_.undelivered(release, report);
+      return;
+    }
+    report(release_report(*reply, settings_.server, release.lock()));
+  };
+}
+
+bool RedisBackend::send_release_shared(const ScriptCall& call, const ReleaseRequest& request,
                                        const ReleaseReportHandler& report) {
   bool made = false;
   const auto connection = lock_connection(nullptr, made);
   try {
     ++stats_.round_trips;
-    scripts_.send_unawaited(*connection, call,
-                            [this, report, lock = std::string(lock)](const redisReply* reply) {
-                              report(release_report(reply, settings_.server, lock));
-                            });
+    scripts_.send_unawaited(*connection, call, on_release_reply(request, report));
+    courier_.sent(request.hold.name);
     return true;
   } catch (const ServerError&) {
     return false;
   }
 }
 
-bool RedisBackend::send_release_pooled(const ScriptCall& call, std::string_view lock,
+bool RedisBackend::send_release_pooled(const ScriptCall& call, const ReleaseRequest& request,
                                        const ReleaseReportHandler& report) {
   const auto connection = borrow(true);
   try {
@@ -416,14 +440,41 @@ bool RedisBackend::send_release_pooled(const ScriptCall& call, std::string_view 
     const Connection* sent_on = &*connection;
     scripts_.send_unawaited(
         *connection, call,
-        [this, report, sent_on, lock = std::string(lock)](const redisReply* reply) {
-          unanswered_.answered(lock, sent_on);
-          report(release_report(reply, settings_.server, lock));
+        [this, sent_on, lock = std::string(request.hold.name),
+         on_reply = on_release_reply(request, report)](const redisReply* reply) {
+          courier_.answered(lock, sent_on);
+          on_reply(reply);
         });
-    unanswered_.sent(lock, sent_on);
+    courier_.sent(request.hold.name, sent_on);
     return true;
   } catch (const ServerError&) {
     return false;
+  }
+}
+
+void RedisBackend::read_owed_replies() {
+  std::shared_ptr<SharedConnection> shared;
+  {
+    std::lock_guard guard(lock_connection_mutex_);
+    shared = lock_connection_;
+  }
+  // Any command's reply comes after those owed before it.
+  const std::string_view ping[] = {"PING"};
+  try {
+    if (shared && shared->owes_unawaited()) {
+      ++stats_.round_trips;
+      (void)shared->command({ping});
+    }
+  } catch (const ServerError&) {
+    // The releases it owed heard of the break, and went back to the courier.
+  }
+  while (auto connection = pool_.borrow_owing()) {
+    try {
+      ++stats_.round_trips;
+      (*connection)->read_owed();
+    } catch (const ServerError&) {
+      // Likewise.
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,9 +16,9 @@
 #include <distlock/client.h>
 
 #include "backends/backend.h"
+#include "backends/redis/locks/release_courier.h"
 #include "backends/redis/locks/release_listener.h"
 #include "backends/redis/locks/script_runner.h"
-#include "backends/redis/locks/unanswered_releases.h"
 #include "backends/redis/topology/master_locator.h"
 #include "backends/redis/topology/outage.h"
 #include "backends/redis/transport/connection_pool.h"
@@ -61,8 +62,11 @@ class RedisBackend final : public Backend {
   ReleaseOutcome release(const ReleaseRequest& request) override {
     return release(request, Asking::no);
   }
+  // Rides through an outage as an acquisition does (outage.h): a release that does not get
+  // through leaves its lock taken by nobody until its ttl.
   ReleaseOutcome release(const ReleaseRequest& request, Asking asking);
-  // The release script is sent, and its reply read by the next user of the connection.
+  // The release script is sent, and its reply read by the next user of the connection; the
+  // courier sees it delivered (release_courier.h).
   void release_unawaited(const ReleaseRequest& request,
                          const ReleaseReportHandler& report) override;
   bool supports_keeping() const override { return true; }
@@ -108,7 +112,7 @@ class RedisBackend final : public Backend {
   std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   // With `lock`, the first connection is the one an unanswered release of the lock went out
-  // on, if any (unanswered_releases.h).
+  // on, if any (release_courier.h).
   template <class Operation>
   auto with_connection(Retry retry, Operation&& operation, std::string_view lock = {});
   ConnectionPool::Handle borrow_after_release_of(std::string_view lock);
@@ -120,17 +124,28 @@ class RedisBackend final : public Backend {
     return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
   }
   // Each sends a release whose reply is read later, on the shared connection or on a pooled one
-  // (which an acquisition of the same lock then waits for: unanswered_releases.h); false when
+  // (which an acquisition of the same lock then waits for: release_courier.h); false when
   // the connection broke on the way out. Each throws ServerError when there is no connection.
-  bool send_release_shared(const ScriptCall& call, std::string_view lock,
+  bool send_release_shared(const ScriptCall& call, const ReleaseRequest& request,
                            const ReleaseReportHandler& report);
-  bool send_release_pooled(const ScriptCall& call, std::string_view lock,
+  bool send_release_pooled(const ScriptCall& call, const ReleaseRequest& request,
                            const ReleaseReportHandler& report);
+  // What the release script's reply says; a reply that never came goes to the courier.
+  std::function<void(const redisReply*)> on_release_reply(const ReleaseRequest& request,
+                                                          const ReleaseReportHandler& report);
+  // For the courier: reads the replies owed on connections nobody uses (release_courier.h).
+  void read_owed_replies();
   // ASKING: the next command may touch a slot this master is importing.
   void send_asking(Connection& connection) const;
   Attempt read_acquire_reply(const redisReply& reply, SteadyClock::time_point sent_at) const;
   // The release script's verdict; throws for a redirect, TRYAGAIN or an unexpected reply.
   ReleaseOutcome read_release_reply(const redisReply& reply) const;
+  // The release made again through `outage` as long as it and `deadline` let; a failure told
+  // of the lock.
+  ReleaseOutcome release_through_outage(const ReleaseRequest& request, Asking asking,
+                                        Outage& outage, SteadyClock::time_point deadline);
+  // One release, retried once on a new connection; a failure is a ServerError.
+  ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking);
   // One try; a failure is a ServerError, not yet told of the lock.
   Attempt attempt(const AcquireRequest& request, Asking asking);
   // One try that gets through, made again through `outage` as long as it lets; a failure told
@@ -153,8 +168,11 @@ class RedisBackend final : public Backend {
   // '<host> <pid> ', the start of the lock hash's holder field (who holds it, for people).
   const std::string holder_;
   MasterLocator locator_;
-  // Before the pool: the connections tell it of replies they read as they close.
-  UnansweredReleases unanswered_;
+  // Before the connections: they tell it of the releases they could not deliver as they close.
+  ReleaseCourier courier_;
+  // The courier's releases sent again ride one outage together: once it has outlasted the
+  // limit, each release waiting behind is tried once, not for another whole limit.
+  Outage courier_outage_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
   std::mutex lock_connection_mutex_;

@@ -53,17 +53,32 @@ class Master {
 
 RedisBackend& Master::backend() {
   if (RedisBackend* ready = connected_.load(std::memory_order_acquire)) return *ready;
-  std::lock_guard lock(mutex_);
-  if (backend_) return *backend_;
-  if (SteadyClock::now() < next_attempt_) throw BackendUnavailable("", server_, last_error_);
+  {
+    std::lock_guard lock(mutex_);
+    if (backend_) return *backend_;
+    if (SteadyClock::now() < next_attempt_) throw BackendUnavailable("", server_, last_error_);
+  }
+  // Connected without the lock: what connecting logs (through the user's logger) runs under no
+  // lock of ours. Two callers may both connect; the second backend made is dropped, after the
+  // lock is released.
+  std::unique_ptr<RedisBackend> made;
   try {
-    backend_ = std::make_unique<RedisBackend>(connection_settings(url_, options_), stats_);
+    ConnectionSettings settings = connection_settings(url_, options_);
+    // A master that is down is one of several: a quorum decides without it, and a release
+    // or a renewal must not wait for it to come back.
+    settings.outage_limit = Millis::zero();
+    made = std::make_unique<RedisBackend>(std::move(settings), stats_);
   } catch (const BackendUnavailable& error) {
+    std::lock_guard lock(mutex_);
     next_attempt_ = SteadyClock::now() + kReconnectPause;
     last_error_ = error.reason();
     throw;
   }
-  connected_.store(backend_.get(), std::memory_order_release);
+  std::lock_guard lock(mutex_);
+  if (!backend_) {
+    backend_ = std::move(made);
+    connected_.store(backend_.get(), std::memory_order_release);
+  }
   return *backend_;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "backends/redis/transport/peer_closed.h"
 #include "backends/redis/transport/server_error.h"
 #include "util/steady_clock.h"
 
@@ -108,13 +109,19 @@ Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
   connection.timeout_name_ = "command_timeout";
 }
 
-Connection::~Connection() {
-  try {
-    while (!broken_ && !owed_.empty()) (void)read_one();
-  } catch (const ServerError&) {
-    // fail() has told the callers still owed a reply.
-  }
-  abandon_unawaited();
+Connection::~Connection() { abandon_unawaited(); }
+
+bool Connection::owes_unawaited() const {
+  return std::any_of(owed_.begin(), owed_.end(), [](const auto& handler) { return bool(handler); });
+}
+
+void Connection::read_owed() {
+  while (!owed_.empty()) (void)read_one();
+}
+
+bool Connection::found_closed() {
+  if (!broken_ && owed_.empty() && peer_closed(socket())) broken_ = true;
+  return broken_;
 }
 
 Reply Connection::command(std::span<const std::string_view> args) {

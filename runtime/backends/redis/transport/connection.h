@@ -40,7 +40,9 @@ class Connection {
   Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
-  // Reads the replies still owed to send_unawaited() callers, as far as the connection allows.
+  // Reads nothing: the send_unawaited() callers still owed a reply hear that it will not come
+  // (a connection that goes is never drained by the thread that dropped it, which may be
+  // the renewal thread while a partition makes every read wait command_timeout).
   ~Connection();
 
   // Sends one command and reads its reply. An error reply is returned, not thrown; a
@@ -65,6 +67,15 @@ class Connection {
   // then never called.
   void send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,
                       ReplyHandler handler);
+
+  // Whether replies are owed to send_unawaited() callers (on an idle connection, nobody else
+  // reads them: read_owed() does).
+  bool owes_unawaited() const;
+  // Reads every reply owed. Throws ServerError, breaking the connection, as read_reply().
+  void read_owed();
+  // Whether the connection is broken, or the server closed it while it owed no reply
+  // (peer_closed.h), which breaks it.
+  bool found_closed();
 
   // While alive, replies are awaited at most `timeout` when that is below command_timeout.
   class CommandTimeoutLimit {

@@ -31,6 +31,18 @@ std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
   return std::optional<Handle>(std::in_place, *this, std::move(connection), true);
 }
 
+std::optional<ConnectionPool::Handle> ConnectionPool::borrow_owing() {
+  std::unique_lock lock(mutex_);
+  const auto found = std::find_if(idle_.begin(), idle_.end(), [](const auto& connection) {
+    return connection->owes_unawaited();
+  });
+  if (found == idle_.end()) return std::nullopt;
+  std::unique_ptr<Connection> connection = std::move(*found);
+  idle_.erase(found);
+  lock.unlock();
+  return std::optional<Handle>(std::in_place, *this, std::move(connection), true);
+}
+
 ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   std::unique_lock lock(mutex_);
   const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout,
@@ -56,11 +68,18 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
     it = idle_.erase(it);
     --open_;
   }
-  if (reuse && !idle_.empty()) {
-    // Most recently used first: the likeliest to be alive.
+  // Most recently used first: the likeliest to be alive. One the server closed while it sat
+  // idle would take a command in and never run it.
+  while (reuse && !idle_.empty()) {
     std::unique_ptr<Connection> connection = std::move(idle_.back());
     idle_.pop_back();
+    if (connection->found_closed()) {
+      stale.push_back(std::move(connection));
+      --open_;
+      continue;
+    }
     lock.unlock();
+    notify_if_closed(stale);
     return Handle(*this, std::move(connection), true);
   }
   if (open_ < max_open_) {
@@ -71,11 +90,7 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
     idle_.pop_back();
   }
   lock.unlock();
-  if (!stale.empty()) {
-    stale.clear();
-    // Closed, they answered what they still owed: a borrow_this() waiting for one looks again.
-    slot_freed_.notify_all();
-  }
+  notify_if_closed(stale);
   try {
     const MasterLocator::Master master = locator_.current();
     return Handle(*this, std::make_unique<Connection>(settings_, master.address, master.generation),
@@ -87,6 +102,14 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
     slot_freed_.notify_one();
     throw;
   }
+}
+
+void ConnectionPool::notify_if_closed(std::vector<std::unique_ptr<Connection>>& closing) {
+  if (closing.empty()) return;
+  closing.clear();
+  // Closed, they owe nothing any more: a borrow_this() waiting for one looks again, and a
+  // taker finds a slot.
+  slot_freed_.notify_all();
 }
 
 void ConnectionPool::give_back(std::unique_ptr<Connection> connection) {

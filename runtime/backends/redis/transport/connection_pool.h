@@ -50,7 +50,8 @@ class ConnectionPool {
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
-  // An idle connection, else a new one; at the cap, waits up to connect_timeout for one
+  // An idle connection (one the server closed while idle is dropped, not handed out), else a
+  // new one; at the cap, waits up to connect_timeout for one
   // to come back. Throws ServerError.
   Handle borrow();
   // Always a newly made connection: for the retry after a connection failed.
@@ -60,10 +61,15 @@ class ConnectionPool {
   // out after the replies `wanted` still owes.
   std::optional<Handle> borrow_this(const Connection* wanted,
                                     const std::function<bool()>& wanted_no_longer);
+  // An idle connection that owes replies to send_unawaited() callers, or nullopt: for the
+  // release courier, which reads them where nobody else would.
+  std::optional<Handle> borrow_owing();
 
  private:
   Handle take(bool reuse);
   void give_back(std::unique_ptr<Connection> connection);
+  // Closes `closing` (without the pool's lock) and tells the waiters.
+  void notify_if_closed(std::vector<std::unique_ptr<Connection>>& closing);
 
   const ConnectionSettings& settings_;
   const MasterLocator& locator_;

@@ -2,10 +2,13 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <utility>
+
+#include "backends/redis/transport/peer_closed.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -33,14 +36,8 @@ SharedConnection::SharedConnection(const ConnectionSettings& settings, Address a
 SharedConnection::~SharedConnection() {
   Handed handed;
   {
-    std::unique_lock lock(mutex_);
-    while (!broken_ && !owed_.empty()) {
-      read_and_hand_out(lock, handed);
-      lock.unlock();
-      give(handed);
-      lock.lock();
-    }
-    if (!broken_) break_locked("the connection closed", false, handed);
+    std::lock_guard lock(mutex_);
+    break_locked("the connection closed before the reply came", false, handed);
   }
   give(handed);
 }
@@ -48,6 +45,12 @@ SharedConnection::~SharedConnection() {
 bool SharedConnection::broken() const {
   std::lock_guard lock(mutex_);
   return broken_;
+}
+
+bool SharedConnection::owes_unawaited() const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(owed_.begin(), owed_.end(),
+                     [](const Owed& owed) { return owed.caller == nullptr; });
 }
 
 Reply SharedConnection::command(Parts parts) {
@@ -88,6 +91,12 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
   {
     std::lock_guard lock(mutex_);
     if (broken_) return Written::no;
+    // Nobody reads while nothing is owed, so a readable socket means the server closed it
+    // while it sat idle: a command written now would be taken in and never run.
+    if (owed_.empty() && !reading_ && peer_closed(socket_)) {
+      break_locked("the server closed the connection while it was idle", false, handed);
+      return Written::no;
+    }
     owed_.push_back(std::move(owed));
   }
   const std::optional<int> failed = write_all(bytes);

@@ -9,8 +9,9 @@
 // server's cache) is sent again by the reader before it hands out any reply that came after:
 // the callers of those can send their next command only after it.
 //
-// A connection that failed (the socket broke, or no reply came within command_timeout) is
-// broken: every command still owed a reply fails with the reason, and it is never used again.
+// A connection that failed (the socket broke, no reply came within command_timeout, or the
+// server closed it while it sat idle, which a write finds before it writes) is broken: every
+// command still owed a reply fails with the reason, and it is never used again.
 #pragma once
 
 #include <condition_variable>
@@ -57,7 +58,7 @@ class SharedConnection {
   SharedConnection(const ConnectionSettings& settings, Address address, std::uint64_t generation);
   SharedConnection(const SharedConnection&) = delete;
   SharedConnection& operator=(const SharedConnection&) = delete;
-  // Reads the replies still owed to send_unawaited() callers, as far as the connection allows.
+  // Reads nothing: the send_unawaited() callers still owed a reply hear that it will not come.
   ~SharedConnection();
 
   // Sends one command and waits for its reply. An error reply is returned, not thrown; a failed
@@ -75,6 +76,9 @@ class SharedConnection {
   static Encoded encode(Parts parts);
 
   bool broken() const;
+  // Whether replies are owed to send_unawaited() callers (they are read by the next caller of
+  // command(); on a connection nobody uses, by nobody: the release courier asks then).
+  bool owes_unawaited() const;
   std::uint64_t generation() const { return connection_.generation(); }
   const std::string& server() const { return connection_.server(); }
 
