@@ -18,12 +18,13 @@ namespace distlock {
 struct NoFallback {};
 // What a free function's guard passes where a member's passes `this`.
 struct NoObject {};
-inline constexpr NoObject no_object{};
+inline constexpr NoObject no_object{};  // the NoObject a free function's guard passes
 
+// An attribute's arguments as the woven guard holds them: a constant of this type.
 template <class Fallback>
 struct Annotation {
-  LockSpec spec;
-  Fallback fallback;
+  LockSpec spec;      // the lock, as spec() makes it from the arguments
+  Fallback fallback;  // on_busy(fallback(&f))'s f, or NoFallback
 };
 
 namespace annotation_detail {

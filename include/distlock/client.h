@@ -24,6 +24,7 @@
 
 namespace distlock {
 
+// How a client connects and behaves; Client::connect and configure take them.
 struct Options {
   // Connecting (and authenticating) gives up after this: BackendUnavailable.
   Millis connect_timeout = std::chrono::seconds(3);
@@ -67,6 +68,8 @@ namespace detail {
 class ClientCore;
 }
 
+// A connection to one lock service (a URL): takes and renews the leases of its process.
+// One per process is normal (default_client()); thread-safe.
 class Client {
  public:
   // Connects (eagerly: an unreachable server throws BackendUnavailable here, within
@@ -84,6 +87,7 @@ class Client {
 
   // The server as error messages name it: the URL without its password.
   const std::string& server() const;
+  // The counters since the client was created (ClientStats).
   ClientStats stats() const;
 
  private:

@@ -13,6 +13,7 @@
 
 namespace distlock {
 
+// What happened to a lock.
 enum class EventKind {
   acquired,        // a lease was granted; `waited`: from the call to the grant
   contended,       // an acquisition found the lock taken; acquired or timeout follows
@@ -23,13 +24,15 @@ enum class EventKind {
   timeout,         // LockTimeout thrown or try_acquire empty; `waited`: how long it tried
 };
 
+// One event, as Options::on_event receives it.
 struct Event {
-  EventKind kind;
+  EventKind kind;         // what happened
   std::string_view type;  // the lock type, as the spec names it ("order"); valid during the call
-  Millis waited{0};
-  Millis held{0};
+  Millis waited{0};       // acquired, timeout: how long the caller waited
+  Millis held{0};         // released: how long the lease was held
 };
 
+// The hook Options::on_event takes.
 using EventHook = std::function<void(const Event&)>;
 
 // "acquired", "contended", ...: the enumerator's name.

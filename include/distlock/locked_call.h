@@ -31,8 +31,10 @@ std::array<Key, sizeof...(Parts)> keys(const Parts&... parts) {
   return {key_of(parts)...};
 }
 
+// The lock of one call of a locked function: see the top of this file.
 class LockedCall {
  public:
+  // Takes the locks of `keys` (one, or per_key one per key) on `client`, as `spec` says.
   template <std::size_t N>
   LockedCall(const LockSpec& spec, const std::array<Key, N>& keys,
              Client& client = default_client())

@@ -7,8 +7,10 @@
 
 namespace distlock {
 
+// How much a message matters.
 enum class LogLevel { debug, info, warning, error };
 
+// Where the runtime's messages go: set_logger() takes one.
 using Logger = std::function<void(LogLevel, std::string_view message)>;
 
 // Replaces the logger; an empty function silences the runtime. Thread-safe.

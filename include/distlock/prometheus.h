@@ -27,8 +27,10 @@
 
 namespace distlock {
 
+// The metrics of the clients whose Options::on_event is hook(): see the top of this file.
 class PrometheusMetrics {
  public:
+  // The upper bounds of the wait and hold histograms, in seconds.
   static constexpr std::array<double, 12> kHistogramBuckets = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5,
                                                                1,     5,     10,   30,   60,  300};
 

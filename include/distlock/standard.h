@@ -5,6 +5,7 @@
 // ConfigError when a hand-written spec is built at run time.
 #pragma once
 
+// consteval in C++20, constexpr in C++17: see above.
 #if __cplusplus >= 202002L
 #define DISTLOCK_CONSTEVAL consteval
 #else
