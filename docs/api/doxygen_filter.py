@@ -15,6 +15,7 @@ import re
 import sys
 
 NOLINT = re.compile(r"\s*// NOLINT.*$")
+SPDX = "// SPDX-License-Identifier:"
 COMMENT_LINE = re.compile(r"^(\s*)// ?(.*)$")
 TRAILING_COMMENT = re.compile(r"^(.*?\S)(\s+)// (.*)$")
 
@@ -25,6 +26,10 @@ def filtered(lines):
     trailing_column = None
     for line in lines:
         line = NOLINT.sub("", line.rstrip("\n"))
+        if line.startswith(SPDX):
+            trailing_column = None
+            yield ""
+            continue
         if line == "#pragma once":
             trailing_column = None
             yield "/// @file"
