@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
 // show, release, watch), for the servers themselves (server) and for a woven target's lock
 // inventory (where). docs/operations.md describes each subcommand, its output and its exit codes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/run-*.sh: non-interactive setup, package checks, configure and build.
 # Source it; it sets DISTLOCK_ROOT (the repository). The builds are CMakePresets.json's:
 # test (build/), release (build-release/), asan (build-asan/), tsan (build-tsan/).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Doxygen's INPUT_FILTER for the public headers: their `//` comments as Doxygen comments.
 
   doxygen_filter.py HEADER      (prints the filtered header)

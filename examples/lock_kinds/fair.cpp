@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fair lock: "payout:<account>" is granted in the order its waiters arrived.
 //
 //   lock_kinds_fair [URL]     (default memory://)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A meeting point for threads inside a lock: when `expected` threads are inside at once, they
 // all meet. A lock that keeps them apart makes the meeting time out instead, so an example
 // proves that a lock is shared without timing anything.

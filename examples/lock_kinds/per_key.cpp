@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // per_key: each key parameter names its own lock, and all are taken in lock-name order.
 //
 //   lock_kinds_per_key [URL]     (default memory://)

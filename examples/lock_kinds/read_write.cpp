@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A read-write lock: readers share "report:<id>", a writer holds it alone.
 //
 //   lock_kinds_read_write [URL]     (default memory://)

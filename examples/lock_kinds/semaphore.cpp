@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A semaphore: at most two holders of "export:<region>" at once, each with its own lease.
 //
 //   lock_kinds_semaphore [URL]     (default memory://)

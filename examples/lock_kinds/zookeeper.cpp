@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exclusive lock on ZooKeeper: "ledger:<id>" is the node /distlock/ledger/<id>, laid out as
 // Curator's InterProcessMutex lays it out, and a lease's fence is its node's czxid.
 //

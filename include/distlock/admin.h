@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inspecting and breaking the locks a server keeps, for operators (the `distlock` command) and
 // for tools: which locks are held, by which acquisition of which process, since when, for how
 // long still, with which fence, who waits; force-release of a stuck lock; and what the servers

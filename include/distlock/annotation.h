@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a woven guard builds from an attribute's arguments, and what it returns when the lock
 // stays busy. `[[distlock::lock("order", 30s, distlock::on_busy(distlock::fallback(&f)))]]`
 // becomes a constant Annotation: the spec, and the fallback function (NoFallback without one).

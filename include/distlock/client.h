@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Client: a connection to one lock service, chosen by URL. Thread-safe; one per process is
 // normal. Each client runs one renewal thread for the leases it granted.
 //

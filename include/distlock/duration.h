@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Durations as a lock spec takes them: any std::chrono::duration, an integer number of
 // milliseconds, or text such as "30s", "500ms", "2m", "1h" or "1m30s".
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exceptions thrown by the distlock runtime. Every message names the lock and the server, in
 // one shape: "distlock: lock '<lock>' on <server>: <reason>". A server never shows a password.
 #pragma once

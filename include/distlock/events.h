@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What happens to a client's locks, for metrics: Options::on_event receives each event.
 //
 // The hook runs on the thread where the event happened: the acquiring or releasing thread, or,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock keys: the values that name the locked thing. The lock name is
 // "<type>:<part>:<part>..." with every part escaped, so distinct keys never share a name.
 //

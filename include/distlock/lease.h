@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lease: one held lock. Move-only; releases the lock when destroyed.
 #pragma once
 

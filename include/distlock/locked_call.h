@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LockedCall: the lock of one call of a locked function, as a woven guard declares it at the
 // top of the body (by hand it reads the same). It takes the function's lock, or with per_key
 // one lock per key in lock-name order; when they stay taken past the wait it throws

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the runtime reports what it cannot throw: release failures in destructors, renewal
 // errors, lost leases. The default logger writes warnings and errors to stderr.
 #pragma once

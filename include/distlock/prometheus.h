@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts a client's lock events as Prometheus metrics, in the text exposition format (0.0.4),
 // for a service to serve on the /metrics endpoint it already has:
 //

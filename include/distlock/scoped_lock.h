@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScopedLock: a lease held for one scope, taken by hand (woven code declares a LockedCall,
 // locked_call.h):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LockSpec: what a lock is (its type, lease ttl) and how to take it (wait, renewal).
 //
 //   constexpr auto order_lock = distlock::spec("order", 30s, distlock::wait(5s));

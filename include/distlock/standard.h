@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public headers compile as C++17 and as C++20. In C++20, a literal given to spec() (a
 // text duration, the lock type) is checked by an immediate function, so a bad one is a
 // compile-time error wherever it is written; in C++17 the check is constexpr, which makes it a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the API reference (Doxygen) and fails on an undocumented public declaration.
 
   check_api_docs.py --doxygen DOXYGEN --doxyfile DOXYFILE

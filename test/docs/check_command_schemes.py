@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that the distlock command's --help names every URL scheme of the guide's table.
 
   check_command_schemes.py --guide GUIDE.md --command DISTLOCK

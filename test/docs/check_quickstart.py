@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the Quickstart section of a guide against examples/quickstart/, and runs it.
 
   check_quickstart.py --guide GUIDE.md --example DIR

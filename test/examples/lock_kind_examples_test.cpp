@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock-kind examples (examples/lock_kinds) run against real servers: read_write,
 // semaphore, fair and per_key on a private redis-server, zookeeper on a private ZooKeeper.
 // Each example checks its kind's promise itself and exits 1 when it fails; these tests also

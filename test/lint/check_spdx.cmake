@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DSOURCE_DIR=<repository> [-DFIX=ON [-DFIX_EXCLUDE=<regex>]] -P check_spdx.cmake
 # Fails, listing them, when source files do not carry the license line
 #   SPDX-License-Identifier: Apache-2.0
