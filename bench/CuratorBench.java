@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Curator side of zookeeper_bench: Apache Curator's InterProcessMutex (Debian's jars)
 // measured the way the C++ side measures distlock, against the same ZooKeeper, one round at a
 // time when told, so that the two sides' rounds alternate and share the host's load alike.

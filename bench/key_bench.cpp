@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What naming a lock costs: escaping key parts and building "<type>:<part>:<part>".
 #include <distlock/key.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lock_kinds_bench: what each lock kind costs on Redis, and how a fair lock hands over.
 //
 // Starts a private redis-server and measures, with the kinds alternating within each round:

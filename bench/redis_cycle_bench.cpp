@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // redis_cycle_bench: how close an uncontended acquire+release cycle comes to the speed of
 // the server itself.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // redis_peer_bench: distlock beside the Redis locks of other languages (bench/peers: redis-py's
 // Lock, node-redlock 4, redis-semaphore's Mutex) and beside the server's own speed, all
 // against one private redis-server in one run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Redis benchmarks share: the server's own speed as the reference (redis-benchmark
 // with one connection running a one-line script), distlock's uncontended cycle, and medians.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // redis_topology_bench: what Sentinel, min_replicas and Redlock cost, and how soon a lock is
 // granted again after the master dies, all measured in one run on this machine.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // renewal_capacity_bench: what keeping many leases alive costs the client process.
 //
 // Starts a private redis-server, takes N leases of one ttl on one client (each its own lock

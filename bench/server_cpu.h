@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the Redis benchmarks' server runs, and what it costs. The server gets a CPU of its own,
 // as it has in a deployment, and the benchmark process, its threads and the programs it starts
 // (the peers, redis-benchmark) share the others. On a 2-core machine a server that shares its

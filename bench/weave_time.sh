@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Weave time of a realistic translation unit against `clang++ -fsyntax-only` of the same TU
 # (parsing is the floor: the tool parses, then weaves and writes the lock inventory, as
 # distlock_weave() runs it), as a ratio of medians in one run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What weaving costs at run time: a woven call against the same lock taken by hand with a
 // Lease, on the same client. Google Benchmark measures CPU per call; on Redis the program
 // also counts the server's commands per call from INFO commandstats (the woven guard must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zookeeper_bench: distlock's ZooKeeper backend beside Apache Curator's InterProcessMutex
 // (Debian's jars, bench/CuratorBench.java), against one private ZooKeeper in the same run.
 //

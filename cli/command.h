@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The subcommands of the distlock command: each one's options and what runs it, the global
 // options and the exit codes. The command line itself is main.cpp's, the one file that
 // parses it (CLI11 is a large header).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock list [PATTERN]: every lock held or waited for, a line per hold.
 #include <iostream>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The locks, and the servers that keep them, as JSON documents for scripts (--json), as
 // docs/operations.md shows them. Times are ISO 8601 UTC strings and milliseconds since the
 // epoch; durations milliseconds; what the server does not know is null. The one file of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The locks as text for people: one line per hold (list, watch), one lock in full (show).
 #pragma once
 

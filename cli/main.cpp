@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
 // show, release, watch), for the servers themselves (server) and for a woven target's lock
 // inventory (where). docs/operations.md describes each subcommand, its output and its exit codes.
@@ -145,7 +146,7 @@ int run(int argc, char** argv) {
   GlobalOptions options;
   app.add_option("--url", options.url,
                  "The lock service, as the library takes it (redis://, redis+unix://, "
-                 "redis+sentinel://, redis+redlock://, zookeeper://)")
+                 "redis+sentinel://, redis+cluster://, redis+redlock://, zookeeper://)")
       ->envname("DISTLOCK_URL");
   app.add_flag("--json", options.json, "Write JSON for scripts instead of text");
   // The global options may also follow the subcommand.

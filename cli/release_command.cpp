@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock release NAME --force [--id ACQUISITION_ID]: takes a stuck lock from its holder.
 #include <iostream>
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock server: what the servers behind the URL say of themselves, and whether they may
 // evict lock keys.
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock show NAME: one lock in full, its waiters in order.
 #include <iostream>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIGINT and SIGTERM as a way to stop a loop cleanly: blocked while this lives (threads started
 // meanwhile inherit the mask, so no other thread takes them), and awaited between refreshes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock watch [PATTERN]: the locks listed again and again, and what changed between two
 // listings printed as events: grant, release, wait, leave (a waiter granted or gone).
 #include <iostream>

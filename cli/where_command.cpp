@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock where TYPE --manifest FILE: which functions of a woven target take locks of a type,
 // from the lock inventory distlock_weave() writes (<target>.distlock-locks.json; its schema is
 // in docs/annotations.md, "Lock inventory").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Java drivers that run Apache Curator (Debian's libcurator-recipes-java) beside distlock: the
 # interop tests' CuratorContender and the benchmark's CuratorBench. Build-time only; not part
 # of the installed package.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # distlock_weave(<target> [SOURCES <source>...] [SOURCE_ROOT <dir>]
 #                [DISTLOCK_LOCK_ORDER_CHECK ON|OFF])
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DOUTPUT=<header> -DSCRIPTS=<a.lua;b.lua> -P EmbedScripts.cmake
 # Writes one `inline constexpr std::string_view k<Name>Script` per script.
 set(text "// Generated from runtime/backends/redis/locks/scripts/*.lua by cmake/EmbedScripts.cmake.\n#pragma once\n#include <string_view>\nnamespace distlock::detail::redis_scripts {\n")

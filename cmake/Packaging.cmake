@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Debian packages of an install, one per component (cpack -G DEB in a build directory):
 #
 #   libdistlock-dev  (dev)      headers, the static runtime, CMake and pkg-config files

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/run-*.sh: non-interactive setup, package checks, configure and build.
 # Source it; it sets DISTLOCK_ROOT (the repository). The builds are CMakePresets.json's:
 # test (build/), release (build-release/), asan (build-asan/), tsan (build-tsan/).
@@ -19,7 +20,7 @@ DISTLOCK_PACKAGES=(
   libhiredis-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
-  faketime
+  faketime doxygen
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
   "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev"

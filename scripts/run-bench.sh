@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds distlock in Release (build-release/) and runs the benchmarks: redis_cycle_bench (acquire +
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
 # rate), redis_peer_bench (the same beside redis-py, node-redlock and redis-semaphore, which

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: builds the shop example (Release, build-release/), whose locked functions
 # distlock-weave weaves, starts a private redis-server on a free loopback port, runs several
 # shop processes against it and prints what happened; then the same run built without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- AttributeArguments.cpp - Reading distlock attribute arguments ------===//
 
 #include "AttributeArguments.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- AttributeArguments.h - Reading distlock attribute arguments --------===//
 //
 // Clang 16 parses plugin-registered C++11 attributes but skips their arguments,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Attributes.cpp - Registering distlock::lock and distlock::key ------===//
 //
 // The registrations are static initializers in the distlockWeave library: an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Attributes.h - The distlock attributes as the AST records them -----===//
 //
 // The attribute handlers (Attributes.cpp, registered with Clang's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- BuildFlags.cpp - Parsing a source as the build compiles it ---------===//
 
 #include "BuildFlags.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- BuildFlags.h - Parsing a source as the build compiles it -----------===//
 //
 // distlock_weave() gives the weaver the build's compilation database and the

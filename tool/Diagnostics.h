@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Diagnostics.h - Errors and warnings of distlock-weave
 //---------------===//
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- ForceLinker.h - Keep the attribute registrations linked ------------===//
 //
 // Include in the one source of each program that parses distlock attributes

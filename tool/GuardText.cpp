@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- GuardText.cpp - The statement woven into a locked function ---------===//
 
 #include "GuardText.h"

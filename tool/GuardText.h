@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- GuardText.h - The statement woven into a locked function -----------===//
 //
 // The guard is inserted right after the body's '{' and keeps every line of

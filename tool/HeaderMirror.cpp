@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- HeaderMirror.cpp - The woven header tree ---------------------------===//
 
 #include "HeaderMirror.h"

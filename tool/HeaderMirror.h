@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- HeaderMirror.h - The woven header tree -----------------------------===//
 //
 // A locked function defined in a header is woven into a copy of the header

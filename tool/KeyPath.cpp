@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- KeyPath.cpp - Field paths of [[distlock::key("path")]] -------------===//
 
 #include "KeyPath.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- KeyPath.h - Field paths of [[distlock::key("path")]] ---------------===//
 //
 // A key path names what of a parameter keys the lock: "id", "customer.id",

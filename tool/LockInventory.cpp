@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockInventory.cpp - The locked functions of a target, as JSON ------===//
 
 #include "LockInventory.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockInventory.h - The locked functions of a target, as JSON --------===//
 //
 // What distlock-weave records of each function it weaves, and what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockOrder.cpp - Lock-order cycles among a target's locked functions ===//
 
 #include "LockOrder.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockOrder.h - Lock-order cycles among a target's locked functions --===//
 //
 // Merges the lock inventories of a target's sources and checks the order in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockRecorder.cpp - What the lock inventory says of one function ----===//
 
 #include "LockRecorder.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockRecorder.h - What the lock inventory says of one function ------===//
 //
 // Builds the inventory record of a woven function: its lock as written, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockedFunction.cpp - One function definition to weave --------------===//
 
 #include "LockedFunction.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- LockedFunction.h - One function definition to weave ----------------===//
 //
 // Checks a definition whose declarations carry [[distlock::lock]] against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Paths.cpp - File paths as distlock-weave compares them -------------===//
 
 #include "Paths.h"

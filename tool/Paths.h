@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Paths.h - File paths as distlock-weave compares them ---------------===//
 
 #ifndef DISTLOCK_TOOL_PATHS_H

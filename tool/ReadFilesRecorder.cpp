@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- ReadFilesRecorder.cpp - What a translation unit reads --------------===//
 
 #include "ReadFilesRecorder.h"

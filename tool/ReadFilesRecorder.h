@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- ReadFilesRecorder.h - What a translation unit reads ----------------===//
 //
 // Records the files a translation unit reads, as `-MMD` would (what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- WeaveAction.cpp - The frontend action of distlock-weave ------------===//
 
 #include "WeaveAction.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- WeaveAction.h - The frontend action of distlock-weave --------------===//
 //
 // Parses one translation unit with the distlock attributes registered, weaves

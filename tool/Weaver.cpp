@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Weaver.cpp - Weaving lock guards into one translation unit ---------===//
 
 #include "Weaver.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- Weaver.h - Weaving lock guards into one translation unit -----------===//
 //
 // Finds every definition whose declarations carry [[distlock::lock]], checks

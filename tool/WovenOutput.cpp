@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- WovenOutput.cpp - Writing the woven source and its depfile ---------===//
 
 #include "WovenOutput.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- WovenOutput.h - Writing the woven source and its depfile -----------===//
 
 #ifndef DISTLOCK_TOOL_WOVENOUTPUT_H

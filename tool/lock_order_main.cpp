@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- lock_order_main.cpp - distlock-lock-order --------------------------===//
 //
 // distlock-lock-order -o OUT [--target NAME] [--no-order-check] INVENTORY...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //===- main.cpp - distlock-weave ------------------------------------------===//
 //
 // distlock-weave SRC -o OUT [--depfile D] [--locks-out L]

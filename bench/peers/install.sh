@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what bench/redis_peer_bench measures distlock against, each only when missing:
 # Debian's python3-redis (redis-py 4.x) through apt, and the npm packages of package.json,
 # exactly as package-lock.json pins them, into BUILD_DIR/bench/peers/node_modules, beside the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Node drivers of bench/redis_peer_bench share: the command line, the two loops and
 // the one JSON line they print. A driver hands run() its library's locks as
 // { acquire() -> handle, release(handle) }, each on its own ioredis connection.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // redis-semaphore's Mutex (on ioredis) for bench/redis_peer_bench.
 //
 //   node node_redis_semaphore.js --port P --mode cycles|handoff --count N

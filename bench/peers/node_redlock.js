@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // node-redlock 4 (on one ioredis connection, so one "master") for bench/redis_peer_bench.
 //
 //   node node_redlock.js --port P --mode cycles|handoff --count N

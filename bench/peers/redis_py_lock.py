@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """redis-py's Lock (Debian's python3-redis, redis-py 4.x) for bench/redis_peer_bench.
 
   /usr/bin/python3 redis_py_lock.py --port P --mode cycles|handoff --count N

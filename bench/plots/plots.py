@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws the figures of docs/performance.md and docs/reliability.md with gnuplot (SVG).
 
     python3 bench/plots/plots.py RESULTS_JSON TIMELINE_TSV OUT_DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stock_reservation: reserving stock under a distributed lock, using the runtime by hand.
 //
 // Worker processes, each with several threads, reserve items of a few SKUs. The stock of a

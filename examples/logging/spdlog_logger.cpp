@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock's log messages through spdlog: one adapter, installed once at start-up.
 //
 //   spdlog_logger [URL]     default memory://spdlog-example

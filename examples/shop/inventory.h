@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stock reservations: what the distributed lock protects. Each reservation reads the stock
 // of one item, works a little (pricing, payment: here a short pause) and writes it back.
 // Without a lock, two processes reserving the same item at once both read the same stock,

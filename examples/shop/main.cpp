@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shop example: several service processes reserve stock at once.
 //
 //   shop run [--url URL] [--processes N] [--reservations N] [--skus N] [--work-us N]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shop's stock: one small file per SKU holding "<quantity> <fence>". A stand-in for a
 // database row that several service processes read and write.
 #pragma once

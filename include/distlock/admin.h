@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inspecting and breaking the locks a server keeps, for operators (the `distlock` command) and
 // for tools: which locks are held, by which acquisition of which process, since when, for how
 // long still, with which fence, who waits; force-release of a stuck lock; and what the servers
@@ -41,20 +42,21 @@ const char* to_string(HoldKind kind);
 // Who holds or waits, as far as the server knows it. A holder that wrote no metadata (a
 // Curator client on ZooKeeper) leaves the fields empty or zero.
 struct Holder {
-  std::string acquisition_id;
-  std::string host;
-  long long pid = 0;
+  std::string acquisition_id;  // the id the holder's Lease::id() gives
+  std::string host;            // the holder's host name
+  long long pid = 0;           // the holder's process id
 };
 
+// One hold of a lock: an exclusive or write holder, a reader, or a semaphore's permit.
 struct Hold {
-  HoldKind kind = HoldKind::exclusive;
-  Holder holder;
+  HoldKind kind = HoldKind::exclusive;  // which side of the lock it holds
+  Holder holder;                        // who holds it
   // When the hold was granted (Redis: the holder's clock; ZooKeeper: the server's ctime).
   std::optional<std::chrono::system_clock::time_point> acquired_at;
   // How long the server keeps it without a renewal. None: until the holder's session ends
   // (ZooKeeper).
   std::optional<Millis> time_left;
-  std::uint64_t fence = 0;
+  std::uint64_t fence = 0;  // the fence the holder's lease has
   // Reentrant holds of the same owner (Redis); 1 otherwise.
   unsigned count = 1;
   // Released, but kept taken for a while by hold_at_least: nobody holds it.
@@ -63,15 +65,17 @@ struct Hold {
   std::string location;
 };
 
+// One caller waiting for a lock, where the backend keeps waiters on the server.
 struct Waiter {
-  HoldKind kind = HoldKind::exclusive;
-  Holder holder;
-  std::string location;
+  HoldKind kind = HoldKind::exclusive;  // which side of the lock it waits for
+  Holder holder;                        // who waits
+  std::string location;                 // the Redis key (and member) or the ZooKeeper node
 };
 
+// A lock as its server has it: who holds it, and who waits for it.
 struct LockState {
-  std::string name;  // as the runtime writes it: "<type>:<key>", key parts escaped
-  std::vector<Hold> holds;
+  std::string name;         // as the runtime writes it: "<type>:<key>", key parts escaped
+  std::vector<Hold> holds;  // every hold: one, or a read lock's readers, a semaphore's permits
   // In the order they will be granted where the backend keeps an order (ZooKeeper, a Redis
   // fair lock's queue); a read-write lock's waiting writers on Redis in no particular order.
   std::vector<Waiter> waiters;
@@ -79,8 +83,8 @@ struct LockState {
 
 // What a force-release took away.
 struct ReleasedHold {
-  std::string name;
-  Hold hold;
+  std::string name;  // the lock's name
+  Hold hold;         // the hold that was taken away
 };
 
 // Whether a server may take locks away by itself: a Redis server with a maxmemory and any
@@ -105,12 +109,14 @@ struct ServerFacts {
   // Bytes, 0 for no limit; none when the server does not say, or has no such setting.
   std::optional<std::uint64_t> maxmemory;
   std::string maxmemory_policy;  // empty when the server does not say, or has no such setting
-  EvictionRisk eviction = EvictionRisk::unchecked;
+  EvictionRisk eviction = EvictionRisk::unchecked;  // whether it may evict lock keys
   // Why, naming the policy; what to configure when the locks are at risk, or to let the
   // command check.
   std::string reason;
 };
 
+// The locks on one server, seen and broken from outside their holders: what the distlock
+// command runs on.
 class LockAdmin {
  public:
   // Connects as Client::connect does, with the same URLs (memory:// excepted: another
@@ -118,6 +124,7 @@ class LockAdmin {
   // for a bad URL, BackendUnavailable when the server cannot be reached.
   static std::unique_ptr<LockAdmin> connect(std::string_view url, const Options& options = {});
 
+  // The library's own: connect() makes one.
   explicit LockAdmin(std::unique_ptr<detail::LockInspector> inspector);
   ~LockAdmin();
   LockAdmin(const LockAdmin&) = delete;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a woven guard builds from an attribute's arguments, and what it returns when the lock
 // stays busy. `[[distlock::lock("order", 30s, distlock::on_busy(distlock::fallback(&f)))]]`
 // becomes a constant Annotation: the spec, and the fallback function (NoFallback without one).
@@ -18,12 +19,13 @@ namespace distlock {
 struct NoFallback {};
 // What a free function's guard passes where a member's passes `this`.
 struct NoObject {};
-inline constexpr NoObject no_object{};
+inline constexpr NoObject no_object{};  // the NoObject a free function's guard passes
 
+// An attribute's arguments as the woven guard holds them: a constant of this type.
 template <class Fallback>
 struct Annotation {
-  LockSpec spec;
-  Fallback fallback;
+  LockSpec spec;      // the lock, as spec() makes it from the arguments
+  Fallback fallback;  // on_busy(fallback(&f))'s f, or NoFallback
 };
 
 namespace annotation_detail {

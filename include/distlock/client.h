@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Client: a connection to one lock service, chosen by URL. Thread-safe; one per process is
 // normal. Each client runs one renewal thread for the leases it granted.
 //
@@ -24,6 +25,7 @@
 
 namespace distlock {
 
+// How a client connects and behaves; Client::connect and configure take them.
 struct Options {
   // Connecting (and authenticating) gives up after this: BackendUnavailable.
   Millis connect_timeout = std::chrono::seconds(3);
@@ -68,6 +70,8 @@ namespace detail {
 class ClientCore;
 }
 
+// A connection to one lock service (a URL): takes and renews the leases of its process.
+// One per process is normal (default_client()); thread-safe.
 class Client {
  public:
   // Connects (eagerly: an unreachable server throws BackendUnavailable here, within
@@ -85,6 +89,7 @@ class Client {
 
   // The server as error messages name it: the URL without its password.
   const std::string& server() const;
+  // The counters since the client was created (ClientStats).
   ClientStats stats() const;
 
  private:

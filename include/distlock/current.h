@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lease this thread holds, and lost-lock handling around a critical step.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock: distributed locks for C++. Include this one header.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Durations as a lock spec takes them: any std::chrono::duration, an integer number of
 // milliseconds, or text such as "30s", "500ms", "2m", "1h" or "1m30s".
 #pragma once
@@ -12,6 +13,7 @@
 
 namespace distlock {
 
+// Every duration of the API (ttl, wait, timeouts), in milliseconds.
 using Millis = std::chrono::milliseconds;
 
 namespace detail {
@@ -65,6 +67,7 @@ constexpr Millis parse_duration(std::string_view text) {
 // A duration argument of spec() and its options. Text literals are parsed at compile time.
 class DurationArg {
  public:
+  // A std::chrono duration, rounded up to whole milliseconds: 30s, 1500ms.
   template <class Rep, class Period>
   // NOLINTNEXTLINE(google-explicit-constructor)
   constexpr DurationArg(std::chrono::duration<Rep, Period> d)
@@ -74,16 +77,20 @@ class DurationArg {
             std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool> &&
                                  !std::is_same_v<Integer, char>,
                              int> = 0>
+  // An integer: milliseconds.
   constexpr DurationArg(Integer milliseconds)  // NOLINT(google-explicit-constructor)
       : value_(static_cast<Millis::rep>(milliseconds)) {}
 
+  // A text literal, a number and a unit (ms, s, m or h): "5s", checked at compile time.
   template <std::size_t N>
   DISTLOCK_CONSTEVAL DurationArg(const char (&text)[N])  // NOLINT(google-explicit-constructor)
       : value_(detail::parse_duration(std::string_view(text, N - 1))) {}
 
+  // Text read at run time, as the literal: a bad one throws ConfigError.
   constexpr DurationArg(std::string_view text)  // NOLINT(google-explicit-constructor)
       : value_(detail::parse_duration(text)) {}
 
+  // The duration in milliseconds.
   constexpr Millis value() const { return value_; }
 
  private:

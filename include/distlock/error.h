@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exceptions thrown by the distlock runtime. Every message names the lock and the server, in
 // one shape: "distlock: lock '<lock>' on <server>: <reason>". A server never shows a password.
 #pragma once
@@ -7,13 +8,17 @@
 
 namespace distlock {
 
+// The base of every error the library throws; what() names the lock, the server and the
+// reason.
 class Error : public std::runtime_error {
  public:
   // `lock` and `server` may be empty where the error concerns no lock (a bad URL, say), or
   // no server (a bad spec); the message then leaves them out.
   Error(std::string lock, std::string server, std::string reason);
 
+  // The lock's name, "<type>:<key>"; empty when the error concerns no lock.
   const std::string& lock() const noexcept { return lock_; }
+  // The server as messages name it (no password); empty when the error concerns no server.
   const std::string& server() const noexcept { return server_; }
   // What went wrong, without the lock and the server.
   const std::string& reason() const noexcept { return reason_; }

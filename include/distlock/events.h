@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What happens to a client's locks, for metrics: Options::on_event receives each event.
 //
 // The hook runs on the thread where the event happened: the acquiring or releasing thread, or,
@@ -13,6 +14,7 @@
 
 namespace distlock {
 
+// What happened to a lock.
 enum class EventKind {
   acquired,        // a lease was granted; `waited`: from the call to the grant
   contended,       // an acquisition found the lock taken; acquired or timeout follows
@@ -25,13 +27,15 @@ enum class EventKind {
                    // lock stays taken until its ttl runs out
 };
 
+// One event, as Options::on_event receives it.
 struct Event {
-  EventKind kind;
+  EventKind kind;         // what happened
   std::string_view type;  // the lock type, as the spec names it ("order"); valid during the call
-  Millis waited{0};
-  Millis held{0};
+  Millis waited{0};       // acquired, timeout: how long the caller waited
+  Millis held{0};         // released: how long the lease was held
 };
 
+// The hook Options::on_event takes.
 using EventHook = std::function<void(const Event&)>;
 
 // "acquired", "contended", ...: the enumerator's name.

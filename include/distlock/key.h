@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock keys: the values that name the locked thing. The lock name is
 // "<type>:<part>:<part>..." with every part escaped, so distinct keys never share a name.
 //
@@ -69,15 +70,19 @@ class Key {
  public:
   Key() = default;
 
+  // A key of one part: anything to_key() takes (the top of this file).
   template <class Part, std::enable_if_t<!std::is_same_v<std::decay_t<Part>, Key>, int> = 0>
   Key(const Part& part) {  // NOLINT(google-explicit-constructor)
     append(to_key(part));
   }
 
+  // Appends one part, escaping it.
   void append(std::string_view raw_part);
   // Appends every part of `other`, already escaped.
   void append_parts(const Key& other);
+  // False for a key of no part: one lock per type.
   bool has_parts() const { return has_parts_; }
+  // The parts, escaped and joined by ':', as the lock name ends.
   const std::string& encoded() const { return encoded_; }
 
  private:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lease: one held lock. Move-only; releases the lock when destroyed.
 #pragma once
 
@@ -21,8 +22,11 @@ class HeldLeases;
 class Client;
 class LockedCall;
 
+// One held lock: its name, fence and validity. Move-only; the lock is released when the
+// owning Lease is destroyed or release() is called.
 class Lease {
  public:
+  // What on_lost() calls when the lease is found lost.
   using LostCallback = std::function<void(const LockLost&)>;
 
   // The key to the library's own moves, which put a lease in its place without handing it over.
@@ -34,6 +38,7 @@ class Lease {
     friend class Lease;
   };
 
+  // The library's own: Client::acquire makes leases.
   Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::LeaseState> state);
   // Reentry follows the holder. A lease moved within the acquiring thread's stack (into a local
   // std::optional, say) stays that thread's. Moved anywhere else (into a container, a lambda or
@@ -41,7 +46,9 @@ class Lease {
   // re-enters it (the acquiring thread's next acquisition of the lock waits for it like any
   // other), and current() no longer shows it on the acquiring thread.
   Lease(Lease&& other) noexcept;
+  // Releases the lease this one held (as the destructor does), then takes `other`'s.
   Lease& operator=(Lease&& other) noexcept;
+  // The library's own move (Relocation): the lease changes place, not holder.
   Lease(Relocation, Lease&& other) noexcept;
   Lease(const Lease&) = delete;
   Lease& operator=(const Lease&) = delete;
@@ -61,6 +68,7 @@ class Lease {
   // Fencing token: strictly increasing per lock name across all holders. A reentrant
   // acquisition shares the fence of the holder's first acquisition.
   std::uint64_t fence() const;
+  // The lease time the lock was taken with (capped, on ZooKeeper, by the session timeout).
   Millis ttl() const;
 
   // True while the lease is held: not released, not known lost, and the local monotonic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LockedCall: the lock of one call of a locked function, as a woven guard declares it at the
 // top of the body (by hand it reads the same). It takes the function's lock, or with per_key
 // one lock per key in lock-name order; when they stay taken past the wait it throws
@@ -31,8 +32,10 @@ std::array<Key, sizeof...(Parts)> keys(const Parts&... parts) {
   return {key_of(parts)...};
 }
 
+// The lock of one call of a locked function: see the top of this file.
 class LockedCall {
  public:
+  // Takes the locks of `keys` (one, or per_key one per key) on `client`, as `spec` says.
   template <std::size_t N>
   LockedCall(const LockSpec& spec, const std::array<Key, N>& keys,
              Client& client = default_client())

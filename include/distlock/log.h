@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the runtime reports what it cannot throw: release failures in destructors, renewal
 // errors, lost leases. The default logger writes warnings and errors to stderr.
 #pragma once
@@ -7,8 +8,10 @@
 
 namespace distlock {
 
+// How much a message matters.
 enum class LogLevel { debug, info, warning, error };
 
+// Where the runtime's messages go: set_logger() takes one.
 using Logger = std::function<void(LogLevel, std::string_view message)>;
 
 // Replaces the logger; an empty function silences the runtime. Thread-safe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counts a client's lock events as Prometheus metrics, in the text exposition format (0.0.4),
 // for a service to serve on the /metrics endpoint it already has:
 //
@@ -27,8 +28,10 @@
 
 namespace distlock {
 
+// The metrics of the clients whose Options::on_event is hook(): see the top of this file.
 class PrometheusMetrics {
  public:
+  // The upper bounds of the wait and hold histograms, in seconds.
   static constexpr std::array<double, 12> kHistogramBuckets = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5,
                                                                1,     5,     10,   30,   60,  300};
 

@@ -1,5 +1,6 @@
-// ScopedLock: a lease held for one scope. Woven code declares one at the top of each
-// annotated function; by hand it reads
+// SPDX-License-Identifier: Apache-2.0
+// ScopedLock: a lease held for one scope, taken by hand (woven code declares a LockedCall,
+// locked_call.h):
 //
 //   distlock::ScopedLock guard(distlock::spec("order", 30s), distlock::key_of(user, id));
 #pragma once
@@ -11,15 +12,19 @@
 
 namespace distlock {
 
+// A lease held from construction to the end of the scope.
 class ScopedLock {
  public:
+  // Acquires the lock of `spec` and `key` on `client` (LockTimeout after the spec's wait).
   ScopedLock(const LockSpec& spec, const Key& key, Client& client = default_client())
       : lease_(client.acquire(spec, key)) {}
+  // Acquires the spec's lock without a key: one lock for the type.
   explicit ScopedLock(const LockSpec& spec) : ScopedLock(spec, Key{}) {}
 
   ScopedLock(const ScopedLock&) = delete;
   ScopedLock& operator=(const ScopedLock&) = delete;
 
+  // The lease held: its fence, its validity.
   const Lease& lease() const { return lease_; }
 
  private:

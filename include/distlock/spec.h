@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LockSpec: what a lock is (its type, lease ttl) and how to take it (wait, renewal).
 //
 //   constexpr auto order_lock = distlock::spec("order", 30s, distlock::wait(5s));
@@ -22,6 +23,7 @@ namespace distlock {
 // Wait without limit: the default.
 inline constexpr Millis kWaitForever = Millis::max();
 
+// Which side of a lock a spec takes.
 enum class Mode {
   exclusive,  // one holder
   read,       // shared with other readers, excluded by writers (read-write locks)
@@ -45,13 +47,17 @@ class LockType {
   // A view of this object's own bytes: valid while the spec is.
   constexpr std::string_view view() const { return {data_, size_}; }
   // NOLINTNEXTLINE(google-explicit-constructor)
-  constexpr operator std::string_view() const { return view(); }
-  constexpr bool empty() const { return size_ == 0; }
-  constexpr std::size_t size() const { return size_; }
+  constexpr operator std::string_view() const { return view(); }  // view()
+  constexpr bool empty() const { return size_ == 0; }             // no type at all
+  constexpr std::size_t size() const { return size_; }            // in bytes
 
+  // Compares the bytes of the type with a string.
   friend constexpr bool operator==(const LockType& a, std::string_view b) { return a.view() == b; }
+  // Compares the bytes of the type with a string.
   friend constexpr bool operator==(std::string_view a, const LockType& b) { return a == b.view(); }
+  // Compares the bytes of the type with a string.
   friend constexpr bool operator!=(const LockType& a, std::string_view b) { return !(a == b); }
+  // Compares the bytes of the type with a string.
   friend constexpr bool operator!=(std::string_view a, const LockType& b) { return !(a == b); }
 
  private:
@@ -72,12 +78,13 @@ enum class OnLost {
   fail,    // the call throws LockLost after the body returns
 };
 
+// A lock and how to take it: what spec() returns, and what Client::acquire takes.
 struct LockSpec {
-  LockType type;
-  Millis ttl{0};
-  Millis wait = kWaitForever;  // zero: try once, never wait
-  bool renew = true;           // extend the lease while it is held (the watchdog)
-  Mode mode = Mode::exclusive;
+  LockType type;  // the lock type: the first part of the lock name
+  Millis ttl{0};  // the lease time: the server frees the lock this long after the last renewal
+  Millis wait = kWaitForever;   // zero: try once, never wait
+  bool renew = true;            // extend the lease while it is held (the watchdog)
+  Mode mode = Mode::exclusive;  // exclusive, or a side of a read-write lock
   // A semaphore: up to this many holders at once, each with its own lease and fence.
   // Zero: a lock (exclusive, or read-write by `mode`).
   std::uint32_t permits = 0;
@@ -85,59 +92,71 @@ struct LockSpec {
   bool fair = false;
   // Released earlier than this after the grant, the lock stays taken on the server until then.
   Millis hold_at_least{0};
-  bool per_key = false;  // woven: one lock per key parameter, taken in lock-name order
-  OnBusy on_busy = OnBusy::raise;
-  OnLost on_lost = OnLost::report;
+  bool per_key = false;             // woven: one lock per key parameter, taken in lock-name order
+  OnBusy on_busy = OnBusy::raise;   // woven code: when the lock stays taken past the wait
+  OnLost on_lost = OnLost::report;  // woven code: when the lease was lost while the body ran
 };
 
 // The lock type as spec() takes it. A string literal is checked at compile time. The spec
 // copies it (LockType), so a spec never refers to the caller's string.
 class TypeName {
  public:
+  // A string literal: an empty one is a compile-time error.
   template <std::size_t N>
   DISTLOCK_CONSTEVAL TypeName(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
       : value_(literal, N - 1) {
     static_assert(N > 1, "distlock::spec: the lock type must not be empty");
   }
+  // A string read at run time: spec() checks it then.
   // NOLINTNEXTLINE(google-explicit-constructor)
   constexpr TypeName(std::string_view value) : value_(value) {}
 
+  // The type as given.
   constexpr std::string_view value() const { return value_; }
 
  private:
   std::string_view value_;
 };
 
+// The types of spec()'s options: what wait(), try_only, renew() and the others below are. A
+// program names the options, not these types.
 namespace option {
+// wait(limit)
 struct Wait {
-  Millis value;
+  Millis value;  // the limit
 };
-struct TryOnly {};
+struct TryOnly {};  // try_only
+// renew(enabled)
 struct Renew {
-  bool enabled;
+  bool enabled;  // whether the lease is renewed
 };
-struct Read {};
-struct Write {};
+struct Read {};   // read
+struct Write {};  // write
+// permits(count)
 struct Permits {
-  long long count;
+  long long count;  // the semaphore's size
 };
-struct Fair {};
+struct Fair {};  // fair
+// hold_at_least(duration)
 struct HoldAtLeast {
-  Millis value;
+  Millis value;  // the shortest hold
 };
-struct PerKey {};
-struct Skip {};
+struct PerKey {};  // per_key
+struct Skip {};    // skip
+// fallback(function)
 template <class Function>
 struct Fallback {
-  Function function;
+  Function function;  // what a busy call returns the result of
 };
+// on_busy(skip) or on_busy(fallback(f))
 template <class Policy>
 struct OnBusy {
-  Policy policy;
+  Policy policy;  // Skip or Fallback
 };
-struct Fail {};
+struct Fail {};  // fail
+// on_lost(fail)
 struct OnLost {
-  ::distlock::OnLost policy;
+  ::distlock::OnLost policy;  // what a call whose lease was lost does
 };
 }  // namespace option
 
@@ -165,11 +184,14 @@ inline constexpr option::PerKey per_key{};
 // Woven code: on_busy(skip) returns a value-initialized result without running the body;
 // on_busy(fallback(&f)) returns f(same arguments) (for a member: a member function pointer).
 inline constexpr option::Skip skip{};
+// The function a busy call returns the result of: on_busy(fallback(&f)).
 template <class Function>
 constexpr option::Fallback<Function> fallback(Function function) {
   return {function};
 }
+// When the lock stays busy, return a value-initialized result without running the body.
 constexpr option::OnBusy<option::Skip> on_busy(option::Skip skip) { return {skip}; }
+// When the lock stays busy, return f(the same arguments) without running the body.
 template <class Function>
 constexpr option::OnBusy<option::Fallback<Function>> on_busy(option::Fallback<Function> f) {
   return {f};
@@ -177,6 +199,7 @@ constexpr option::OnBusy<option::Fallback<Function>> on_busy(option::Fallback<Fu
 // Woven code: on_lost(fail) makes the call throw LockLost when the body returns after its
 // lease was lost, instead of handing back a result computed without the lock.
 inline constexpr option::Fail fail{};
+// on_lost(fail): throw LockLost from a call whose lease was lost while its body ran.
 constexpr option::OnLost on_lost(option::Fail) { return {OnLost::fail}; }
 
 namespace detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract between distlock-weave and the runtime. A woven file includes this header and
 // nothing else of distlock's, and its guard names nothing of distlock but what namespace
 // distlock::woven declares below. test/tool/unit/woven_contract_test.cpp fails when the tool

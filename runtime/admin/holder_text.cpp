@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "admin/holder_text.h"
 
 #include "util/decimal.h"

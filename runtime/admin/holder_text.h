@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holder metadata the backends write, read back: "<host> <pid> <last>", where <last> is the
 // acquisition time (a Redis lock's holder field) or the acquisition id (a ZooKeeper node's
 // data). Host names have no spaces; the two last fields are split off from the right.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock::admin::LockAdmin: the URL picks the backend's inspector; the rest is the
 // inspector's.
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <distlock/client.h>
 
 #include "core/client_core.h"

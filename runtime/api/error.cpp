@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <distlock/error.h>
 
 #include "util/failure_message.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <distlock/annotation.h>
 #include <distlock/locked_call.h>
 

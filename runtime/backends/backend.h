@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface between the client core and a lock service. A backend knows one protocol;
 // names, ids, owner tokens, leases and renewal scheduling belong to the core.
 #pragma once

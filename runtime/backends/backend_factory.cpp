@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/backend_factory.h"
 
 #include "backends/memory/memory_backend.h"

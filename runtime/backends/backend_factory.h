@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Picks the backend a URL's scheme names.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/url_schemes.h"
 
 #include "core/client_config.h"

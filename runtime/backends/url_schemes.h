@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The URL schemes this build takes, and the query keys each one accepts: one list for the
 // client's backends and for the admin API's inspectors, so that the distlock command takes a
 // service's URL exactly as the service does.

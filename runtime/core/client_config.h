@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options as a URL's query string adjusts them.
 #pragma once
 

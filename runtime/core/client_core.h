@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared heart of a Client: the backend, the renewal queue and the counters.
 //
 // Ownership (-> is a shared_ptr, ~> a plain reference that the owner outlives):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/event_sink.h"
 
 #include <distlock/log.h>

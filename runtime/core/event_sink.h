@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hands a client's events to the service's hook (Options::on_event), which must not break the
 // path that reports them: what it throws is logged and dropped.
 #pragma once

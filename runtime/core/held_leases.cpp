@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/held_leases.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The leases each thread holds, innermost last, behind distlock::current().
 #pragma once
 

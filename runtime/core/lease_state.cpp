@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/lease_state.h"
 
 #include <distlock/log.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a Lease shares with the client core and the renewal thread.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Owner tokens: who holds a lock, for reentrancy. A server lets an acquisition re-enter a lock
 // only under the owner token its hold was taken with, so the token names the holder, not just
 // the thread: "<instance id>:<thread number>.<handovers>". The instance id is random (128 bits);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The watchdog: one thread per client that renews held leases before they expire.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The renewal queue's order: leases by next renewal time, in an indexed binary heap so a
 // release removes its lease in O(log n) without scanning. A lease may carry a window before
 // its due time in which renewing it is already fine: when one lease comes due, those whose

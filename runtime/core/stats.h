@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counters behind ClientStats, shared by the core and its backend.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How long a lease may be trusted without asking the server.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing Prometheus's text exposition format (0.0.4): the lines and the escaping.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole numbers written in decimal, as the servers store and return them (fences, counts,
 // times in ms) and as URLs give them (ports, counts).
 #pragma once

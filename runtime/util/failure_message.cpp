@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "util/failure_message.h"
 
 namespace distlock::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one shape of every error message and of the runtime's log lines:
 // "distlock: lock '<lock>' on <server>: <reason>", without the parts that are empty.
 #pragma once

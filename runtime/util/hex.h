@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hexadecimal digits, for identifiers (lowercase) and percent-escapes (uppercase, as URLs
 // write them).
 #pragma once

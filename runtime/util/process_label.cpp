@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "util/process_label.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "<host> <pid>": how a lock's metadata names the process that holds it, for people and for
 // the distlock command (the Redis hash's holder field, a ZooKeeper lock node's data).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one clock the runtime measures leases, waits and timeouts with.
 #pragma once
 

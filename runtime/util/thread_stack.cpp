@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "util/thread_stack.h"
 
 #include <pthread.h>

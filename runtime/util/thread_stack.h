@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether an object lives on the calling thread's stack: a Lease moved there is still held by
 // the thread (a local std::optional, say), one moved anywhere else (the heap of a container or
 // of a task another thread runs) is not.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing of lock service URLs:
 // scheme://[user[:password]@]host[:port][,host[:port]...][/path][?k=v&...]
 // The user information ends at the last '@', so a password may hold '/', ':' and '@' as they are;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the commands of a guide's Installation section, as written, from a clean directory.
 
   check_installation.py --guide GUIDE.md --source DIR --app APP.CPP --work DIR

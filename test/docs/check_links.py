@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the relative links of Markdown files: the file linked exists, and so does the heading
 an `#anchor` names (GitHub's anchors: the heading in lower case, punctuation dropped, spaces
 as '-').

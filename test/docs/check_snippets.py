@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compiles every C++ snippet of the given Markdown files, as written.
 
   check_snippets.py --cxx C++ --weave DISTLOCK-WEAVE --include DIR --context HEADER

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the code snippets of README.md and docs/*.md assume around them: the service's own
 // types and variables they name (an order, a ledger, a store, a logger). Included before each
 // snippet by check_snippets.py; the snippet's text is compiled as written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for distlock::weave::readAttributeSpelling (tool/AttributeArguments.cpp),
 // the raw-lexer reader of `distlock::<name>(...)` in distlock-weave.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the lock-name encoding (runtime/api/key.cpp): escape_name_part, Key,
 // key_of and lock_name. The property that matters is injectivity: two different (type, key
 // parts) tuples must never share a lock name.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The fuzz.* ctest tests, included from test/CMakeLists.txt:
 #   fuzz.build                 configures and builds test/fuzz (a project of its own, built
 #                              with clang++-<llvm version>: libFuzzer) into this build tree

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The steps of the fuzz.* ctest tests (registered by register.cmake), in script mode.
 #
 # Build the fuzz project (test/fuzz/CMakeLists.txt) with clang:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A woven program (distlock_weave) for the tests of the annotation's options on a real server,
 // one subcommand per option; the URL comes first, as configure()'s.
 //

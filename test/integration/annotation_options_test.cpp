@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The annotation's options in woven code (annotated_worker, built through distlock_weave) on a
 // real redis-server: per_key transfers in opposite directions from two processes, a minimum
 // hold that keeps another process out, skip and fallback on a busy lock, and on_lost(fail)

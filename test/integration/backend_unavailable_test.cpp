@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An unreachable or mute Redis server is reported as BackendUnavailable, naming the server,
 // within the configured timeouts.
 #include <arpa/inet.h>

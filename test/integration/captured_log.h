@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's log lines (set_logger), kept from `lowest` up while the object lives.
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs prometheus_sample and reads what it prints with prometheus_client's own parser (Debian:
 python3-prometheus-client): every family has its type, each count is what the sample's run
 did, and each histogram is well formed (cumulative buckets, +Inf equal to the count)."""

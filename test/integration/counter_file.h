@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared resource of the mutual-exclusion tests: a file holding "<count> <fence>".
 // Each increment reads it, pauses a little (so that an unprotected writer would lose
 // updates), and writes it back. The fence written with the count lets every holder check

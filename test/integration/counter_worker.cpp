@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Child process of the multi-process integration tests.
 //
 //   counter_worker <url> <counter-file> <iterations> <threads>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock and Apache Curator (Debian's jars, driven by test/interop/CuratorContender.java) on
 // the same ZooKeeper lock paths: InterProcessMutex against distlock's exclusive lock,
 // InterProcessReadWriteLock against distlock::read / distlock::write, and

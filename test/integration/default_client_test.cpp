@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // default_client(): configure(url), else $DISTLOCK_URL, else redis://127.0.0.1:6379. Each case
 // runs in a child process of its own (a death test), as the default client is the process's.
 #include <cstdio>

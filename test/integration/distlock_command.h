@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running the distlock command (cli/) as a child process, as an operator would: its exit code,
 // its stdout and its stderr apart, and --json output parsed with nlohmann-json.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distlock command against a real redis-server: list (every lock kind), show (a fair lock's
 // queue in order), release (of a live holder, which then loses its lease; with an --id that
 // does not hold; without --force), watch, server (the version, the memory policy and whether

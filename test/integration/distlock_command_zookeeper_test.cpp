@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distlock command against a real ZooKeeper: list (exclusive, read, write, semaphore: the
 // holders named by their nodes' data, fence = czxid), show (the waiters in their order),
 // release (of a live holder, which then loses its lease; with an --id that does not hold), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hold intervals that multi-process tests record (rw_worker, CuratorContender: one line per
 // hold, "<R|W|P> <start-ns> <end-ns> <who>") and what the tests check in them; and the holds
 // such a worker reports when it ends.

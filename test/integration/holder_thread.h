@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A thread that holds a lock for a test: it takes the lock as its spec says when constructed,
 // and holds it until release() (or destruction). Another owner, even on the caller's client.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad and hostile input against a real redis-server: odd keys, an oversized key, a wrong
 // password, an ACL user without rights and one with just the rights the guide lists, and a
 // client that does not own a lock trying to release or renew it through the server-side

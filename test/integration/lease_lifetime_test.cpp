@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who destroys a client's core (runtime/core/client_core.h), against a real redis-server: the
 // thread that drops the last Client and owning Lease, never the renewal thread, even when the
 // drop happens while that thread is still reporting the lease's loss.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock behaviours every backend must show, run against memory://, against a private
 // redis-server, against a private replicated Redis behind three sentinels, against three
 // private masters for Redlock, against a private Redis Cluster, and against a private ZooKeeper

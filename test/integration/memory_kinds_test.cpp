@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock kinds of issue 13 on memory://: read-write locks, semaphores (permits) and fair
 // locks, with the semantics of the Redis backend's. Each test has a memory:// name of its own.
 // Threads start waiting in a known order by watching the client's count of waiting callers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // No password in any message, as a property. Random URLs of every scheme carry a marker
 // password (random characters, '?', '#', '/', '@', ':', '%', '&' and '=' among them) in the
 // user information or in ?password=, most of them malformed in a random way (a bad port, an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prints, in Prometheus's text format, what PrometheusMetrics counted of a known run on
 // memory://, for check_prometheus_metrics.py to read with the prometheus_client parser:
 //   type "order": 3 plain acquisitions, 1 granted after a wait, 1 wait that timed out, 1 try

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A password in the URL never shows: not in any error's what() or server(), nor in a log
 // line. Each case below reaches one throw site of the runtime with a URL that holds one
 // (bad URLs and options, unreachable, mute and stopped servers, wrong passwords, waits that

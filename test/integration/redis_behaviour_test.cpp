@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Behaviours that only the Redis backend has, or that only Redis lets a test provoke:
 // a holder process killed outright, a lock deleted behind the holder's back, the key layout.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Closing a Redis connection never waits for the replies it still owes: the thread that drops
 // one may be the renewal thread, whose leases end by their own clock, and a connection is often
 // dropped because the network failed, when every read would wait its full command_timeout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redis Cluster (redis+cluster://) against a private cluster of three masters with a
 // replica each: locks live on their slot's master, and a slot moved to another master is
 // followed, with a lock held on it and a waiter waiting for it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the Redis backend reaches its server, each against a real redis-server: over a Unix
 // socket, in the database the URL names, within max_connections, and across a server that
 // forgot the scripts (SCRIPT FLUSH).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a Redis server may take away by itself: with a maxmemory and a policy other than
 // noeviction it evicts keys when memory runs out, lock keys included. The client warns once
 // per server when it connects (INFO memory); a user that may not run INFO gets a debug line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Read-write locks, semaphores and fair locks on a real redis-server: races across processes
 // (rw_worker children record each hold's interval, and the test checks them) and what the
 // server keeps (a fair lock's queue). The rules of each kind are in lock_behaviour_test.cpp.

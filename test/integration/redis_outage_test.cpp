@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An acquisition rides through a spell in which the server cannot be reached or cannot serve
 // (a restart, a failover) while its wait and the URL's outage_limit leave time; a refusal
 // (an error the server would repeat) is not ridden through.

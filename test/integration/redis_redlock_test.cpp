@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redlock over three independent redis-servers (redis+redlock://): a majority grants, a
 // minority does not, the validity budget is spent by slow masters, and what a fence means
 // when each master counts on its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redis with replicas: redis+sentinel:// following a failover (the master SIGKILLed, or
 // moved by SENTINEL FAILOVER), and ?min_replicas=N holding grants and renewals back until
 // replicas have them. Real servers: a master, replicas and three sentinels per test.

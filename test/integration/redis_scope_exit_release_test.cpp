@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Lease that leaves its scope on Redis sends the release and returns without its reply; the
 // next command on that connection, the release courier, or the client's end reads the reply
 // and reports what it says. These tests hold the release back (CLIENT PAUSE), make it find the

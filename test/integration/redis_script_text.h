@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text of a Redis script as the client loads it, for tests that run a script by hand.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The connection the Redis lock commands share
 // (runtime/backends/redis/transport/shared_connection.h), against a real redis-server: every caller
 // gets its own reply however many send at once, replies read for others reach them in order, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixture for suites whose tests share one redis-server, started by the first of them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Child process of the ZooKeeper multi-process tests (read-write locks, Curator interop, the
 // ensemble): like counter_worker, with a lock mode, a lock name of the test's choosing, hold
 // intervals written to a file, and optional riding out of server failures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixture for suites whose tests share one server, started by the first test that needs it
 // and stopped after the suite. A server that cannot start fails each test, naming it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The woven shop example end to end: several processes of it against a private
 // redis-server. Built through distlock_weave(), every reservation takes its lock and none is
 // lost; built from the same sources without weaving, nothing locks and updates are lost.

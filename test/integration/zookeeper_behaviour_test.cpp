@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Behaviours of the ZooKeeper backend that the shared suite cannot show: the node layout
 // (Curator's names, czxid fences, container lock nodes), one round trip for an uncontended
 // acquisition, a killed holder's lock freed when its session ends, a node deleted behind the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper test harness itself (test/support): a standalone server that stops and
 // restarts with its data, an ensemble that elects a new leader when its leader dies, the
 // plain client, and the proxy's cuts. None of it needs distlock's ZooKeeper backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the ZooKeeper suites: a suite-wide server, lock paths, Curator's node
 // names, and the Curator driver as a child process.
 #pragma once

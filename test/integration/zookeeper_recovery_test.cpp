@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper backend through failures: a create whose reply is lost, a server restarted
 // while acquirers create and wait, a connection cut and re-established within the session, a
 // session expired behind a partition, and a three-server ensemble losing its leader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Semaphores (distlock::permits) on ZooKeeper: the node layout of Curator's
 // InterProcessSemaphoreV2 (a mutex under <lock>/locks, a lease node each under <lock>/leases),
 // N holders and no more, a waiter woken by a release, a timed-out waiter leaving no node, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixture for suites whose tests share one ZooKeeper server, started by the first of them,
 // each test with a raw client of its own to look at the nodes.
 #pragma once

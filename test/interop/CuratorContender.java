@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Java service using Apache Curator's lock recipes, contending with distlock on the same
 // ZooKeeper path (Debian's Curator jars). The interop tests run it beside distlock processes.
 //

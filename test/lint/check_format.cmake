@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DCLANG_FORMAT=<clang-format> -DSOURCE_DIR=<repository> -P check_format.cmake
 # Fails, listing them, when sources differ from what clang-format makes of them. Left alone:
 # the lit tests and their inputs (their CHECK lines pin columns and line numbers), the

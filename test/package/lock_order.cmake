@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The lock-order check of distlock_weave(), on test/package/lock_order built against
 # distlock's build tree: without a cycle the target builds, warns of a nested lock of one type
 # under another key, runs, and writes <target>.distlock-locks.json, checked field by field;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pkg-config --cflags --libs distlock builds a consumer without CMake: distlock's build is
 # installed into a scratch prefix, test/package/consumer/main.cpp is compiled and linked with
 # what pkg-config says (PKG_CONFIG_PATH pointing into the prefix), and it runs.

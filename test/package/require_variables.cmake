@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # require_variables(<var>...): for the cmake -P scripts of the package tests, fails naming
 # the script and the first -D<var>=... that was not given (or given empty).
 function(require_variables)

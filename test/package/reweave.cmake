@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Editing an annotated source, or a header it includes, or the target's flags weaves it again
 # on the next build; nothing else does (CMake running again included). Checked on a copy of test/package/reweave built against distlock's
 # build tree.

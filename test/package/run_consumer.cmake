@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Builds a project that uses distlock (test/package/consumer, or examples/) and runs its
 # programs, with distlock found one of three ways:
 #

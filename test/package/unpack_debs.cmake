@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # unpack_debs(<cpack> <build dir> <work dir> "<package> => <Depends regex>[&<regex>...]|..."
 #             <root variable>):
 # makes the Debian packages of a distlock build (cpack -G DEB), checks that exactly the

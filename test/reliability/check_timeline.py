@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the reliability checker with --timeline and checks what the timeline says against
 the run: every hold ends after it starts, the fault hit a victim whose lease stayed valid from
 the kill to its end, and the next grant to another worker came after that.

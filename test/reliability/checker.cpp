@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock_checker: a fault-injection checker for mutual exclusion and fencing.
 //
 //   distlock_checker --backend redis --fault kill-holder [--workers 3] [--duration 8s] ...

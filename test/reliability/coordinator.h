@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The coordinator: starts the lock service and the workers, injects the fault, waits for
 // the workers, and reports.
 #pragma once

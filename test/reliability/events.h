@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checker's shared vocabulary: CLOCK_MONOTONIC time stamps (comparable across the
 // processes of one machine) and the per-worker event log, one line per event:
 //

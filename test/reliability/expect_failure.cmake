@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A negative control of the reliability checker: runs it with one protection broken and
 # passes only if it exits 1 (a check failed) and reports the failure of the check that
 # protection is for. Another check failing beside it is allowed; this one missing is not.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A checker run whose checks fail keeps its run directory, with the workers' logs, and says
 # where; this one fails by asking for more operations than a short run makes. The directory
 # is removed afterwards.

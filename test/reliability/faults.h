@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The faults the coordinator injects mid-run, one small class each:
 //   none            nothing: the baseline
 //   kill-holder     SIGKILL worker 0 while it holds the lock (never restarted)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared resource the workers protect: a counter in a small file that checks fencing
 // tokens, as a database row updated with "... WHERE fence <= :fence" would.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Merges the workers' event logs and the store's journal into the checker's figures, checks
 // what must hold for the run's fault, and prints both.
 #pragma once

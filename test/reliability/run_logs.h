@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workers' event logs of one run, read back: each acquisition from its grant to its end
 // (or loss, or the worker's death), the writes, probes and errors. The report checks them;
 // the timeline draws them.

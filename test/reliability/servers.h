@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock services the checker runs against, each started by the checker itself on free
 // loopback ports inside its temporary directory and stopped with the object:
 //   memory               memory://<name>: the workers are threads of one process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A run as a timeline to plot (scripts/run-bench.sh --plots, docs/reliability.md), in
 // seconds since the workers started, one tab-separated record a line:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A worker of the checker: loops until its run time is up, each round acquiring the one
 // lock, reading the fenced store with the lease's fence, pausing a random time, writing the
 // value + 1 through distlock::checked, and releasing. It logs every grant, store operation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A TCP connection to a port on 127.0.0.1, for tests and benchmarks that talk to a server or
 // stand between one and its clients.
 #pragma once

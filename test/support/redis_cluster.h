@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A private Redis Cluster for tests and benchmarks: three masters and one replica each, every
 // server a private process on a free loopback port, made a cluster with
 // `redis-cli --cluster create`, all stopped when the object goes away.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A replicated Redis watched by Sentinel, for tests and benchmarks: one master, its
 // replicas and three sentinels (quorum 2), each a private process on a free loopback port,
 // all stopped when the group goes away. Failover is quick: a master is down after 1 s

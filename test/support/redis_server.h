@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A private redis-server for tests and benchmarks: started on a free loopback port in a
 // temporary directory, stopped (and the directory removed) when the object goes away.
 #pragma once

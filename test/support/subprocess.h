@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process for tests: spawned with its stdout on a pipe this object reads, killed and
 // reaped when the object goes away. Linux only (fork/exec, pidfd, PR_SET_PDEATHSIG).
 #pragma once

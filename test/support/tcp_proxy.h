@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A TCP proxy on a loopback port in front of one server, for provoking network failures:
 // cut every connection, freeze traffic (a partition: nothing passes, new connections hang),
 // refuse new connections (while a server restarts: a ZooKeeper that is still starting accepts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "zookeeper_client.h"
 
 #include <zookeeper/zookeeper.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plain ZooKeeper client for tests (libzookeeper_mt, synchronous calls): inspects and
 // changes nodes behind distlock's back. Its log goes nowhere (its own log callback), so it
 // leaves the library's global log settings alone.

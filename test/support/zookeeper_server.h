@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private ZooKeeper servers for tests and benchmarks, run from Debian's `zookeeper` package
 // (java with the jars in /usr/share/java): a standalone server, or a three-server ensemble on
 // loopback. Each server gets free loopback ports, a temporary directory with a generated

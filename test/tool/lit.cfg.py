@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The lit suite of distlock-weave: one file per woven shape and per diagnostic.
 import os
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Acquisition ids: "<type prefix>-<hash of the acquisition time>-<sequence>", unique per
 // acquisition, including ids made at the same instant on different threads.
 #include <gtest/gtest.h>

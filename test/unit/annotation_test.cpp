@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a woven guard builds from the attribute's arguments (<distlock/annotation.h>): the spec
 // with every option, the fallback function, the compile-time checks it asserts at the
 // attribute, and the result it returns when the lock stays busy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who may destroy a client's core, and on which thread (runtime/core/client_core.h): never the
 // renewal thread, and never a thread that merely once held one of its leases.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Commands in the Redis protocol: what the Redis backend sends for every call.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decimal numbers in text (runtime/util/decimal.h): the fences, counts and times the servers
 // return, and the ports and counts of URLs.
 #include "util/decimal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Durations as a lock spec takes them: text ("30s", "1m30s"), chrono durations (rounded up
 // to whole milliseconds) and integers (milliseconds). Text literals are parsed during
 // compilation; text given at run time throws ConfigError when malformed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event hook's contract on a memory:// client (each backend's events: the shared suite in
 // test/integration/lock_behaviour_test.cpp), and PrometheusMetrics' text for known events.
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redis Cluster's key hashing (runtime/backends/redis/topology/hash_slot.h) against the values
 // Redis documents; the integration tests compare it with CLUSTER KEYSLOT on a real cluster.
 #include "backends/redis/topology/hash_slot.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock names and keys: escape_name_part, Key, key_of, lock_name and the to_key
 // customization point. The property that matters most is injectivity: two different
 // (type, key parts) pairs must never produce the same lock name, or two unrelated callers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lease validity without the network: valid_until / drift_allowance, and LeaseState driven by
 // explicit time points (a fake clock). No client core, no server: a LeaseState needs neither.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's logger: replaced by set_logger, and usable until the process ends, including
 // from destructors of objects with static storage (the default client is one: destroying a
 // ZooKeeper client logs, at exit).

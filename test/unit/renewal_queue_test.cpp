@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The renewal queue on its own: which lease it renews first, that a removed lease is never
 // renewed again, that remove() waits for a renewal in flight, and how losses are reported.
 // The backend here records what it is asked and answers as each test says; the queue's

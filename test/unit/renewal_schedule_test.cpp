@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The renewal queue's order: an indexed heap of leases by next renewal time.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spec(): a lock's type and ttl, and how to take it. Constant-evaluated specs are checked
 // during compilation (see compile_fail/); specs built from run-time values throw ConfigError.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which query parameters each URL scheme takes: the table of docs/guide.md ("URLs"), checked
 // cell by cell. A parameter a scheme does not take is a ConfigError naming the ones it does.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock service URLs: parse_url, Url::redacted and options_from_url. Passwords must never
 // reach a message, whether the URL parsed or not.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper lock's node names and order (runtime/backends/zookeeper/lock_nodes.h): the
 // paths a lock name maps to, Curator's contender names, and who is granted and who waits
 // behind whom. The integration tests run the same against a real server and beside Curator.

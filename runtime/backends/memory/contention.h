@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Taking an in-process lock: attempts, and waits in the lock's queue between them, until one
 // grants or the caller's deadline passes.
 #pragma once

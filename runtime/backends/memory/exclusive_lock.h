@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exclusive lock of one name: one owner, reentrant. Fair acquisitions queue in arrival
 // order and a release wakes the first of them only; others take the lock whenever it is free.
 #pragma once

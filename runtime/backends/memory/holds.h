@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holds an in-process lock keeps: one owner's reentrant hold (the exclusive lock, a
 // read-write lock's writer), or many acquisitions' holds at once, each with its own expiry and
 // fence (a read-write lock's readers, a semaphore's permits). Called with the table's mutex

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/memory/lock_table.h"
 
 namespace distlock::detail::memory {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One in-process lock table: every lock kind of every name, shared by the clients of one
 // memory:// name for the process's lifetime, so that fences keep increasing however clients
 // come and go. One mutex guards it all; waiters wait on condition variables of their own.

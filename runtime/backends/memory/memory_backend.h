@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory://[name]: locks inside this process, with the semantics of the networked backends
 // (ttl, reentrancy, fencing, waiting). Clients that use the same name share one lock table.
 #pragma once

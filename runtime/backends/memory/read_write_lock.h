@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The read-write lock of one name, apart from its exclusive lock: many readers or one writer.
 // The writer's hold is reentrant; each read is a hold of its own, with its own fence. Writers
 // are not starved: while one waits, readers wait too unless they already read the lock or hold

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semaphore of one name, apart from its locks: up to `permits` holds at once, each
 // acquisition a hold of its own (no reentry) with its own expiry and fence.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Callers waiting for one side of an in-process lock to change, in arrival order. Each waiter
 // has a condition variable of its own, so that a release can wake the next waiter only (a fair
 // lock, a semaphore's permit) or all of them (a lock that many can take at once).

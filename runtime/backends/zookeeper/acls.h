@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ACLs of the nodes the backend creates. Without credentials every node is open. With
 // them (digest), nodes belong to the authenticated user, whom the server puts in place of
 // the "auth" entry: others may read them, and may create lock types under /distlock, but

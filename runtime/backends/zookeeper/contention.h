@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One acquisition contending for a lock node, as Curator's lock recipes do: create an
 // EPHEMERAL_SEQUENTIAL contender (protected: named with a fresh uuid, so a create whose reply
 // was lost is found again), list the contenders, and either hold the lock or wait behind the

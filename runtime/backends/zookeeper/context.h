@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the parts of the ZooKeeper backend share.
 #pragma once
 

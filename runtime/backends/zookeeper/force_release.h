@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An operator's force-release on ZooKeeper: the holders' nodes of one lock deleted, each with
 // the version it was read at, so that a node is deleted only as it was seen. A contender's
 // node is its acquisition's alone (a sequence number and a uuid in its name): deleting it can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // This process's holds: for each (lock path, owner, side), the node it holds and the
 // acquisitions sharing it. Reentrancy is local, as in Curator: a second acquisition by the
 // same owner joins the hold; the node goes when the last one is released.

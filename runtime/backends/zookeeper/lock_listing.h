@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the locks a ZooKeeper server keeps, for distlock::admin: a walk of the lock root
 // (/distlock/<type>[/<key>], lock_nodes.h), each lock node's contenders ordered and judged as
 // a contender judges them, and each node's data ("<host> <pid> <acquisition id>", written by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a lock lives in ZooKeeper and how its contenders are named and ordered: the node
 // names and rules of Apache Curator's InterProcessMutex, InterProcessReadWriteLock and
 // InterProcessSemaphoreV2, so a Curator client and a distlock client on the same path exclude

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A contender node an acquisition created. Unless the lock was won (keep) or the node is
 // known to be gone, it is deleted when the acquisition ends: at once if the server answers,
 // else by the reaper, so a waiter that gives up or fails leaves no orphan behind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deletes, in the background, contender nodes nobody waits for any more: the node of a
 // waiter that gave up while the server could not be reached, and any node a create whose
 // reply was lost may still leave behind. Each is retried until it is gone or its session

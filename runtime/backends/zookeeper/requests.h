@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Requests to the server through a session, each round trip counted in stats.round_trips.
 // They go out through the C client's asynchronous calls; the caller waits on its own condition
 // variable, up to the command timeout (a create: until the client answers, which it always

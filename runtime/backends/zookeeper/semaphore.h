@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One acquisition of a semaphore's permit, taken as Apache Curator's InterProcessSemaphoreV2
 // takes a lease, so that Curator and distlock processes on one path share one semaphore:
 //

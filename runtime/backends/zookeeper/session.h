@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One ZooKeeper session: a handle of the multi-threaded C client, its connection state, its
 // credentials, and the watches its waiters set. A session that expired is never usable
 // again; the SessionKeeper opens the next one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keeps one usable ZooKeeper session: opens the first, authenticates each once connected,
 // and opens the next when one expires (after telling the backend, which drops that session's
 // holds and raises the loss alarm). Callers wait here for a ready session.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where and how the ZooKeeper backend connects, as a zookeeper:// URL and the options say.
 #pragma once
 

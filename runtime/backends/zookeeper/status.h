@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeper result codes as the backend reads them, and the messages it throws.
 #pragma once
 

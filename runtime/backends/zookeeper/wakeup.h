@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a waiting caller sleeps on: a watch event on the node it waits behind, the failure of
 // the request that set the watch, or the end of its session. Notified from the ZooKeeper
 // client's completion thread, which it never blocks for longer than a short mutex.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zookeeper://[user:password@]host1:2181,host2:2181[/chroot][?session_timeout=10s&...]: locks
 // as ephemeral sequential nodes, named and ordered as Apache Curator's InterProcessMutex and
 // InterProcessReadWriteLock name and order them. One ZooKeeper session per client; a lease

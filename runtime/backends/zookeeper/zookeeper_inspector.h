@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock::admin on ZooKeeper: a session of its own (authenticated with the URL's
 // credentials), the lock root walked by LockListing, holds deleted by force_release.
 #pragma once

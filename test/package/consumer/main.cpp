@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Takes a memory:// lock through the packaged runtime, and asks the operators' API (admin.h,
 // in the user's standard too) about it: returns 0 when everything holds.
 #include <distlock/admin.h>

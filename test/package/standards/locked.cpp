@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One locked function, compiled (and woven) with the standard its target gets.
 #include <cstdio>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flags the weaver takes from the build's compile command: those that change the parse,
 // with their values, in order; nothing that only one compiler understands.
 #include "BuildFlags.h"

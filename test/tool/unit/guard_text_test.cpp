@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // guardText and lineDirective: the exact statement woven after a locked function's '{'.
 #include "GuardText.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parseKeyPath: the syntax of [[distlock::key("path")]]. Resolving a path against a type
 // needs a parsed translation unit: that is the lit suite's (key_paths.cpp, diagnostics/).
 #include "KeyPath.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock inventory: splitting the attribute's arguments, the JSON written and read back.
 #include "LockInventory.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock-order check on inventories built by hand: cycles among lock types, nested locks of
 // one type, and the merge of a target's inventories.
 #include "LockOrder.h"

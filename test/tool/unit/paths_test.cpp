@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // absolutePath, relativeTo and HeaderMirror::mirroredPath: where a header's woven copy goes.
 #include "Paths.h"
 #include "HeaderMirror.h"

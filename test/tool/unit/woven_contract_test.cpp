@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract of include/distlock/woven.h: the guard distlock-weave emits names nothing of
 // distlock but what distlock::woven declares, and the header declares nothing the guard does
 // not use. Either side drifting fails here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // depfileText, wovenSource and writeFileAtomically: what distlock-weave writes around the
 // woven text.
 #include "WovenOutput.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/admin/eviction_policy.h"
 
 #include <distlock/log.h>

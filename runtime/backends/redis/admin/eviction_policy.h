@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a Redis server may take away by itself: a server with a maxmemory and any policy but
 // noeviction evicts keys when it runs out of memory, and a lock's keys all have a ttl, which
 // every volatile-* policy picks from (allkeys-* pick from every key). An evicted lock is free

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/admin/force_release.h"
 
 #include "admin/holder_text.h"

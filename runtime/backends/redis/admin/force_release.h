@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An operator's force-release on one Redis server (scripts/force_release.lua): atomic, so
 // that with an acquisition id only that acquisition's hold goes, never one granted meanwhile.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the locks one Redis server keeps, for distlock::admin: the lock names found by SCAN
 // (never KEYS, which would stop the server for the whole key space), then each name's keys
 // (redis_keys.h) read in one MULTI, so that a lock's holds and waiters are seen at one

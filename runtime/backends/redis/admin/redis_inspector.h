@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // distlock::admin on Redis: one server (redis://, redis+unix://), the master the sentinels
 // name (redis+sentinel://), or each master of a Redlock (redis+redlock://), whose locks are
 // listed per master (a Redlock hold lives on a majority of them, each with its own fence).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/admin/server_version.h"
 
 #include "backends/redis/transport/connection.h"

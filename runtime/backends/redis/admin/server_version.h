@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oldest Redis the scripts run on, and the check a backend makes once, when it first
 // connects: an older server would fail every grant with a bare "syntax error" from inside a
 // script, where the user needs to hear which server is too old and what it takes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A release request that keeps its texts (a ReleaseRequest only points at its caller's): for a
 // release read or sent again after the Lease that made it is gone.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which script, keys and arguments each kind of lock uses to acquire, renew and release: the
 // exclusive lock's hash, a read-write lock's writer hash and readers, a semaphore's permits
 // (redis_keys.h, scripts/*.lua).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Redis keys and channel of one lock. All share the hash tag {NAME}, so they sit in one
 // Cluster slot and one script may touch them all. Names arrive escaped: never '{' or '}'.
 #pragma once

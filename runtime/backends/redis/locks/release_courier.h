@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Lease leaving its scope sends its release without waiting for the reply
 // (Backend::release_unawaited). The courier sees that each such release reaches the server, or
 // that the process says it did not:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wakes local waiters when a lock they wait for is released: Redis pub/sub over one
 // subscriber connection and one thread per backend. A channel is subscribed while at least
 // one local waiter watches it.

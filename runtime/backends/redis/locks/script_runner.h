@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the lock scripts by digest (EVALSHA), sending the body again (EVAL) only when the
 // server has lost its script cache (NOSCRIPT: a restart or SCRIPT FLUSH).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the Redis backends wait for a busy lock, one server or a Redlock quorum alike, by the
 // protocol of release_listener.h: subscribed before the retry that could miss a release,
 // each wait bounded by the holder's ttl, so that a lost notification costs time, never a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redis Cluster (redis+cluster://seed:port[,seed:port...]): each lock goes to the master of
 // its hash slot (every key of a lock shares the slot, hash_slot.h), through one single-server
 // backend per master (redis_backend.h). The slot map comes from CLUSTER SLOTS; a MOVED reply

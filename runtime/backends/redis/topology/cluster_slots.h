@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Redis Cluster's slot map, read with CLUSTER SLOTS: which master serves each hash slot.
 // The cluster backend routes each lock by it; the admin inspector lists every master's locks
 // and reads or releases one lock on its slot's master.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redis Cluster's hash slots: which of the 16384 slots a key lives in. Every key of one lock
 // carries the lock name as its hash tag ({...}), so a lock's keys share one slot.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the master is. For redis:// and redis+unix:// the URL's server, always. For
 // redis+sentinel:// what the sentinels say: asked once at the start, then followed through
 // their +switch-master messages on a thread of its own, and asked again whenever a connection

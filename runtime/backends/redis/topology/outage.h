@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rides an acquisition through a spell in which the server cannot be reached or cannot serve
 // yet (a restart, a Sentinel or Cluster failover, a server loading its data): the failed
 // attempt is made again after a pause that doubles from 50 ms to 1 s, while both the caller's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Redis backend: one server over TCP or a unix socket, or the master Sentinel names.
 // Locks are hashes and sorted sets changed only by Lua scripts (scripts/*.lua; which script
 // and keys each kind of lock uses: kind_calls.h), waiters are woken by pub/sub, and renewals

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Redlock: one lock over N independent Redis masters (redis+redlock://h1:p1,h2:p2,h3:p3). A
 // lock is held when a majority granted it within its validity budget; each master runs the
 // same scripts as a single server (redis_backend.h), one backend per master.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Commands in the Redis protocol (RESP: an array of bulk strings), written into a buffer that
 // keeps its capacity from one command to the next. hiredis's own formatter prints each
 // argument through a printf-like routine into freshly allocated strings; the lock scripts'

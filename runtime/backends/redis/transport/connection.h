@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One blocking connection for commands: connected, authenticated and on the configured
 // database. A connection that failed mid-exchange is broken (its stream may hold half a
 // reply) and is never used again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/connection_pool.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Connections for commands, shared by every thread of one backend: at most
 // max_connections open at once (with the lock commands' shared one), all to the master the locator
 // names; broken ones, and those to a master that has since moved, are dropped, never handed out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where and how the Redis backend connects, as a redis://, redis+unix:// or
 // redis+sentinel:// URL and the options say.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Linux eventfd: lets other threads wake a thread that sits in poll().
 #pragma once
 

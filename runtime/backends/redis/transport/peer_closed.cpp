@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/peer_closed.h"
 
 #include <sys/socket.h>

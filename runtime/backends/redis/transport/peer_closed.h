@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether the server (or a load balancer, or a NAT on the way) has closed a connection that owes
 // no replies: Redis closes a client idle past its `timeout`, and a write into that connection
 // seems to succeed while the command never runs. Asked before a connection that sat idle is

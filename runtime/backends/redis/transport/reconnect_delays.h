@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How long the Redis backends' background threads (the release listener, the Sentinel
 // watcher) wait before connecting again after a failure: doubling from the first delay to the
 // longest, back to the first once connected.

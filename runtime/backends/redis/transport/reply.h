@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Owning handles on hiredis replies, and what the backend needs to read from them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A failed exchange with the Redis server, raised where it is not yet known which lock it
 // concerns; the backend retells it as a failure on the lock (for_lock).
 #pragma once

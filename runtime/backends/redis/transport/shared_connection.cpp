@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/shared_connection.h"
 
 #include <sys/socket.h>

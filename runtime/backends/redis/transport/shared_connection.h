@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One connection that many threads send their lock commands on at once. A command is written
 // whole as soon as its caller makes it, and one of the callers waiting for a reply reads for all
 // of them: a read takes in every reply the server has written, and each goes to the caller it

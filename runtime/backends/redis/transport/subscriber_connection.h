@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The release listener's own connection: non-blocking, so its one thread can wait on it and
 // on wake-up descriptors together with poll(), and stop at once. Carries only pub/sub
 // commands, which ignore the database number, so it never sends SELECT.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Takes the lock for an owner, or lets the owner take it once more (reentrancy).
 -- Runs after lib/fence.lua and lib/exclusive_hold.lua.
 -- KEYS: lock hash, fence counter

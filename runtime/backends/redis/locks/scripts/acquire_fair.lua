@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Takes a fair lock: the exclusive lock's hash, granted when free to the first waiter in the
 -- queue (or to anyone when nobody waits). A waiter that finds it held or another first joins
 -- the queue once, at the back, with what a release needs to grant it the lock, and renews its

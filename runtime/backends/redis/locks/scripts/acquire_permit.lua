@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Takes one of a semaphore's permits: granted while fewer than `permits` live holds exist.
 -- Each acquisition is a hold of its own (no reentry), with its own expiry and fence.
 -- Runs after lib/fence.lua and lib/shared_holds.lua.

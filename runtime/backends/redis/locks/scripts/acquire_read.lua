@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Takes a read-write lock's read side: shared with other readers, granted while no writer
 -- holds the lock (or the owner itself does) and, unless the owner already reads it, while no
 -- writer waits (acquire_write.lua).

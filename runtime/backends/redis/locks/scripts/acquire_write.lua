@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Takes a read-write lock's write side: the writer's hash is the exclusive lock's, and the
 -- lock is free for a writer only when no reader holds it. A writer that finds readers queues
 -- as waiting, and readers that are not already reading hold back while one waits: a stream of

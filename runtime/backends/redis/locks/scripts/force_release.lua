@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- An operator's force-release (the distlock command): removes every hold of one lock name, or
 -- with an acquisition id only that acquisition's hold, if it still holds the lock. Waiters keep
 -- their places (a fair lock's queue, a read-write lock's waiting writers) and the fence counter

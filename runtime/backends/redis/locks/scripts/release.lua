@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Removes one acquisition's hold; the last hold deletes the lock and wakes one waiter per
 -- client, or, with a time to keep it (hold_at_least), leaves it taken by nobody until then and
 -- wakes every waiter to ask again ('*').

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Removes one acquisition's hold on a fair lock, as release.lua does; the last hold hands the
 -- lock straight to the first live waiter in the queue and tells it so by name, which saves the
 -- waiter a round trip to ask for it.

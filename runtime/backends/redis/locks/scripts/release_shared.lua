@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Removes a reader's or a permit's hold, or with a time to keep it (hold_at_least) leaves it
 -- taken by nobody until then. Publishes to wake a waiter: after every permit, after the last
 -- reader (only writers wait for readers); a kept hold wakes every waiter ('*').

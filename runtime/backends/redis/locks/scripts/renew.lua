@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Extends the lock to ttl_ms if this acquisition still holds it.
 -- KEYS: lock hash
 -- ARGV: acquisition_id, ttl_ms

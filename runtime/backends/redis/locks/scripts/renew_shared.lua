@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Extends a reader's or a permit's hold to ttl_ms if it is still live.
 -- Runs after lib/shared_holds.lua.
 -- KEYS: expiries, holders

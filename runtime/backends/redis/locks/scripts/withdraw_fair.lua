@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- A fair waiter whose wait ran out leaves the queue at once. If a release granted it the lock
 -- meanwhile, it gives the lock back: to the next waiter, as a release does. When it was first
 -- and the lock is free, the next waiter is granted the lock.

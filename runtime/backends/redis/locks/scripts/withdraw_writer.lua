@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- A writer that stops waiting (its wait ran out) takes back its mark at once, and wakes the
 -- readers it held back when it was the last writer waiting.
 -- KEYS: waiting writers

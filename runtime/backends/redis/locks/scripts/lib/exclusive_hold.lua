@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- One owner's hold on a lock hash (the exclusive lock, a read-write lock's writer): fields
 -- owner, count, fence, id, holder and one 'h:<acquisition id>' per hold.
 

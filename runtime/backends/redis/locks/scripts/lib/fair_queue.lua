@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- A fair lock's queue of waiters: a sorted set of acquisition ids in arrival order (scored by
 -- the server's time in microseconds when each joined), a sorted set of when each entry
 -- expires (ms), which the waiter's retries push on, and a hash of what a release needs to grant

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- The next fence of a lock: the larger of the counter's next value and the server's time in
 -- microseconds. A counter that is new, forgotten (a restart without persistence) or behind (a
 -- replica promoted before the last increment reached it) still hands out a fence above every

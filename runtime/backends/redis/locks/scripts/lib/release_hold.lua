@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Releasing one hold of an owner's lock hash (lib/exclusive_hold.lua's fields).
 
 -- Removes one acquisition's hold ('h:<id>'): 'gone' when the server did not have it (expired,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Holds that many acquisitions have at once (a read-write lock's readers, a semaphore's
 -- permits), each with its own expiry: a sorted set of acquisition ids scored by when each
 -- expires (the server's clock, in ms), and a hash of each one's '<fence> <holder>'. Both keys
