@@ -115,18 +115,22 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   const bool semaphore = spec.permits > 0;
   // A reentry holds under the token of the lease it re-enters; a reader that holds the write
   // lock reads under the writer's; anything else under the thread's token of the moment.
-  const std::string* reentered =
-      semaphore ? nullptr : HeldLeases::owner_of(instance_id_, name, spec.mode);
-  const std::string* writing =
-      spec.mode == Mode::read ? HeldLeases::owner_of(instance_id_, name, Mode::write) : nullptr;
-  if (spec.mode == Mode::write && HeldLeases::owner_of(instance_id_, name, Mode::read))
+  const LeaseState* reentered =
+      semaphore ? nullptr : HeldLeases::holding(instance_id_, name, spec.mode);
+  const LeaseState* writing =
+      spec.mode == Mode::read ? HeldLeases::holding(instance_id_, name, Mode::write) : nullptr;
+  if (spec.mode == Mode::write && HeldLeases::holding(instance_id_, name, Mode::read))
     throw ConfigError(name, server(),
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
   const std::shared_ptr<ThreadOwner>& thread_owner = ThreadOwner::of_this_thread();
-  std::string owner = reentered != nullptr ? *reentered
-                      : writing != nullptr ? *writing
+  std::string owner = reentered != nullptr ? reentered->identity().owner
+                      : writing != nullptr ? writing->identity().owner
                                            : thread_owner->token(instance_id_);
+  // A reentry shares the fence of the lease it re-enters. The backend's may be higher: a
+  // Redlock round can reach a master the outer round missed, whose own hold counts from its own
+  // fence.
+  const std::uint64_t reentered_fence = reentered != nullptr ? reentered->identity().fence : 0;
   LeaseIdentity identity{std::move(name),
                          make_acquisition_id(spec.type),
                          std::move(owner),
@@ -148,7 +152,7 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     if (HeldLeases::handed_over(identity.name)) reason += kHandedOverNote;
     throw LockTimeout(identity.name, server(), reason);
   }
-  identity.fence = grant->fence;
+  identity.fence = reentered != nullptr ? reentered_fence : grant->fence;
   // Counted from the reply, which comes after the grant: the lock is kept at least as long.
   const auto keep_until = spec.hold_at_least > Millis::zero()
                               ? SteadyClock::now() + spec.hold_at_least

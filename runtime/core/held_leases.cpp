@@ -177,15 +177,14 @@ std::vector<const Lease*> HeldLeases::innermost_group() {
   return group;
 }
 
-const std::string* HeldLeases::owner_of(std::string_view instance_id, std::string_view name,
-                                        Mode mode) {
-  const LeaseState* found = held_leases.find_named(name, [&](const LeaseState& state) {
+const LeaseState* HeldLeases::holding(std::string_view instance_id, std::string_view name,
+                                      Mode mode) {
+  return held_leases.find_named(name, [&](const LeaseState& state) {
     const LeaseIdentity& identity = state.identity();
     return !state.released() && !state.lost() && !state.handed_over() &&
            identity.kind.mode == mode && !identity.kind.semaphore() &&
            token_of_instance(identity.owner, instance_id);
   });
-  return found == nullptr ? nullptr : &found->identity().owner;
 }
 
 bool HeldLeases::handed_over(std::string_view name) {

@@ -26,11 +26,10 @@ class HeldLeases {
   static void group_last(std::size_t count);
   // Every lease of the innermost group, first first.
   static std::vector<const Lease*> innermost_group();
-  // The owner token of a lease of `mode` on lock `name` that this thread holds from the client
-  // instance `instance_id`: not released, lost, handed over, nor a semaphore's permit. Null when
-  // there is none.
-  static const std::string* owner_of(std::string_view instance_id, std::string_view name,
-                                     Mode mode);
+  // A lease of `mode` on lock `name` that this thread holds from the client instance
+  // `instance_id`: not released, lost, handed over, nor a semaphore's permit. Null when there
+  // is none.
+  static const LeaseState* holding(std::string_view instance_id, std::string_view name, Mode mode);
   // Whether this thread acquired a lease on lock `name` that it handed over (moved away) and
   // that is not released yet.
   static bool handed_over(std::string_view name);

@@ -62,6 +62,22 @@ TEST_F(Redlock, OneMasterDownOfThreeStillGrantsOnTheOtherTwo) {
   EXPECT_FALSE(held_on(2, "distlock:{quorum:a}"));
 }
 
+// A reentry shares the fence of the lease it re-enters, even when its round reaches a master
+// the outer round missed (paused then), whose own hold has a later fence (a fence is at least
+// the server's time in microseconds): a round's fence is the highest a master gave.
+TEST_F(Redlock, AReentryKeepsTheFenceOfTheLeaseItReenters) {
+  auto client = Client::connect(url());
+  const auto lock_spec = spec("reentry", 30s, wait(5s));
+  // Scripts on the third master wait out the pause: the outer round's request there times out.
+  ASSERT_EQ(masters_[2]->cli({"CLIENT", "PAUSE", "3000", "WRITE"}), "OK");
+  Lease outer = client->acquire(lock_spec, key_of("a"));
+  ASSERT_EQ(masters_[2]->cli({"CLIENT", "UNPAUSE"}), "OK");
+
+  Lease inner = client->acquire(lock_spec, key_of("a"));
+  EXPECT_EQ(inner.fence(), outer.fence());
+  EXPECT_TRUE(held_on(2, "distlock:{reentry:a}")) << "the reentry's round missed the third master";
+}
+
 // The first master's death must not leave waiters listening to it: they hear the release from
 // a master that answers, not from the holder's ttl running out (seen in the reliability
 // checker's redis-redlock.kill-leader: waiters timed out while the victim re-took the lock).
