@@ -517,3 +517,18 @@ TEST(ClientConnect, BadBackendValuesAreNamedByTheirKeyOnly) {
 }
 
 }  // namespace
+
+// Redis has no login by user name alone: a user without a password would be dropped, and the
+// commands would run as the default user. The URL is refused before any connection is made
+// (port 9 refuses connections: had it been tried, the error would be BackendUnavailable).
+TEST(RedisUrl, AUserWithoutAPasswordIsAConfigError) {
+  for (const char* url : {"redis://alice@127.0.0.1:9", "redis+sentinel://alice@127.0.0.1:9/m"}) {
+    try {
+      (void)distlock::Client::connect(url);
+      ADD_FAILURE() << url << ": no ConfigError";
+    } catch (const distlock::ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("'alice' has no password"), std::string::npos) << what;
+    }
+  }
+}
