@@ -81,6 +81,12 @@ private:
     auto Locks = written(&FD, LockAnnotation);
     for (const AnnotateAttr *Lock : Locks)
       blank(*Lock, "lock", "function");
+    if (FD.isPure() && !Locks.empty() && !Locks[0]->getLocation().isMacroID())
+      Diags.error(Locks[0]->getLocation(),
+                  "'distlock::lock' on the pure virtual function '" +
+                      FD.getQualifiedNameAsString() +
+                      "': it has no body to lock, and its overriders are not "
+                      "locked by it; put the attribute on each overrider");
     for (const ParmVarDecl *Param : FD.parameters())
       for (const AnnotateAttr *Key : written(Param, KeyAnnotation)) {
         blank(*Key, "key", "parameter");

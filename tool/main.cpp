@@ -19,6 +19,9 @@
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <algorithm>
+#include <vector>
+
 using namespace clang::tooling;
 
 static llvm::cl::OptionCategory WeaveCategory("distlock-weave options");
@@ -66,6 +69,24 @@ static llvm::cl::extrahelp MoreHelp(
     "usage.\nSee "
     "docs/annotations.md for the attributes and their diagnostics.\n");
 
+/// Whether \p Compilations is what CommonOptionsParser falls back to when the
+/// command line gave no flags (no "--") and no compilation database was found:
+/// the source alone, in ".", which parses it without its include paths and
+/// defines.
+static bool isFlaglessFallback(const CompilationDatabase &Compilations,
+                               llvm::StringRef Source) {
+  std::vector<CompileCommand> Commands =
+      Compilations.getCompileCommands(Source);
+  return Commands.size() == 1 && Commands[0].Directory == "." &&
+         Commands[0].CommandLine.size() == 2;
+}
+
+static bool hasFlagSeparator(int argc, const char **argv) {
+  return std::any_of(argv + 1, argv + argc, [](const char *Arg) {
+    return llvm::StringRef(Arg) == "--";
+  });
+}
+
 int main(int argc, const char **argv) {
   auto Parsed = CommonOptionsParser::create(argc, argv, WeaveCategory,
                                             llvm::cl::Required);
@@ -84,6 +105,17 @@ int main(int argc, const char **argv) {
   }
   if (Parsed->getSourcePathList().size() != 1) {
     llvm::errs() << "distlock-weave: give exactly one source file\n";
+    return 2;
+  }
+  if (!hasFlagSeparator(argc, argv) &&
+      isFlaglessFallback(Parsed->getCompilations(),
+                         Parsed->getSourcePathList().front())) {
+    llvm::errs() << "distlock-weave: no compile flags for "
+                 << Parsed->getSourcePathList().front()
+                 << ": give them after -- (-- -std=c++20 -Iinclude ...) or a "
+                    "build directory with compile_commands.json by -p; "
+                    "without them the source would be parsed without its "
+                    "include paths and defines\n";
     return 2;
   }
   std::unique_ptr<CompilationDatabase> AsBuilt;

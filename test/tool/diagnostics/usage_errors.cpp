@@ -18,6 +18,12 @@
 // RUN: touch %t/file
 // RUN: sh -c '%weave %s -o %t/file/out.cpp -- -std=c++20; echo "exit=$?"' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNWRITABLE
+// A source with no flags after -- and no compilation database (none in its directory's
+// parents: it is copied under a directory of its own outside the build tree).
+// RUN: rm -rf /tmp/distlock-weave-no-flags && mkdir -p /tmp/distlock-weave-no-flags
+// RUN: cp %s /tmp/distlock-weave-no-flags/source.cpp
+// RUN: sh -c '%weave /tmp/distlock-weave-no-flags/source.cpp -o %t/out.cpp; echo "exit=$?"' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=NO-FLAGS
 // RUN: not ls %t/out.cpp
 
 // NO-SOURCE: {{^}}distlock-weave: Not enough positional command line arguments specified!
@@ -36,6 +42,9 @@
 
 // UNREADABLE: error: no such file or directory: '{{.*}}missing.cpp'
 // UNREADABLE: exit=1
+
+// NO-FLAGS: distlock-weave: no compile flags for {{.*}}source.cpp: give them after -- (-- -std=c++20 -Iinclude ...) or a build directory with compile_commands.json by -p
+// NO-FLAGS-NEXT: exit=2
 
 // UNWRITABLE: error: cannot write next to '{{.*}}file/out.cpp': Not a directory
 // UNWRITABLE: exit=1
