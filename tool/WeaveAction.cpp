@@ -59,10 +59,6 @@ protected:
     for (const ReadFile &File : Files)
       if (Copied.count(File.Path))
         writeFile(*Mirror.mirroredPath(File.Path), wovenFile(File));
-    std::string Source = absolutePath(getCurrentFile());
-    writeFile(Options.OutputPath,
-              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
-              WriteMode::Always);
     if (!Options.LocksPath.empty())
       writeFile(Options.LocksPath, inventoryText(Summary.Locks),
                 WriteMode::Always);
@@ -74,6 +70,17 @@ protected:
       writeFile(Options.DepfilePath, depfileText(Options.OutputPath, Paths),
                 WriteMode::Always);
     }
+    // The woven source last, and only when everything else was written: the
+    // build takes its presence for a finished step, and would not run the
+    // tool again for a missing depfile or inventory.
+    if (Diags.hasErrors()) {
+      llvm::sys::fs::remove(Options.OutputPath);
+      return;
+    }
+    std::string Source = absolutePath(getCurrentFile());
+    writeFile(Options.OutputPath,
+              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
+              WriteMode::Always);
   }
 
 private:

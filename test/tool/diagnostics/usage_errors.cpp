@@ -24,6 +24,8 @@
 // RUN: cp %s /tmp/distlock-weave-no-flags/source.cpp
 // RUN: sh -c '%weave /tmp/distlock-weave-no-flags/source.cpp -o %t/out.cpp; echo "exit=$?"' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=NO-FLAGS
+// RUN: sh -c '%weave %s -o %t/out.cpp --depfile %t/file/out.d -- -std=c++20; echo "exit=$?"' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=UNWRITABLE-DEPFILE
 // RUN: not ls %t/out.cpp
 
 // NO-SOURCE: {{^}}distlock-weave: Not enough positional command line arguments specified!
@@ -48,5 +50,10 @@
 
 // UNWRITABLE: error: cannot write next to '{{.*}}file/out.cpp': Not a directory
 // UNWRITABLE: exit=1
+
+// An output beside the woven source that cannot be written: the woven source is not written
+// either, so the build runs the tool again.
+// UNWRITABLE-DEPFILE: error: cannot write next to '{{.*}}file/out.d': Not a directory
+// UNWRITABLE-DEPFILE: exit=1
 
 int main() { return 0; }
