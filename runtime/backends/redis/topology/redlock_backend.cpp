@@ -185,7 +185,11 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   std::size_t released = 0;
   std::size_t answered = 0;
   std::vector<std::string> failures;
-  for (const auto& master : masters_) {
+  // Last master first: a waiter listens to the first master that answers (herald()), and a
+  // release heard there before the masters after it had it would send the waiter to find the
+  // lock still held by a majority, and to sleep out the holder's ttl.
+  for (auto master_it = masters_.rbegin(); master_it != masters_.rend(); ++master_it) {
+    const auto& master = *master_it;
     try {
       if (master->backend().release(request) == ReleaseOutcome::released) ++released;
       ++answered;
