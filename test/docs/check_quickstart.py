@@ -24,7 +24,6 @@ import argparse
 import os
 import pathlib
 import re
-import select
 import shutil
 import socket
 import subprocess
@@ -76,27 +75,24 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def start_redis(redis_server, work):
-    """A redis-server of its own, started when it logs that it accepts connections."""
+def start_redis(redis_server, redis_cli, work):
+    """A redis-server of its own, started once it answers PING (its log: WORK/redis.log)."""
     port = free_port()
+    log = work / "redis.log"
     server = subprocess.Popen(
         [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", str(work)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "--appendonly", "no", "--dir", str(work), "--logfile", str(log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + SERVER_START_SECONDS
-    log = []
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([server.stdout], [], [], deadline - time.monotonic())
-        if not ready:
-            break
-        line = server.stdout.readline()
-        if not line:
-            break
-        log.append(line)
-        if "Ready to accept connections" in line:
+    while time.monotonic() < deadline and server.poll() is None:
+        ping = subprocess.run([redis_cli, "-p", str(port), "PING"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if ping.stdout.strip() == "PONG":
             return server, port
+        time.sleep(0.05)
     server.kill()
-    fail(f"redis-server did not start on port {port}:\n{''.join(log)}")
+    fail(f"redis-server did not start on port {port}:\n"
+         f"{log.read_text() if log.exists() else '(no log)'}")
 
 
 def run_section(args, section, printed):
@@ -121,7 +117,7 @@ def run_section(args, section, printed):
     if len(promised) != 1:
         fail("the Quickstart section should show the program's output in one ```text block")
 
-    server, port = start_redis(args.redis_server, args.work)
+    server, port = start_redis(args.redis_server, args.redis_cli, args.work)
     try:
         script = "set -euo pipefail\nset -x\n" + "\n".join(commands).replace(
             DOCUMENTED_REDIS, f"127.0.0.1:{port}")

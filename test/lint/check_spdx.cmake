@@ -13,13 +13,16 @@ cmake_minimum_required(VERSION 3.25)
 set(license "SPDX-License-Identifier: Apache-2.0")
 set(patterns *.h *.hpp *.c *.cc *.cpp *.java *.js *.py *.sh *.sh.in *.lua *.cmake *.cmake.in
   CMakeLists.txt)
-set(globs ${SOURCE_DIR}/CMakeLists.txt)
+# The top-level CMakeLists.txt by name: a recursive glob from the top would reach the build
+# trees (build/, build-asan/...) and the projects the tests generate there.
+set(globs "")
 foreach(dir IN ITEMS bench cli cmake docs examples include runtime scripts test tool)
   foreach(pattern IN LISTS patterns)
     list(APPEND globs ${SOURCE_DIR}/${dir}/${pattern})
   endforeach()
 endforeach()
 file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR} ${globs})
+list(APPEND sources CMakeLists.txt)
 list(FILTER sources EXCLUDE REGEX "/node_modules/")
 list(FILTER sources EXCLUDE REGEX "^test/tool/[^/]*\\.cpp$")
 list(FILTER sources EXCLUDE REGEX "^test/tool/(Inputs|diagnostics)/")
