@@ -116,6 +116,7 @@ void expect_acquisitions_ride_through(const std::string& url,
   failed_over = true;
   ASSERT_EQ(counting.wait_for(90s), std::future_status::ready);
   EXPECT_NO_THROW(counting.get()) << "an acquisition failed through the failover";
+  EXPECT_EQ(client->stats().release_failures, 0u) << "a release failed through the failover";
 }
 
 // On Sentinel, without min_replicas: the master is SIGKILLed.

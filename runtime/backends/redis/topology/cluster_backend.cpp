@@ -232,9 +232,19 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
 }
 
 ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
-  return on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
-    return master.release(request, asking);
-  });
+  Outage outage(options_.outage_limit);
+  for (;;) {
+    try {
+      return on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
+        return master.release(request, asking);
+      });
+    } catch (const Refused&) {
+      throw;
+    } catch (const BackendUnavailable& error) {
+      // A master failing over, as for acquire: else the lock stays taken until its ttl.
+      if (!outage.pause_before_retry(SteadyClock::time_point::max(), error.what())) throw;
+    }
+  }
 }
 
 void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {

@@ -12,6 +12,7 @@
 
 #include <distlock/duration.h>
 
+#include "backends/redis/transport/server_error.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
@@ -27,6 +28,28 @@ class Outage {
   bool pause_before_retry(SteadyClock::time_point deadline, std::string_view failure);
   // An attempt got through: the next failure begins a new spell.
   void over() { began_.reset(); }
+
+  // Runs `operation` until it gets through, again after each failure while the spell and
+  // `deadline` let. A redirect or TRYAGAIN (a Cluster's answers) goes to the caller as it came;
+  // another failure, told of the lock: Refused for a refusal, BackendUnavailable otherwise.
+  template <class Operation>
+  auto ride_through(std::string_view lock, SteadyClock::time_point deadline,
+                    Operation&& operation) {
+    for (;;) {
+      try {
+        auto result = operation();
+        over();
+        return result;
+      } catch (const Redirected&) {
+        throw;
+      } catch (const TryAgain&) {
+        throw;
+      } catch (const ServerError& error) {
+        if (error.refused() || !pause_before_retry(deadline, error.for_lock(lock).what()))
+          error.throw_for_lock(lock);
+      }
+    }
+  }
 
  private:
   const Millis limit_;

@@ -221,21 +221,8 @@ Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) 
 
 Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Asking asking,
                                              Outage& outage) {
-  for (;;) {
-    try {
-      Attempt attempt = this->attempt(request, asking);
-      outage.over();
-      return attempt;
-    } catch (const Redirected&) {
-      throw;
-    } catch (const TryAgain&) {
-      throw;
-    } catch (const ServerError& error) {
-      if (error.refused() ||
-          !outage.pause_before_retry(request.deadline, error.for_lock(request.hold.name).what()))
-        error.throw_for_lock(request.hold.name);
-    }
-  }
+  return outage.ride_through(request.hold.name, request.deadline,
+                             [&] { return attempt(request, asking); });
 }
 
 Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
@@ -364,20 +351,8 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
 ReleaseOutcome RedisBackend::release_through_outage(const ReleaseRequest& request, Asking asking,
                                                     Outage& outage,
                                                     SteadyClock::time_point deadline) {
-  for (;;) {
-    try {
-      const ReleaseOutcome outcome = release_once(request, asking);
-      outage.over();
-      return outcome;
-    } catch (const Redirected&) {
-      throw;
-    } catch (const TryAgain&) {
-      throw;
-    } catch (const ServerError& error) {
-      const BackendUnavailable failure = error.for_lock(request.hold.name);
-      if (error.refused() || !outage.pause_before_retry(deadline, failure.what())) throw failure;
-    }
-  }
+  return outage.ride_through(request.hold.name, deadline,
+                             [&] { return release_once(request, asking); });
 }
 
 ReleaseOutcome RedisBackend::release_once(const ReleaseRequest& request, Asking asking) {
