@@ -18,6 +18,7 @@
 
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "lock_connection_kinds.h"
 #include "redis_script_text.h"
 #include "redis_suite.h"
 #include "tcp_proxy.h"
@@ -27,7 +28,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// GetParam(): the connections the lock commands take, the shared one or pooled ones.
+// GetParam(): the connections the lock commands take (lock_connection_kinds.h).
 class RedisCutExchange : public RedisSuiteTest,
                          public ::testing::WithParamInterface<std::string_view> {
  protected:
@@ -36,7 +37,7 @@ class RedisCutExchange : public RedisSuiteTest,
                            std::string(more));
   }
   std::string key_for(std::string_view name) const {
-    return std::string(name) + (GetParam() == "max_connections=1" ? "-pooled" : "-shared");
+    return for_lock_connection_kind(name, GetParam());
   }
   // The lock hash holds `lease` alone, once, under its fence, and no later fence was handed out.
   void expect_settled(const std::string& key, const Lease& lease) {
@@ -52,11 +53,8 @@ class RedisCutExchange : public RedisSuiteTest,
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Connections, RedisCutExchange,
-                         ::testing::Values("max_connections=4", "max_connections=1"),
-                         [](const auto& info) {
-                           return std::string(info.index == 0 ? "Shared" : "Pooled");
-                         });
+INSTANTIATE_TEST_SUITE_P(Connections, RedisCutExchange, lock_connection_kinds(),
+                         lock_connection_kind_name);
 
 TEST_P(RedisCutExchange, AnAcquisitionWhoseRepliesAreLostIsGrantedOnceByItsId) {
   TcpProxy proxy(redis().port());

@@ -22,6 +22,7 @@
 
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "lock_connection_kinds.h"
 #include "redis_script_text.h"
 #include "redis_suite.h"
 #include "tcp_proxy.h"
@@ -296,8 +297,8 @@ TEST_F(RedisScopeExitRelease, AWaiterForAConnectionThatIsClosedGoesOnAnother) {
 
 // A scope exit's release reaches the server even when the connection it went out on did not
 // carry it (release_courier.h): the lock is free for another client within kDelivered, far
-// below its minute, and nothing is logged. `query` picks the connections: the shared one, or
-// pooled ones (max_connections=1).
+// below its minute, and nothing is logged. GetParam() picks the connections the lock commands
+// take (lock_connection_kinds.h).
 class RedisScopeExitDelivery : public RedisScopeExitRelease,
                                public ::testing::WithParamInterface<std::string_view> {
  protected:
@@ -321,9 +322,8 @@ class RedisScopeExitDelivery : public RedisScopeExitRelease,
                            options);
   }
   // Each connection kind's own lock: one left taken must not hold up the other's test.
-  static std::string key_for(std::string_view name) {
-    const bool pooled = GetParam() == "max_connections=1";
-    return std::string(name) + (pooled ? "-pooled" : "-shared");
+  std::string key_for(std::string_view name) const {
+    return for_lock_connection_kind(name, GetParam());
   }
   // Another client takes the lock `key` that a scope exit released.
   void expect_released(const std::string& key) {
@@ -343,11 +343,8 @@ class RedisScopeExitDelivery : public RedisScopeExitRelease,
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Connections, RedisScopeExitDelivery,
-                         ::testing::Values("max_connections=4", "max_connections=1"),
-                         [](const auto& info) {
-                           return std::string(info.index == 0 ? "Shared" : "Pooled");
-                         });
+INSTANTIATE_TEST_SUITE_P(Connections, RedisScopeExitDelivery, lock_connection_kinds(),
+                         lock_connection_kind_name);
 
 // The server closes connections idle past its `timeout` (as load balancers and managed Redis
 // services do): a release written into one would never run.
