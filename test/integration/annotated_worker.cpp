@@ -4,7 +4,7 @@
 //
 //   annotated_worker transfer URL LEDGER FROM TO COUNT  per_key transfers of 1 between the two
 //                                                       balances of LEDGER ("<a> <b>")
-//   annotated_worker hold URL      a job locked with hold_at_least(2s) that returns at once
+//   annotated_worker hold URL      a job locked with hold_at_least(5s) that returns at once
 //   annotated_worker busy URL      on_busy(skip) and on_busy(fallback) calls of a lock "job"
 //                                  that the test holds
 //   annotated_worker lose URL      an on_lost(fail) call that outlives its lease; prints
@@ -50,7 +50,7 @@ void transfer([[distlock::key]] int from, [[distlock::key]] int to) {
   write_ledger(ledger_path, balances);
 }
 
-[[distlock::lock("nightly", 10s, distlock::hold_at_least(2s))]]
+[[distlock::lock("nightly", 10s, distlock::hold_at_least(5s))]]
 void nightly_job() {}
 
 int bodies_run = 0;

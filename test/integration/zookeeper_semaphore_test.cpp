@@ -194,17 +194,20 @@ TEST_F(ZooKeeperSemaphore, RenewalsKeepPermits) {
   auto client = connect();
   const std::string key = unique_name("renewed");
   const std::string leases = zk_lock_path("pool", key) + "/leases";
-  // A 1 s ttl, renewed by the watchdog every third of it.
-  const auto pool = spec("pool", 1s, permits(2));
+  // A 2 s ttl, renewed by the watchdog every third of it: held until four renewals of each
+  // lease went through, past the ttl, however long the machine takes to make them.
+  const auto pool = spec("pool", 2s, permits(2));
+  const auto granted = std::chrono::steady_clock::now();
   Lease first = client->acquire(pool, key);
   Lease second = client->acquire(pool, key);
   const auto nodes = raw().children(leases);
-  std::this_thread::sleep_for(3500ms);
+  ASSERT_TRUE(eventually([&] { return client->stats().renewals >= 8; }, 60s))
+      << "the permits were not renewed";
+  EXPECT_GT(std::chrono::steady_clock::now() - granted, 2s) << "held past the ttl";
   EXPECT_TRUE(first.valid()) << "the first permit ran out: not renewed";
   EXPECT_TRUE(second.valid()) << "the second permit ran out: not renewed";
   EXPECT_NO_THROW(first.ensure_held());
   EXPECT_NO_THROW(second.ensure_held());
-  EXPECT_GE(client->stats().renewals, 4u);
   EXPECT_EQ(raw().children(leases), nodes) << "the lease nodes changed while held";
   EXPECT_FALSE(client->try_acquire(pool, key).has_value());
   second.release();
