@@ -38,7 +38,7 @@ void usage(std::ostream& out) {
          "                        [--workers N] [--duration 8s] [--ttl 1s] [--pause 20ms]\n"
          "                        [--long-pause-percent 3] [--think 20ms] [--fault-at 3s]\n"
          "                        [--fault-count 1] [--fault-every 20s]\n"
-         "                        [--threads|--processes]\n"
+         "                        [--threads [--shared-client]|--processes]\n"
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
          "                        [--markdown FILE] [--timeline FILE] [--keep] [--no-check]\n"
          "                        [--break renewal|fencing|checked|on-lost|exclusion|\n"
@@ -46,6 +46,8 @@ void usage(std::ostream& out) {
          "  --kind: the lock the workers take, each excluding like the exclusive lock (the\n"
          "          default): a fair lock, a read-write lock's write side, a semaphore of one\n"
          "          permit\n"
+         "  --shared-client: the worker threads share one Client, so their lock commands share\n"
+         "                   its one connection, as a service's threads do\n"
          "  --timeline: also write each hold, the fault and the recovery to FILE, one\n"
          "              tab-separated line each, for scripts/run-bench.sh --plots\n"
          "  --break: a negative control, turning one protection off so that the check it is\n"
@@ -103,6 +105,8 @@ RunConfig parse_run(const std::vector<std::string>& args) {
       config.threads = true;
     else if (flag == "--processes")
       config.threads = false;
+    else if (flag == "--shared-client")
+      config.shared_client = true;
     else if (flag == "--session-timeout")
       config.session_timeout = parse_duration(value());
     else if (flag == "--slack")

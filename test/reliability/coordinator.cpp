@@ -80,6 +80,10 @@ int run_checker(const RunConfig& config) {
   if (threads && fault->victim_role() != VictimRole::none)
     throw std::invalid_argument("fault " + config.fault +
                                 " hits one worker process: it needs --processes");
+  if (config.shared_client && !threads)
+    throw std::invalid_argument(
+        "--shared-client shares one Client among worker threads: it needs "
+        "--threads");
   if (config.breaks.exclusion && !threads)
     throw std::invalid_argument(
         "--break exclusion lends a lease to the other threads of its process: it needs "
@@ -130,6 +134,7 @@ int run_checker(const RunConfig& config) {
     WorkerSettings settings = base;
     settings.first_id = p;
     settings.threads = threads ? config.workers : 1;
+    settings.shared_client = config.shared_client;
     settings.url = fault->worker_url(p, *service);
     // Every process knows the role; only the one the coordinator arms acts it out.
     settings.role = fault->victim_role();
@@ -198,6 +203,7 @@ int run_checker(const RunConfig& config) {
   facts.fault = config.fault;
   facts.workers = config.workers;
   facts.threads = threads;
+  facts.shared_client = config.shared_client;
   facts.duration = config.duration;
   facts.ran_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stopped - started).count();
   facts.started_ns = to_ns(started);

@@ -390,9 +390,9 @@ void print_report(std::ostream& out, const Report& report) {
   const Figures& f = report.figures;
   out << "distlock checker: backend " << facts.backend << ", lock " << facts.kind << ", fault "
       << facts.fault << ", " << facts.workers
-      << (facts.threads ? " worker threads" : " worker processes") << " x "
-      << format_ns(facts.ran_ns) << ", ttl " << format_ms(static_cast<double>(facts.ttl.count()))
-      << "\n";
+      << (facts.threads ? " worker threads" : " worker processes")
+      << (facts.shared_client ? " sharing one client" : "") << " x " << format_ns(facts.ran_ns)
+      << ", ttl " << format_ms(static_cast<double>(facts.ttl.count())) << "\n";
   for (const auto& injection : f.injections)
     out << "  fault:                       " << injection.record.detail << "\n";
   out << "  acquisitions:                " << f.acquisitions << " (" << f.rounds_completed

@@ -416,6 +416,8 @@ std::vector<std::string> worker_arguments(const WorkerSettings& s) {
           std::to_string(s.first_id),
           "--threads",
           std::to_string(s.threads),
+          "--shared-client",
+          s.shared_client ? "1" : "0",
           "--url",
           s.url,
           "--type",
@@ -464,6 +466,8 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
       s.first_id = std::stoi(value);
     else if (flag == "--threads")
       s.threads = std::stoi(value);
+    else if (flag == "--shared-client")
+      s.shared_client = value == "1";
     else if (flag == "--url")
       s.url = value;
     else if (flag == "--type")
@@ -535,8 +539,10 @@ int run_worker_process(const WorkerSettings& settings) {
   });
 
   std::vector<std::unique_ptr<Worker>> workers;
+  std::shared_ptr<distlock::Client> shared;
+  if (settings.shared_client) shared = distlock::Client::connect(settings.url);
   for (int i = 0; i < settings.threads; ++i) {
-    auto client = distlock::Client::connect(settings.url);
+    auto client = shared ? shared : distlock::Client::connect(settings.url);
     workers.push_back(std::make_unique<Worker>(settings, settings.first_id + i, std::move(client)));
   }
   tell("ready");

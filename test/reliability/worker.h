@@ -42,8 +42,9 @@ std::string lock_kind_name(LockKindChoice kind);
 
 struct WorkerSettings {
   int first_id = 0;  // worker ids first_id .. first_id + threads - 1
-  int threads = 1;   // workers in this process (one Client each)
-  std::string url;   // lock service
+  int threads = 1;   // workers in this process (one Client each, or one for all)
+  bool shared_client = false;
+  std::string url;  // lock service
   std::string lock_type = "checker";
   std::string lock_key = "shared";
   LockKindChoice kind = LockKindChoice::exclusive;
