@@ -87,7 +87,7 @@ TEST(RedisClosing, AConnectionTheServerClosedWhileIdleIsFoundClosed) {
   ASSERT_EQ(reply_text(*connection.command(ping)), "PONG");
   EXPECT_FALSE(connection.found_closed());
   proxy.cut_all();
-  pollfd closed{connection.socket(), POLLIN | POLLRDHUP, 0};
+  pollfd closed{connection.stream().fd(), POLLIN | POLLRDHUP, 0};
   ASSERT_EQ(::poll(&closed, 1, 30'000), 1) << "the close never reached the client";
   EXPECT_TRUE(connection.found_closed());
   EXPECT_TRUE(connection.broken());

@@ -1,53 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/connection.h"
 
-#include <sys/time.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <climits>
+#include <cstring>
 #include <optional>
 #include <vector>
 
-#include "backends/redis/transport/peer_closed.h"
 #include "backends/redis/transport/server_error.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
 namespace {
 
-// hiredis refuses timeouts whose milliseconds overflow an int.
-constexpr Millis kMaxTimeout{INT_MAX / 2};
-
-timeval to_timeval(Millis timeout) {
-  const auto ms = std::clamp(timeout, Millis(1), kMaxTimeout).count();
-  return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)};
+// The stream to `address`, by `deadline`. Throws ServerError naming the server (and, with
+// several servers behind one URL, which one).
+Stream connect_stream(const ConnectionSettings& settings, const Address& address,
+                      SteadyClock::time_point deadline) {
+  Socket::Failure failure;
+  std::optional<Socket> socket = Socket::connect(address, deadline, failure);
+  if (socket) return Stream(std::move(*socket));
+  std::string reason = "cannot connect" +
+                       (settings.sentinel() ? " to " + address.describe() : std::string()) + ": " +
+                       failure.reason;
+  if (failure.timed_out)
+    reason += " (connect_timeout " + std::to_string(settings.connect_timeout.count()) + " ms)";
+  throw ServerError(settings.server, std::move(reason), failure.timed_out);
 }
 
 }  // namespace
 
 Connection::Connection(const ConnectionSettings& settings, Address address,
-                       std::uint64_t generation)
-    : settings_(settings), address_(std::move(address)), generation_(generation) {
-  const auto deadline = SteadyClock::now() + settings.connect_timeout;
-  const timeval connect_timeout = to_timeval(settings.connect_timeout);
-  errno = 0;
-  context_.reset(
-      address_.socket_path.empty()
-          ? redisConnectWithTimeout(address_.host.c_str(), address_.port, connect_timeout)
-          : redisConnectUnixWithTimeout(address_.socket_path.c_str(), connect_timeout));
-  if (!context_) throw ServerError(settings.server, "cannot connect: out of memory");
-  if (context_->err != 0) {
-    const int error = errno;
-    // With several servers behind one URL, say which one.
-    std::string reason = "cannot connect" +
-                         (settings.sentinel() ? " to " + address_.describe() : std::string()) +
-                         ": " + reason_text(context_->errstr);
-    if (is_timeout(error))
-      reason += " (connect_timeout " + std::to_string(settings.connect_timeout.count()) + " ms)";
-    throw ServerError(settings.server, std::move(reason), is_timeout(error));
-  }
-  authenticate_and_select(deadline);
+                       std::uint64_t generation, SteadyClock::time_point connected_by)
+    : settings_(settings),
+      address_(std::move(address)),
+      generation_(generation),
+      stream_(connect_stream(settings, address_, connected_by)),
+      reader_(redisReaderCreate()) {
+  if (!reader_) throw ServerError(settings.server, "cannot read replies: out of memory");
+  authenticate_and_select(connected_by);
   set_timeout(settings.command_timeout, "command_timeout");
 }
 
@@ -85,8 +76,6 @@ void Connection::authenticate_and_select(SteadyClock::time_point deadline) {
 }
 
 void Connection::set_timeout(Millis timeout, std::string_view name) {
-  if (redisSetTimeout(context_.get(), to_timeval(timeout)) != REDIS_OK)
-    fail("setting the socket timeout", errno);
   timeout_ = timeout;
   timeout_name_ = name;
 }
@@ -97,17 +86,7 @@ Connection::CommandTimeoutLimit Connection::limit_command_timeout(Millis timeout
 }
 
 Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
-  Connection& connection = connection_;
-  if (connection.broken_ || connection.timeout_ == connection.settings_.command_timeout) return;
-  // A connection whose timeout cannot be put back must not be reused: a destructor cannot
-  // throw, so it is marked broken and the pool drops it.
-  if (redisSetTimeout(connection.context_.get(),
-                      to_timeval(connection.settings_.command_timeout)) != REDIS_OK) {
-    connection.broken_ = true;
-    return;
-  }
-  connection.timeout_ = connection.settings_.command_timeout;
-  connection.timeout_name_ = "command_timeout";
+  connection_.set_timeout(connection_.settings_.command_timeout, "command_timeout");
 }
 
 Connection::~Connection() { abandon_unawaited(); }
@@ -121,7 +100,7 @@ void Connection::read_owed() {
 }
 
 bool Connection::found_closed() {
-  if (!broken_ && owed_.empty() && peer_closed(socket())) broken_ = true;
+  if (!broken_ && owed_.empty() && stream_.peer_closed()) broken_ = true;
   return broken_;
 }
 
@@ -142,24 +121,26 @@ void Connection::append(std::initializer_list<std::span<const std::string_view>>
 void Connection::send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,
                                 ReplyHandler handler) {
   queue(parts);
-  int done = 0;
-  errno = 0;
-  while (done == 0)
-    if (redisBufferWrite(context_.get(), &done) != REDIS_OK) fail("sending a command", errno);
+  flush();
   owed_.push_back(std::move(handler));
 }
 
 void Connection::queue(std::initializer_list<std::span<const std::string_view>> parts) {
   if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
-  const std::string_view command = encoder_.encode(parts);
-  if (redisAppendFormattedCommand(context_.get(), command.data(), command.size()) != REDIS_OK)
-    fail("queueing a command", errno);
+  output_ += encoder_.encode(parts);
   last_command_.clear();
   for (const auto part : parts) {
     if (part.empty()) continue;
     last_command_ = part.front();
     break;
   }
+}
+
+void Connection::flush() {
+  if (output_.empty()) return;
+  if (const auto error = stream_.write_all(output_, SteadyClock::now() + timeout_))
+    fail("sending a command", *error);
+  output_.clear();
 }
 
 Reply Connection::read_reply() {
@@ -179,10 +160,20 @@ std::optional<Reply> Connection::read_one() {
 
 Reply Connection::read_next() {
   if (broken_) throw ServerError(settings_.server, "the connection broke earlier");
+  flush();
+  // The reply is due within the timeout, however many reads it takes.
+  const auto deadline = SteadyClock::now() + timeout_;
   void* reply = nullptr;
-  errno = 0;
-  if (redisGetReply(context_.get(), &reply) != REDIS_OK || reply == nullptr)
-    fail("waiting for a reply", errno);
+  for (;;) {
+    if (redisReaderGetReply(reader_.get(), &reply) != REDIS_OK)
+      break_for("reading a reply: " + reason_text(reader_->errstr), false);
+    if (reply != nullptr) break;
+    char buffer[kStreamReadSize];
+    const ssize_t got = stream_.read_some(buffer, sizeof buffer, deadline);
+    if (got <= 0) fail("waiting for a reply", got == 0 ? 0 : errno);
+    if (redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(got)) != REDIS_OK)
+      break_for("reading a reply: " + reason_text(reader_->errstr), false);
+  }
   Reply owned(static_cast<redisReply*>(reply));
   if (is_error(*owned) && reply_text(*owned).starts_with("READONLY")) {
     // The master this connection was made for is a replica now: nothing written here would
@@ -205,14 +196,18 @@ void Connection::abandon_unawaited() {
 }
 
 void Connection::fail(std::string_view doing, int error) {
+  const bool timed_out = is_timeout(error);
+  break_for(timed_out
+                ? "no reply to " + last_command_ + " within " + std::to_string(timeout_.count()) +
+                      " ms (" + std::string(timeout_name_) + ")"
+            : error == 0 ? std::string(doing) + ": the server closed the connection"
+                         : std::string(doing) + ": " + reason_text(std::strerror(error)),
+            timed_out);
+}
+
+void Connection::break_for(std::string reason, bool timed_out) {
   broken_ = true;
   abandon_unawaited();
-  // A socket timeout surfaces as EAGAIN from a blocking read or write.
-  const bool timed_out = context_->err == REDIS_ERR_IO && is_timeout(error);
-  std::string reason = timed_out ? "no reply to " + last_command_ + " within " +
-                                       std::to_string(timeout_.count()) + " ms (" +
-                                       std::string(timeout_name_) + ")"
-                                 : std::string(doing) + ": " + reason_text(context_->errstr);
   throw ServerError(settings_.server, std::move(reason), timed_out);
 }
 

@@ -17,12 +17,14 @@
 #include <string_view>
 
 #include <hiredis/hiredis.h>
+#include <hiredis/read.h>
 
 #include <distlock/duration.h>
 
 #include "backends/redis/transport/command_encoder.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/reply.h"
+#include "backends/redis/transport/stream.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
@@ -38,7 +40,9 @@ class Connection {
   // Connects to `address`, authenticates and selects the database, all within
   // connect_timeout. Throws ServerError when the server cannot be reached or refuses AUTH or
   // SELECT. `generation` is the master's (MasterLocator) when the address was read.
-  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0);
+  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0)
+      : Connection(settings, std::move(address), generation,
+                   SteadyClock::now() + settings.connect_timeout) {}
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   // Reads nothing: the send_unawaited() callers still owed a reply hear that it will not come
@@ -96,19 +100,27 @@ class Connection {
   const Address& address() const { return address_; }
   std::uint64_t generation() const { return generation_; }
   const std::string& server() const { return settings_.server; }
-  // The socket, for SharedConnection: once connected, it does its own reading and writing.
-  int socket() const { return context_->fd; }
+  // The stream, for SharedConnection: once connected, it does its own reading and writing.
+  Stream& stream() { return stream_; }
 
  private:
-  struct ContextFree {
-    void operator()(redisContext* context) const { redisFree(context); }
+  struct ReaderFree {
+    void operator()(redisReader* reader) const { redisReaderFree(reader); }
   };
 
+  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation,
+             SteadyClock::time_point connected_by);
   void authenticate_and_select(SteadyClock::time_point deadline);
   // `name` is the option the timeout comes from, for messages.
   void set_timeout(Millis timeout, std::string_view name);
-  // Breaks the connection: the replies still owed to send_unawaited() callers are lost.
+  // Breaks the connection for the errno `error` met while `doing` (0: the server closed the
+  // connection; a timeout: no reply in time).
   [[noreturn]] void fail(std::string_view doing, int error);
+  // Breaks the connection for `reason`: the replies still owed to send_unawaited() callers are
+  // lost. Throws ServerError.
+  [[noreturn]] void break_for(std::string reason, bool timed_out);
+  // Writes what append() queued, within the command timeout.
+  void flush();
   void queue(std::initializer_list<std::span<const std::string_view>> parts);
   // The next reply on the stream, whoever it is owed to.
   Reply read_next();
@@ -121,7 +133,9 @@ class Connection {
   const ConnectionSettings& settings_;
   const Address address_;
   const std::uint64_t generation_;
-  std::unique_ptr<redisContext, ContextFree> context_;
+  Stream stream_;
+  std::unique_ptr<redisReader, ReaderFree> reader_;
+  std::string output_;  // commands queued by append(), written by the next read
   CommandEncoder encoder_;
   Millis timeout_{0};
   std::string_view timeout_name_;

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/shared_connection.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <utility>
 
-#include "backends/redis/transport/peer_closed.h"
-
 namespace distlock::detail::redis {
 namespace {
-
-// What one read takes in at most: the replies of many lock commands.
-constexpr std::size_t kReadSize = std::size_t{16} * 1024;
 
 std::string command_name(SharedConnection::Parts parts) {
   for (const auto part : parts)
@@ -28,7 +21,7 @@ std::string command_name(SharedConnection::Parts parts) {
 SharedConnection::SharedConnection(const ConnectionSettings& settings, Address address,
                                    std::uint64_t generation)
     : connection_(settings, std::move(address), generation),
-      socket_(connection_.socket()),
+      stream_(connection_.stream()),
       timeout_(settings.command_timeout),
       reader_(redisReaderCreate()) {
   if (!reader_) throw ServerError(settings.server, "cannot read replies: out of memory");
@@ -94,7 +87,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
     if (broken_) return Written::no;
     // Nobody reads while nothing is owed, so a readable socket means the server closed it
     // while it sat idle: a command written now would be taken in and never run.
-    if (owed_.empty() && !reading_ && peer_closed(socket_)) {
+    if (owed_.empty() && !reading_ && stream_.peer_closed()) {
       break_locked("the server closed the connection while it was idle", false, handed);
       return Written::no;
     }
@@ -118,17 +111,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
 }
 
 std::optional<int> SharedConnection::write_all(std::string_view bytes) {
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    const ssize_t n = ::send(socket_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    return errno;
-  }
-  return std::nullopt;
+  return stream_.write_all(bytes, SteadyClock::now() + timeout_);
 }
 
 Reply SharedConnection::await(Caller& caller) {
@@ -226,11 +209,8 @@ void SharedConnection::send_again(std::unique_lock<std::mutex>& lock, Encoded co
 
 bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& reason,
                                     bool& timed_out) {
-  char buffer[kReadSize];
-  ssize_t n = 0;
-  do {
-    n = ::recv(socket_, buffer, sizeof buffer, 0);
-  } while (n < 0 && errno == EINTR);
+  char buffer[kStreamReadSize];
+  const ssize_t n = stream_.read_some(buffer, sizeof buffer, SteadyClock::now() + timeout_);
   if (n <= 0) {
     const int error = errno;
     timed_out = n < 0 && is_timeout(error);
@@ -259,7 +239,7 @@ void SharedConnection::break_locked(std::string reason, bool timed_out, Handed& 
   failure_reason_ = std::move(reason);
   failure_timed_out_ = timed_out;
   // A caller blocked in a read returns from it at once.
-  ::shutdown(socket_, SHUT_RDWR);
+  stream_.shutdown();
   std::deque<Owed> lost;
   lost.swap(owed_);
   for (auto& owed : lost) {

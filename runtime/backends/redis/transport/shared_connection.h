@@ -145,7 +145,7 @@ class SharedConnection {
   ServerError failure() const;
 
   Connection connection_;  // the setup, the socket, the server's name for messages
-  const int socket_;
+  Stream& stream_;         // connection_'s
   const Millis timeout_;
   // One command written at a time, so that owed_ lists them in the order they went out.
   std::mutex write_mutex_;

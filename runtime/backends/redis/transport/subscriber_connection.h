@@ -12,9 +12,13 @@
 #include <vector>
 
 #include <hiredis/hiredis.h>
+#include <hiredis/read.h>
+
+#include "backends/redis/transport/command_encoder.h"
 
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/reply.h"
+#include "backends/redis/transport/stream.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
@@ -28,7 +32,7 @@ class SubscriberConnection {
   SubscriberConnection(const SubscriberConnection&) = delete;
   SubscriberConnection& operator=(const SubscriberConnection&) = delete;
 
-  int fd() const { return context_->fd; }
+  int fd() const { return stream_.fd(); }
   // Queues a command and writes as much as the socket takes now.
   void send(std::span<const std::string_view> args);
   // Output is left that the socket did not take yet: poll for POLLOUT.
@@ -40,18 +44,18 @@ class SubscriberConnection {
   std::vector<Reply> receive();
 
  private:
-  enum class Ready { yes, stopped, timed_out };
-  struct ContextFree {
-    void operator()(redisContext* context) const { redisFree(context); }
+  struct ReaderFree {
+    void operator()(redisReader* reader) const { redisReaderFree(reader); }
   };
 
-  SubscriberConnection(const ConnectionSettings& settings, redisContext* context);
-  Ready wait(short events, int stop_fd, SteadyClock::time_point deadline) const;
-  void check_connected() const;
-  [[noreturn]] void fail(std::string_view doing) const;
+  SubscriberConnection(const ConnectionSettings& settings, Socket socket);
+  [[noreturn]] void fail(std::string reason) const;
 
   std::string server_;
-  std::unique_ptr<redisContext, ContextFree> context_;
+  Stream stream_;
+  std::unique_ptr<redisReader, ReaderFree> reader_;
+  CommandEncoder encoder_;
+  std::string output_;  // written as far as the socket took it
   bool has_output_ = false;
 };
 
