@@ -127,10 +127,11 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   std::string owner = reentered != nullptr ? reentered->identity().owner
                       : writing != nullptr ? writing->identity().owner
                                            : thread_owner->token(instance_id_);
-  // A reentry shares the fence of the lease it re-enters. The backend's may be higher: a
-  // Redlock round can reach a master the outer round missed, whose own hold counts from its own
-  // fence.
-  const std::uint64_t reentered_fence = reentered != nullptr ? reentered->identity().fence : 0;
+  // A reentry of the exclusive lock or the write side shares the fence of the lease it
+  // re-enters (each read has a fence of its own). The backend's may be higher: a Redlock round
+  // can reach a master the outer round missed, whose own hold counts from its own fence.
+  const bool shares_fence = reentered != nullptr && spec.mode != Mode::read;
+  const std::uint64_t reentered_fence = shares_fence ? reentered->identity().fence : 0;
   LeaseIdentity identity{std::move(name),
                          make_acquisition_id(spec.type),
                          std::move(owner),
@@ -152,7 +153,7 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     if (HeldLeases::handed_over(identity.name)) reason += kHandedOverNote;
     throw LockTimeout(identity.name, server(), reason);
   }
-  identity.fence = reentered != nullptr ? reentered_fence : grant->fence;
+  identity.fence = shares_fence ? reentered_fence : grant->fence;
   // Counted from the reply, which comes after the grant: the lock is kept at least as long.
   const auto keep_until = spec.hold_at_least > Millis::zero()
                               ? SteadyClock::now() + spec.hold_at_least

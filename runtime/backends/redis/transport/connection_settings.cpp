@@ -45,12 +45,13 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   // "redis://:secret@host" gives an empty user: that is a password without ACL user.
   if (url.user && !url.user->empty()) settings.user = url.user;
   // Redis has no login by user name alone: the user would be ignored, and the commands run as
-  // the default user, silently.
+  // the default user, silently. The message does not repeat the user: it may be a password
+  // written without its colon.
   if (settings.user && !url.password)
-    bad_url(url, "the user '" + *settings.user +
-                     "' has no password; Redis logs an ACL user in with both "
-                     "(redis://user:password@host:6379), the default user with the password alone "
-                     "(redis://:password@host:6379)");
+    bad_url(url,
+            "a user without a password; Redis logs an ACL user in with both "
+            "(redis://user:password@host:6379), the default user with the password alone "
+            "(redis://:password@host:6379)");
   settings.password = url.password;
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
