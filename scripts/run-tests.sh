@@ -12,7 +12,9 @@
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
 # and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
-# each logging to build/background/<name>.log, printed if it fails.
+# each logging to build/background/<name>.log, printed if it fails. clang-tidy checks the
+# files changed on this branch (test/lint/clang_tidy.sh.in: --changed); the full lint is
+# `cmake --build --preset test --target tidy`, or DISTLOCK_TIDY=full here.
 #
 #   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them)
@@ -67,7 +69,12 @@ trap stop_background EXIT
 
 # clang-tidy first, then the asan build, then the tsan build, which goes on beside the asan
 # tests.
-start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh"
+tidy_arguments=(--changed)
+if [[ "${DISTLOCK_TIDY:-changed}" == full ]]; then
+  tidy_arguments=()
+fi
+start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh" \
+  "${tidy_arguments[@]}"
 start_in_background asan-build 15 eval 'configure asan && build asan'
 start_in_background tsan-build 19 eval 'configure tsan && build tsan'
 run_tests test -E '^lint\.clang_tidy$'
