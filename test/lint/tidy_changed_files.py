@@ -2,8 +2,9 @@
 """The sources clang_tidy.sh --changed checks: those changed on this branch and those that
 include (directly or through other headers) a header changed on it.
 
-"Changed": against `git merge-base HEAD main` when that is not HEAD itself (a branch), else
-against HEAD~1 (the last commit, on main), committed or not; deleted files left out.
+"Changed": against `git merge-base HEAD main` (or origin/main, in a clone of a branch) when
+that is not HEAD itself (a branch), else against HEAD~1 (the last commit, on main), committed
+or not; deleted files left out.
 
     tidy_changed_files.py <source dir>
 
@@ -29,7 +30,9 @@ def changed_paths(source):
     head = git(source, "rev-parse", "HEAD")
     if head is None:
         return None
-    base = git(source, "merge-base", "HEAD", "main")
+    # main, or in a clone of a branch (CI's), where main is the remote's only.
+    base = git(source, "merge-base", "HEAD", "main") or git(source, "merge-base", "HEAD",
+                                                             "origin/main")
     if base is None or base == head:
         base = git(source, "rev-parse", "--verify", "-q", "HEAD~1")
     if base is None:
