@@ -12,19 +12,62 @@
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
 # and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
-# each logging to build/background/<name>.log, printed if it fails.
+# each logging to build/background/<name>.log, printed if it fails. clang-tidy checks the
+# files changed on this branch (test/lint/clang_tidy.sh.in: --changed); the full lint is
+# `cmake --build --preset test --target tidy`, or DISTLOCK_TIDY=full here.
 #
-#   bash scripts/run-tests.sh [ctest arguments...]     e.g. -L unit, -R key, -j 1
-#   (with ctest arguments, only the main build's tests run, filtered by them)
+#   bash scripts/run-tests.sh [--timings] [ctest arguments...]   e.g. -L unit, -R key, -j 1
+#   (with ctest arguments, only the main build's tests run, filtered by them; with --timings,
+#   each phase's wall and CPU time and the 20 slowest tests are printed at the end)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+print_timings=false
+if [[ "${1:-}" == --timings ]]; then
+  print_timings=true
+  shift
+fi
+timing_dir="$(preset_dir test)/timings"
+rm -rf "$timing_dir"
+mkdir -p "$timing_dir"
+
+# timed <phase> <command...>: runs the command, and writes its wall time and the CPU time of
+# it and of the processes it waited for (user, system; seconds) to timings/<phase>.
+timed() {
+  local phase="$1"
+  shift
+  local TIMEFORMAT='%R %U %S'
+  { time "$@" 2>&3 3>&-; } 3>&2 2>"${timing_dir}/${phase}"
+}
+
+# run_timed_tests <preset> [ctest arguments...]: also writes each test's time and whole output
+# (JUnit XML; ctest keeps only the first KB of a passing test's output by default, and a
+# suite's GoogleTest summary comes last).
+run_timed_tests() {
+  local preset="$1"
+  shift
+  timed "${preset}-tests" run_tests "$preset" --output-junit "${timing_dir}/${preset}.xml" \
+    --test-output-size-passed 4194304 --test-output-size-failed 4194304 "$@"
+}
+
+# report_timings [preset...]: with --timings, the phases' times, the GoogleTest cases run and
+# the slowest tests (scripts/report-timings.py), and the test cases each given preset has
+# (scripts/count-test-cases.py, which lists them without running them).
+report_timings() {
+  "$print_timings" || return 0
+  python3 "${DISTLOCK_ROOT}/scripts/report-timings.py" "$timing_dir"
+  local preset
+  for preset in "$@"; do
+    python3 "${DISTLOCK_ROOT}/scripts/count-test-cases.py" "$preset" "$DISTLOCK_ROOT"
+  done
+}
+
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
-configure test
-build test
+timed test-build eval 'configure test && build test'
 if [[ $# -gt 0 ]]; then
-  run_tests test "$@"
+  run_timed_tests test "$@"
   log "the selected tests passed"
+  report_timings
   exit 0
 fi
 
@@ -39,7 +82,8 @@ start_in_background() {
   local name="$1" niceness="$2"
   shift 2
   set -m
-  (renice -n "$niceness" -p "$BASHPID" >/dev/null && "$@") >"${background_dir}/${name}.log" 2>&1 &
+  (renice -n "$niceness" -p "$BASHPID" >/dev/null && timed "$name" "$@") \
+    >"${background_dir}/${name}.log" 2>&1 &
   background_pids[$name]=$!
   set +m
   log "started ${name} in the background at nice ${niceness}"
@@ -67,13 +111,19 @@ trap stop_background EXIT
 
 # clang-tidy first, then the asan build, then the tsan build, which goes on beside the asan
 # tests.
-start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh"
+tidy_arguments=(--changed)
+if [[ "${DISTLOCK_TIDY:-changed}" == full ]]; then
+  tidy_arguments=()
+fi
+start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh" \
+  "${tidy_arguments[@]}"
 start_in_background asan-build 15 eval 'configure asan && build asan'
 start_in_background tsan-build 19 eval 'configure tsan && build tsan'
-run_tests test -E '^lint\.clang_tidy$'
+run_timed_tests test -E '^lint\.clang_tidy$'
 finish_background clang-tidy
 finish_background asan-build
-run_tests asan
+run_timed_tests asan
 finish_background tsan-build
-run_tests tsan
+run_timed_tests tsan
 log "all tests passed"
+report_timings test asan tsan

@@ -67,7 +67,9 @@ TEST_F(RedisClusterTest, WaitersListenOnTheLocksShard) {
       granted.set_exception(std::current_exception());
     }
   });
-  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  // Not an ASSERT: the test goes on to the release, which ends the waiter's thread.
+  EXPECT_TRUE(eventually([&] { return waiter->stats().waiting != 0; }))
+      << "the waiter never started waiting";
   EXPECT_EQ(master.cli({"PUBSUB", "SHARDNUMSUB", channel}), channel + "\n1");
   EXPECT_EQ(master.cli({"PUBSUB", "NUMSUB", channel}), channel + "\n0");
   held.release();
@@ -141,13 +143,16 @@ TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
       granted.set_exception(std::current_exception());
     }
   });
-  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  // Not an ASSERT: the test goes on to the release, which ends the waiter's thread.
+  EXPECT_TRUE(eventually([&] { return waiter->stats().waiting != 0; }))
+      << "the waiter never started waiting";
 
   RedisServer& target = another_master(slot);
   cluster_.move_slot(slot, target);
   // A renewal after the move went to the new master: the holder still holds.
   const auto renewals = holder->stats().renewals;
-  while (holder->stats().renewals == renewals && held.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return holder->stats().renewals != renewals || !held.valid(); }, 6s))
+      << "neither a renewal nor the lease's end within twice its ttl";
   EXPECT_TRUE(held.valid()) << "the holder lost its lock in the move";
   EXPECT_EQ(target.cli({"HGET", hash, "id"}), held.id());
 
@@ -180,7 +185,9 @@ TEST_F(RedisClusterTest, AMastersDeathIsFollowedToThePromotedReplica) {
   EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
 
   const auto renewals = holder->stats().renewals;
-  while (holder->stats().renewals == renewals && held.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return holder->stats().renewals != renewals || !held.valid(); },
+                         2 * lock_spec.ttl))
+      << "neither a renewal nor the lease's end within twice its ttl";
   EXPECT_TRUE(held.valid());
   EXPECT_GT(held.valid_until(), promoted_at + lock_spec.ttl / 2);
   EXPECT_NO_THROW(held.release());

@@ -53,7 +53,9 @@ TEST(RedisSentinel, ALeaseSurvivesTheMastersDeathWhenAReplicaAcknowledgedIt) {
   EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
   // A renewal after the failover succeeds: the new master has the hold, and the lease's
   // validity now counts from a request sent to it.
-  while (holder->stats().renewals == renewals && lease.valid()) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(eventually([&] { return holder->stats().renewals != renewals || !lease.valid(); },
+                         2 * lock_spec.ttl))
+      << "neither a renewal nor the lease's end within twice its ttl";
   EXPECT_TRUE(lease.valid());
   EXPECT_GT(lease.valid_until(), promoted_at + lock_spec.ttl / 2);
   EXPECT_FALSE(other->try_acquire(lock_spec, key_of("a")).has_value());
@@ -85,9 +87,12 @@ TEST(RedisSentinel, ACounterStaysExactAcrossTheMastersDeath) {
         DISTLOCK_COUNTER_WORKER,
         std::vector<std::string>{"--through-failover", group.url() + "?min_replicas=1", counter,
                                  std::to_string(kIterations), std::to_string(kThreads)}));
-  // The failover comes in the middle of the run.
-  while (read_counter_file(counter).count < kProcesses * kThreads * kIterations / 4)
-    std::this_thread::sleep_for(20ms);
+  // The failover comes in the middle of the run. The whole run takes seconds: a minute without
+  // a quarter of it means the workers are stuck or gone.
+  ASSERT_TRUE(eventually(
+      [&] { return read_counter_file(counter).count >= kProcesses * kThreads * kIterations / 4; },
+      60s))
+      << "the workers counted " << read_counter_file(counter).count << " in a minute";
   group.kill_master_and_wait_for_failover(60s);
   group.add_replica();
   for (auto& worker : workers) {
@@ -117,8 +122,10 @@ TEST(RedisSentinel, AWaiterIsWokenByAReleaseOnTheNewMaster) {
       acquired.set_exception(std::current_exception());
     }
   });
-  // The waiter is subscribed before the master moves.
-  while (waiter->stats().waiting == 0) std::this_thread::sleep_for(5ms);
+  // The waiter is subscribed before the master moves. Not an ASSERT: the test goes on to the
+  // release, which ends the waiter's thread, to be joined.
+  EXPECT_TRUE(eventually([&] { return waiter->stats().waiting != 0; }))
+      << "the waiter never started waiting";
 
   // The old master stays up, as a replica: the holder's pooled connection answers READONLY.
   group.fail_over_and_wait(60s);
