@@ -487,7 +487,7 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
         }
       }
       if (settings_.min_replicas == 0) return;
-      // Half of what is left, so that WAIT's reply comes before the socket gives up.
+      // Half of what is left, so that WAIT's reply comes before the read's deadline.
       const Millis timeout = std::min(settings_.replica_timeout(), left / 2);
       const auto acknowledged = replicas_acknowledging(connection, timeout);
       if (acknowledged >= settings_.min_replicas) return;

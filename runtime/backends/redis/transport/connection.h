@@ -29,8 +29,8 @@
 
 namespace distlock::detail::redis {
 
-// Whether a socket call's errno says the socket's timeout ran out (a blocking call gives EAGAIN)
-// or the peer stopped answering.
+// Whether an errno says a wait ran out: the stream's deadline (ETIMEDOUT), or the peer
+// stopped answering.
 inline bool is_timeout(int error) {
   return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT;
 }

@@ -48,7 +48,7 @@ struct ConnectionSettings {
   // SSUBSCRIBE), to the lock's slot only, rather than to every node.
   bool sharded_pubsub = false;
   // How long WAIT may wait for them: half the command timeout, so that its reply is read
-  // before the socket gives up.
+  // before the read's deadline.
   Millis replica_timeout() const { return command_timeout / 2; }
   bool sentinel() const { return !sentinels.empty(); }
 };
