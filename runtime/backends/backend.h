@@ -99,9 +99,10 @@ class Backend {
 
   // The same release, for a caller that does not wait for the outcome (a Lease leaving its
   // scope): `report` gets it, now or later, from whichever thread reads the reply (the next
-  // user of the connection the request went out on, or the backend's destructor). The request
-  // has left for the server before this returns; it is not sent again when its reply is
-  // lost. `report` must not throw. By default, the release is made at once, as release().
+  // user of the connection the request went out on, or a thread of the backend's own). The
+  // request has left for the server before this returns, or is sent again by the backend; an
+  // outcome of none says it never got there. `report` must not throw. By default, the release
+  // is made at once, as release().
   virtual void release_unawaited(const ReleaseRequest& request, const ReleaseReportHandler& report);
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch

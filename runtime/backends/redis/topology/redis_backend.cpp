@@ -38,15 +38,6 @@ std::string script_failure(std::string_view script, const redisReply& reply) {
          describe_reply(reply);
 }
 
-// What the release script's reply says.
-ReleaseReport release_report(const redisReply& reply, const std::string& server,
-                             std::string_view lock) {
-  if (reply.type == REDIS_REPLY_INTEGER && (reply.integer == 0 || reply.integer == 1))
-    return {reply.integer == 1 ? ReleaseOutcome::released : ReleaseOutcome::not_held, {}};
-  return {std::nullopt,
-          ServerError(server, script_failure("release", reply)).for_lock(lock).what()};
-}
-
 void log_withdrawal_failure(const std::string& failure) {
   log(LogLevel::warning, failure +
                              " (a waiter that stopped waiting; what it left behind holds "
@@ -131,7 +122,8 @@ bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, cons
 std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
                                                                 bool& made) {
   // Declared first, so that a connection replaced here closes after the mutex is released:
-  // closing reads the replies it still owes.
+  // closing tells the handlers of the replies it still owes, which reach the courier and the
+  // user's log and event hook.
   std::shared_ptr<SharedConnection> replaced;
   const std::lock_guard guard(lock_connection_mutex_);
   made = false;
@@ -390,7 +382,13 @@ std::function<void(const redisReply*)> RedisBackend::on_release_reply(
       courier_.undelivered(release, report);
       return;
     }
-    report(release_report(*reply, settings_.server, release.lock()));
+    ReleaseReport outcome;
+    try {
+      outcome.outcome = read_release_reply(*reply);
+    } catch (const ServerError& error) {
+      outcome.failure = error.for_lock(release.lock()).what();
+    }
+    report(outcome);
   };
 }
 

@@ -67,7 +67,8 @@ class Connection {
   // another command by send_unawaited().
   using ReplyHandler = std::function<void(Connection&, const redisReply*)>;
   // Sends one command now and returns without waiting for its reply, which the next
-  // read_reply() reads first, or the destructor does, and hands to `handler`. Throws
+  // read_reply() or read_owed() reads first and hands to `handler` (nullptr when the
+  // connection breaks or closes first). Throws
   // ServerError, breaking the connection, when the command cannot be written; `handler` is
   // then never called.
   void send_unawaited(std::initializer_list<std::span<const std::string_view>> parts,

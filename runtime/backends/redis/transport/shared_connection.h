@@ -66,8 +66,8 @@ class SharedConnection {
   // or late exchange throws ServerError and breaks the connection.
   Reply command(Parts parts);
   // Sends one command and returns without waiting for its reply, which goes to `handler` once a
-  // later command's caller (or the destructor) has read it, or, with nullptr, once the
-  // connection has broken. Throws ServerError, breaking the connection, when the command cannot
+  // later command's caller has read it, or, with nullptr, once the connection has broken or
+  // closed. Throws ServerError, breaking the connection, when the command cannot
   // be written (`handler` is then never called), unless the connection broke just before, when
   // `handler` has heard of it. A reply that `resend` turns into another command is not handed
   // out: the reader writes that command before it hands out any later reply, and its reply
