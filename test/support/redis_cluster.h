@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "redis_server.h"
@@ -20,6 +21,8 @@ class RedisCluster {
   // Returns once every node reports cluster_state:ok and all slots are served. Throws
   // std::runtime_error with what did not come up.
   explicit RedisCluster(int masters = 3, int replicas_per_master = 1);
+  // What a test that cannot start it says it could not start.
+  static constexpr std::string_view kName = "Redis Cluster";
   ~RedisCluster();
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
