@@ -77,7 +77,8 @@ void writeBusyReturn(llvm::raw_ostream &OS, const BusyReturn &Busy,
     return;
   if (Coroutine)
     OS << " if (distlock_woven_guard_.busy()) co_return co_await "
-          "::distlock::woven::async_busy_result<"
+          "::distlock::woven::"
+       << (Coroutine->BoostAsio ? "boost_" : "") << "async_busy_result<"
        << Coroutine->ValueType << ">(";
   else
     OS << " if (distlock_woven_guard_.busy()) return "
@@ -132,7 +133,9 @@ std::string guardText(const GuardParts &Parts) {
      << ".spec, ";
   // A coroutine's locks are taken without blocking its thread: awaited.
   if (Parts.Coroutine)
-    OS << "co_await ::distlock::woven::async_take(" << Annotation << ".spec, ";
+    OS << "co_await ::distlock::woven::"
+       << (Parts.Coroutine->BoostAsio ? "boost_" : "") << "async_take("
+       << Annotation << ".spec, ";
   OS << "::distlock::woven::keys(";
   llvm::ListSeparator Comma;
   for (const std::string &Key : Parts.KeyExpressions)

@@ -26,16 +26,15 @@
 #if defined(ASIO_HAS_CO_AWAIT)
 #include <asio/awaitable.hpp>
 #include <asio/use_awaitable.hpp>
+
+#include <distlock/woven_coroutine.h>
 #endif
 
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <system_error>
-#include <type_traits>
 #include <utility>
-#include <vector>
 
 #include <distlock/annotation.h>
 #include <distlock/async_initiation.h>
@@ -84,55 +83,35 @@ auto async_acquire(Client& client, const LockSpec& spec, const Key& key, Complet
 }
 
 #if defined(ASIO_HAS_CO_AWAIT)
+namespace asio_support {
+
+// Standalone Asio's coroutines, for woven_coroutine.h.
+struct StandaloneAsioCoroutines {
+  template <class T>
+  using Awaitable = ::asio::awaitable<T>;
+  static Awaitable<Lease> acquire(Client& client, const LockSpec& spec, const Key& key) {
+    return async_acquire(client, spec, key, ::asio::use_awaitable);
+  }
+};
+
+}  // namespace asio_support
+
 // What a woven coroutine's guard names (distlock-weave, for a [[distlock::lock]] on a function
 // returning asio::awaitable<T>): its locks taken without blocking the thread, and its result
-// when they stay busy.
+// when they stay busy (woven_coroutine.h).
 namespace woven {
 
-// Takes the locks of a call with `keys` as LockedCall does (lock_keys: one, or per_key each in
-// lock-name order, all within the one wait), each by async_acquire. When they stay taken past
-// the wait: LockTimeout, or with on_busy(skip / fallback) no leases.
 template <std::size_t N>
 ::asio::awaitable<TakenLeases> async_take(LockSpec spec, std::array<Key, N> keys,
                                           Client& client = default_client()) {
-  const std::vector<Key> locks = LockedCall::lock_keys(spec, keys.data(), N);
-  const auto start = std::chrono::steady_clock::now();
-  TakenLeases taken;
-  taken.leases.reserve(locks.size());
-  LockSpec each = spec;
-  bool busy = false;
-  for (const Key& key : locks) {
-    if (spec.wait != kWaitForever && spec.wait > Millis::zero()) {
-      const auto spent =
-          std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - start);
-      each.wait = spec.wait > spent ? spec.wait - spent : Millis::zero();
-    }
-    try {
-      taken.leases.push_back(co_await async_acquire(client, each, key, ::asio::use_awaitable));
-    } catch (const LockTimeout&) {
-      if (spec.on_busy == OnBusy::raise) throw;
-      busy = true;
-    }
-    if (busy) break;
-  }
-  // The leases taken before the busy one are released as `taken` goes.
-  if (busy) co_return TakenLeases{};
-  co_return taken;
+  return woven_coroutine::take<asio_support::StandaloneAsioCoroutines>(spec, keys, client);
 }
 
-// A woven coroutine's result when its locks stayed busy: what the fallback (a coroutine of the
-// same result) gives, or a value-initialized one (on_busy(skip)).
 template <class Value, class Fallback, class Object, class... Args>
 ::asio::awaitable<Value> async_busy_result(const Annotation<Fallback>& annotation, Object object,
                                            Args&&... args) {
-  if constexpr (!std::is_same_v<Fallback, NoFallback>) {
-    co_return co_await busy_result<::asio::awaitable<Value>>(annotation, object,
-                                                             std::forward<Args>(args)...);
-  } else if constexpr (std::is_void_v<Value>) {
-    co_return;
-  } else {
-    co_return Value();
-  }
+  return woven_coroutine::busy_result<asio_support::StandaloneAsioCoroutines, Value>(
+      annotation, object, std::forward<Args>(args)...);
 }
 
 }  // namespace woven

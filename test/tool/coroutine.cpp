@@ -2,6 +2,7 @@
 // waits, and co_returns the busy result (on_busy(skip): a value-initialized one; fallback: what
 // the fallback coroutine gives). Clang parsing with libstdc++ would see an Asio without
 // coroutines; the weaver sees the one GCC does, with no define from the build.
+// REQUIRES: asio
 // RUN: %weave %s -o %t.cpp -- %flags -std=c++20
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines

@@ -25,18 +25,20 @@ std::string textOf(const char* Header) {
   return Text.str();
 }
 
-// What woven.h brings into distlock::woven, and what distlock/asio.h defines there for a
-// coroutine's guard (the templates returning an awaitable).
+// What woven.h brings into distlock::woven, and what distlock/asio.h and distlock/boost_asio.h
+// define there for a coroutine's guard (the templates returning an awaitable).
 std::set<std::string> declaredByTheHeaders() {
   std::set<std::string> Names;
   const std::string Woven = textOf(WovenRuntimeHeader);
   const std::regex Using("using ::distlock::([A-Za-z_][A-Za-z_0-9]*);");
   for (std::sregex_iterator It(Woven.begin(), Woven.end(), Using), End; It != End; ++It)
     Names.insert((*It)[1]);
-  const std::string Asio = textOf(WovenAsioHeader);
   const std::regex Awaiting("::asio::awaitable<[A-Za-z_]+> ([A-Za-z_][A-Za-z_0-9]*)\\(");
-  for (std::sregex_iterator It(Asio.begin(), Asio.end(), Awaiting), End; It != End; ++It)
-    Names.insert((*It)[1]);
+  for (const char* Header : {WovenAsioHeader, WovenBoostAsioHeader}) {
+    const std::string Asio = textOf(Header);
+    for (std::sregex_iterator It(Asio.begin(), Asio.end(), Awaiting), End; It != End; ++It)
+      Names.insert((*It)[1]);
+  }
   return Names;
 }
 
@@ -58,6 +60,8 @@ std::string everyGuard() {
   Parts.Busy.OnThis = true;
   Text += guardText(Parts);
   Parts.Coroutine = CoroutineReturn{"int", false};
+  Text += guardText(Parts);
+  Parts.Coroutine = CoroutineReturn{"int", true};
   Text += guardText(Parts);
   return Text;
 }
