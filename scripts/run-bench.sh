@@ -8,7 +8,8 @@
 # building), woven_call_bench (a woven call against a hand-written Lease, on memory:// and on
 # Redis), weave_time.sh (distlock-weave against clang++ -fsyntax-only) and zookeeper_bench
 # (uncontended cycles and contended handoffs with 8 waiters against a private ZooKeeper,
-# beside Apache Curator's InterProcessMutex).
+# beside Apache Curator's InterProcessMutex) and async_bench (acquiring without blocking a
+# thread, distlock/asio.h, against the blocking API).
 #
 # The benchmarks with goals write their figures as JSON too; all of them end up in one file,
 # build-release/bench/results.json, keyed by benchmark.
@@ -33,7 +34,7 @@ set -- "${bench_args[@]}"
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 if $plots; then ensure_packages gnuplot-nox; fi
 configure release
-build release redis_cycle_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench
+build release redis_cycle_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench async_bench
 bench="$(preset_dir release)/bench"
 bash "${DISTLOCK_ROOT}/bench/peers/install.sh" "$(preset_dir release)"
 results="${bench}/results"
@@ -70,6 +71,8 @@ bash "${DISTLOCK_ROOT}/bench/weave_time.sh" "$(preset_dir release)/tool/distlock
   -- -std=c++20 -I"${DISTLOCK_ROOT}/include"
 log "zookeeper_bench $*"
 "${bench}/zookeeper_bench" "$@" --json "${results}/zookeeper.json" || goal_status=$?
+log "async_bench ${quick_args[*]}"
+"${bench}/async_bench" "${quick_args[@]}"
 
 python3 - "${results}" "${bench}/results.json" <<'PYTHON'
 import json, pathlib, sys
