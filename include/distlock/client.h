@@ -99,9 +99,10 @@ class Client {
   // `handler` is called exactly once, never before this returns, on that thread, and never
   // while the library holds a lock: keep it short (post the work to your own executor, as
   // distlock/asio.h does). The lease belongs to no thread: it is not re-entered, and current()
-  // does not show it. On memory://, redis://, redis+unix:// and redis+sentinel:// in this
-  // version (on Redis each attempt is a round trip made on the client's thread, and an outage
-  // is not ridden through: BackendUnavailable); elsewhere the handler gets a ConfigError.
+  // does not show it. On memory://, redis://, redis+unix://, redis+sentinel:// and
+  // redis+cluster:// in this version (on Redis each attempt is a round trip made on the client's
+  // thread, and an outage is not ridden through: BackendUnavailable); elsewhere the handler gets a
+  // ConfigError.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key, AcquireHandler handler);
 
   // The server as error messages name it: the URL without its password.

@@ -4,6 +4,7 @@
 // followed, with a lock held on it and a waiter waiting for it.
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <future>
 #include <string>
 #include <thread>
@@ -171,6 +172,33 @@ TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
   ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the waiter hangs";
   EXPECT_GT(result.get(), fence);
   waiting.join();
+}
+
+// An acquisition waiting without a thread follows its lock's slot to the new master too: the
+// attempt after the move is redirected (MOVED), and the waiter goes on there until the release.
+TEST_F(RedisClusterTest, AnAsyncWaiterFollowsTheSlotToItsNewMaster) {
+  auto holder = Client::connect(cluster().url());
+  auto waiter = Client::connect(cluster().url());
+  const std::string hash = "distlock:{async-moved:a}";
+  const int slot = cluster().key_slot(hash);
+  Lease held = holder->acquire(spec("async-moved", 2s), key_of("a"));
+  std::promise<std::uint64_t> granted;
+  waiter->acquire_async(spec("async-moved", 30s, wait(30s)), key_of("a"),
+                        [&](std::exception_ptr error, Lease lease) {
+                          if (error)
+                            granted.set_exception(error);
+                          else
+                            granted.set_value(lease.fence());
+                        });
+  EXPECT_TRUE(eventually([&] { return waiter->stats().waiting != 0; }))
+      << "the waiter never started waiting";
+  RedisServer& target = another_master(slot);
+  cluster().move_slot(slot, target);
+  const auto fence = held.fence();
+  EXPECT_NO_THROW(held.release());
+  auto result = granted.get_future();
+  ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the waiter hangs";
+  EXPECT_GT(result.get(), fence);
 }
 
 // The master of a held lock's slot dies once its replica has the grant; the replica takes

@@ -6,11 +6,12 @@
 
 namespace distlock::detail::redis {
 
-AsyncWaiter::AsyncWaiter(RedisBackend& backend, const AcquireRequest& request,
+AsyncWaiter::AsyncWaiter(RedisBackend& backend, const AcquireRequest& request, Asking asking,
                          GrantMessage grant_message, bool leaves_trace, StatsCounters& stats,
                          AsyncExecutor& executor, AcquireCompletion done)
     : backend_(backend),
       request_(request),
+      asking_(asking),
       grant_message_(grant_message),
       leaves_trace_(leaves_trace),
       stats_(stats),
@@ -37,7 +38,14 @@ void AsyncWaiter::attempt() {
   seen_ = ticket_ ? ticket_->generation() : 0;
   Attempt found;
   try {
-    found = backend_.try_acquire(request_);
+    found = backend_.try_acquire(request_, asking_);
+  } catch (const Redirected&) {
+    // A Cluster goes on with this acquisition on the master named, where its trace moved too.
+    complete(std::nullopt, std::current_exception());
+    return;
+  } catch (const TryAgain&) {
+    complete(std::nullopt, std::current_exception());
+    return;
   } catch (...) {
     give_up(std::current_exception());
     return;

@@ -6,7 +6,8 @@
 // step, and arms a timer for when the holder's lease would run out by itself.
 //
 // Each attempt is one round trip, made on the executor's thread; an outage is not ridden
-// through (the acquisition fails with BackendUnavailable, as a try does).
+// through (the acquisition fails with BackendUnavailable, as a try does). A Cluster's MOVED,
+// ASK or TRYAGAIN ends it with Redirected or TryAgain, for the cluster to go on elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "backends/redis/locks/release_listener.h"
 #include "backends/redis/locks/waiting.h"
 #include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/transport/server_error.h"
 #include "core/async_executor.h"
 #include "core/stats.h"
 
@@ -28,9 +30,10 @@ class AsyncWaiter final : public PendingAcquisition,
  public:
   // `leaves_trace`: a waiter of this kind keeps a place on the server, withdrawn when it
   // gives up. The request's names stay valid until `done` has been called (backend.h).
-  AsyncWaiter(RedisBackend& backend, const AcquireRequest& request, GrantMessage grant_message,
-              bool leaves_trace, StatsCounters& stats, AsyncExecutor& executor,
-              AcquireCompletion done);
+  // `asking`: on a Cluster master importing the lock's slot (an ASK redirect).
+  AsyncWaiter(RedisBackend& backend, const AcquireRequest& request, Asking asking,
+              GrantMessage grant_message, bool leaves_trace, StatsCounters& stats,
+              AsyncExecutor& executor, AcquireCompletion done);
 
   // Posts the first attempt: the caller's thread makes no round trip.
   void start();
@@ -49,6 +52,7 @@ class AsyncWaiter final : public PendingAcquisition,
 
   RedisBackend& backend_;
   const AcquireRequest request_;
+  const Asking asking_;
   const GrantMessage grant_message_;
   const bool leaves_trace_;
   StatsCounters& stats_;

@@ -2,10 +2,14 @@
 #include "backends/redis/topology/cluster_backend.h"
 
 #include <array>
+#include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <distlock/error.h>
@@ -17,6 +21,7 @@
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/server_error.h"
+#include "core/async_executor.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -31,6 +36,11 @@ class ClusterBackend final : public Backend {
   ClusterBackend(Url url, const Options& options, StatsCounters& stats);
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
+  bool supports_async() const override { return true; }
+  // Waits on the master of the lock's slot without a thread (AsyncOnMaster).
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override;
   ReleaseOutcome release(const ReleaseRequest& request) override;
   bool supports_keeping() const override { return true; }
   bool supports_read_write() const override { return true; }
@@ -40,6 +50,8 @@ class ClusterBackend final : public Backend {
   const std::string& server() const override { return server_; }
 
  private:
+  class AsyncOnMaster;
+
   // Runs `operation(master, asking)` on the backend of the master of `name`'s slot,
   // following MOVED (the map is read again) and ASK (once, on the master named, with
   // Asking::yes) redirects.
@@ -229,6 +241,179 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
     // Busy during a migration: the slot's owner is settled again shortly.
     std::this_thread::sleep_until(std::min(SteadyClock::now() + kMigrationPause, request.deadline));
   }
+}
+
+// An acquisition waiting without a thread on the master of its lock's slot (async_waiter.h),
+// as acquire() does: MOVED reads the slot map again and goes on at the master it names, ASK
+// makes one try on the importing master, TRYAGAIN pauses, and a master that stopped answering
+// is left for its promoted replica. Its steps run on the executor.
+class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
+                                            public std::enable_shared_from_this<AsyncOnMaster> {
+ public:
+  AsyncOnMaster(ClusterBackend& cluster, const AcquireRequest& request, AsyncExecutor& executor,
+                AcquireCompletion done)
+      : cluster_(cluster),
+        request_(request),
+        executor_(executor),
+        done_(std::move(done)),
+        slot_(hash_slot(lock_key(request.hold.name))) {}
+
+  void start() {
+    executor_.post([self = shared_from_this()] { self->on_master(); });
+  }
+
+  void withdraw(std::exception_ptr why) override {
+    std::shared_ptr<PendingAcquisition> waiting;
+    {
+      std::lock_guard lock(mutex_);
+      if (finished_ || withdrawn_) return;
+      withdrawn_ = why;
+      waiting = waiting_;
+    }
+    // The master's waiter ends with `why`; between masters, the next step does.
+    if (waiting) waiting->withdraw(std::move(why));
+  }
+
+ private:
+  void on_master() {
+    if (std::exception_ptr why = withdrawn(); why) {
+      finish(std::nullopt, why);
+      return;
+    }
+    try {
+      if (asked_ != nullptr) {
+        // The lock's keys are on the importing master already: one try there.
+        RedisBackend& importing = *std::exchange(asked_, nullptr);
+        std::optional<Grant> grant;
+        try {
+          grant = importing.try_acquire(request_, Asking::yes).grant;
+        } catch (const TryAgain&) {
+          // Some of its keys are still on the old master.
+        }
+        if (grant || SteadyClock::now() >= request_.deadline) {
+          finish(grant, nullptr);
+          return;
+        }
+        again_after(kMigrationPause);
+        return;
+      }
+      auto waiting = cluster_.master_of(slot_).acquire_async(
+          request_, executor_,
+          [self = shared_from_this()](std::optional<Grant> grant, std::exception_ptr error) {
+            self->heard(grant, std::move(error));
+          });
+      std::lock_guard lock(mutex_);
+      waiting_ = std::move(waiting);
+      if (withdrawn_) waiting_->withdraw(withdrawn_);
+    } catch (const BackendUnavailable& error) {
+      finish(std::nullopt, named(error));
+    } catch (...) {
+      finish(std::nullopt, std::current_exception());
+    }
+  }
+
+  // The master's waiter ended.
+  void heard(std::optional<Grant> grant, std::exception_ptr error) {
+    {
+      std::lock_guard lock(mutex_);
+      waiting_.reset();
+    }
+    if (!error) {
+      finish(grant, nullptr);
+      return;
+    }
+    // Withdrawn: whatever else ended the master's waiter, the caller hears why it asked.
+    if (std::exception_ptr why = withdrawn(); why) {
+      finish(std::nullopt, why);
+      return;
+    }
+    try {
+      std::rethrow_exception(error);
+    } catch (const Redirected& redirected) {
+      if (++redirects_ >= kMostRedirects) {
+        finish(std::nullopt, named(BackendUnavailable(
+                                 "", cluster_.server_,
+                                 "slot " + std::to_string(slot_) + " was redirected " +
+                                     std::to_string(kMostRedirects) +
+                                     " times in a row (last: " + redirected.reason() + ")")));
+        return;
+      }
+      const Redirect& redirect = redirected.redirect();
+      if (redirect.ask)
+        asked_ = &cluster_.backend_for({redirect.host, redirect.port, {}});
+      else
+        cluster_.learn(redirect);
+      again_after(Millis::zero());
+    } catch (const TryAgain& busy) {
+      if (++redirects_ >= kMostRedirects) {
+        finish(std::nullopt, named(busy));
+        return;
+      }
+      again_after(kMigrationPause);
+    } catch (const Refused&) {
+      finish(std::nullopt, error);
+    } catch (const BackendUnavailable&) {
+      // A master that does not answer may have been replaced by its replica.
+      if (++redirects_ < kMostRedirects && cluster_.slot_moved_on(slot_)) {
+        again_after(Millis::zero());
+        return;
+      }
+      finish(std::nullopt, error);
+    } catch (...) {
+      finish(std::nullopt, error);
+    }
+  }
+
+  void again_after(Millis pause) {
+    auto self = shared_from_this();
+    if (pause == Millis::zero())
+      executor_.post([self] { self->on_master(); });
+    else
+      executor_.post_at(SteadyClock::now() + pause, [self] { self->on_master(); });
+  }
+
+  std::exception_ptr withdrawn() {
+    std::lock_guard lock(mutex_);
+    return withdrawn_;
+  }
+
+  // A failure told of the lock.
+  std::exception_ptr named(const BackendUnavailable& error) const {
+    return std::make_exception_ptr(
+        BackendUnavailable(std::string(request_.hold.name), cluster_.server_, error.reason()));
+  }
+
+  void finish(std::optional<Grant> grant, std::exception_ptr error) {
+    {
+      std::lock_guard lock(mutex_);
+      if (finished_) return;
+      finished_ = true;
+    }
+    executor_.post([done = std::move(done_), grant, error = std::move(error),
+                    self = shared_from_this()] { done(grant, error); });
+  }
+
+  ClusterBackend& cluster_;
+  const AcquireRequest request_;
+  AsyncExecutor& executor_;
+  AcquireCompletion done_;
+  const int slot_;
+  // The executor's: steps run one at a time.
+  int redirects_ = 0;
+  RedisBackend* asked_ = nullptr;  // the importing master an ASK named, for the next step
+
+  std::mutex mutex_;
+  bool finished_ = false;
+  std::exception_ptr withdrawn_;
+  std::shared_ptr<PendingAcquisition> waiting_;  // the master's waiter
+};
+
+std::shared_ptr<PendingAcquisition> ClusterBackend::acquire_async(const AcquireRequest& request,
+                                                                  AsyncExecutor& executor,
+                                                                  AcquireCompletion done) {
+  auto acquisition = std::make_shared<AsyncOnMaster>(*this, request, executor, std::move(done));
+  acquisition->start();
+  return acquisition;
 }
 
 ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {

@@ -209,9 +209,11 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
 
 std::shared_ptr<PendingAcquisition> RedisBackend::acquire_async(const AcquireRequest& request,
                                                                 AsyncExecutor& executor,
-                                                                AcquireCompletion done) {
+                                                                AcquireCompletion done,
+                                                                Asking asking) {
   auto waiter = std::make_shared<AsyncWaiter>(
-      *this, request, settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
+      *this, request, asking,
+      settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
       leaves_trace_when_waiting(request.hold.kind), stats_, executor, std::move(done));
   waiter->start();
   return waiter;

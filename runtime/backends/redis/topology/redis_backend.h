@@ -64,7 +64,13 @@ class RedisBackend final : public Backend {
   // Waits as acquire() does, each step on `executor` (async_waiter.h).
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,
-                                                    AcquireCompletion done) override;
+                                                    AcquireCompletion done) override {
+    return acquire_async(request, executor, std::move(done), Asking::no);
+  }
+  // The same on a Cluster master: with Asking::yes, on one importing the lock's slot.
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor, AcquireCompletion done,
+                                                    Asking asking);
   ReleaseOutcome release(const ReleaseRequest& request) override {
     return release(request, Asking::no);
   }
