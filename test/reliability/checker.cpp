@@ -38,7 +38,7 @@ void usage(std::ostream& out) {
          "                        [--workers N] [--duration 8s] [--ttl 1s] [--pause 20ms]\n"
          "                        [--long-pause-percent 3] [--think 20ms] [--fault-at 3s]\n"
          "                        [--fault-count 1] [--fault-every 20s]\n"
-         "                        [--threads [--shared-client]|--processes]\n"
+         "                        [--threads [--shared-client]|--processes] [--async-acquire]\n"
          "                        [--session-timeout 2s] [--slack 500ms] [--min-operations 20]\n"
          "                        [--markdown FILE] [--timeline FILE] [--keep] [--no-check]\n"
          "                        [--break renewal|fencing|checked|on-lost|exclusion|\n"
@@ -48,6 +48,8 @@ void usage(std::ostream& out) {
          "          permit\n"
          "  --shared-client: the worker threads share one Client, so their lock commands share\n"
          "                   its one connection, as a service's threads do\n"
+         "  --async-acquire: the workers acquire by Client::acquire_async, the wait driven by\n"
+         "                   the client's own thread rather than the worker's\n"
          "  --timeline: also write each hold, the fault and the recovery to FILE, one\n"
          "              tab-separated line each, for scripts/run-bench.sh --plots\n"
          "  --break: a negative control, turning one protection off so that the check it is\n"
@@ -107,6 +109,8 @@ RunConfig parse_run(const std::vector<std::string>& args) {
       config.threads = false;
     else if (flag == "--shared-client")
       config.shared_client = true;
+    else if (flag == "--async-acquire")
+      config.async_acquire = true;
     else if (flag == "--session-timeout")
       config.session_timeout = parse_duration(value());
     else if (flag == "--slack")

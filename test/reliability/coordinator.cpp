@@ -135,6 +135,7 @@ int run_checker(const RunConfig& config) {
     settings.first_id = p;
     settings.threads = threads ? config.workers : 1;
     settings.shared_client = config.shared_client;
+    settings.async_acquire = config.async_acquire;
     settings.url = fault->worker_url(p, *service);
     // Every process knows the role; only the one the coordinator arms acts it out.
     settings.role = fault->victim_role();
@@ -204,6 +205,7 @@ int run_checker(const RunConfig& config) {
   facts.workers = config.workers;
   facts.threads = threads;
   facts.shared_client = config.shared_client;
+  facts.async_acquire = config.async_acquire;
   facts.duration = config.duration;
   facts.ran_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stopped - started).count();
   facts.started_ns = to_ns(started);

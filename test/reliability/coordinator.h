@@ -28,6 +28,7 @@ struct RunConfig {
   std::optional<Millis> fault_every;  // between injections (default: the fault's length + 2 s)
   std::optional<bool> threads;        // default: threads for memory, processes otherwise
   bool shared_client = false;         // the worker threads share one Client (--threads only)
+  bool async_acquire = false;         // the workers acquire by Client::acquire_async
   Millis session_timeout{2000};       // ZooKeeper
   Millis slack{500};                  // allowance on timing bounds for a loaded machine
   std::uint64_t min_operations = 20;

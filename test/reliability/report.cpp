@@ -391,8 +391,10 @@ void print_report(std::ostream& out, const Report& report) {
   out << "distlock checker: backend " << facts.backend << ", lock " << facts.kind << ", fault "
       << facts.fault << ", " << facts.workers
       << (facts.threads ? " worker threads" : " worker processes")
-      << (facts.shared_client ? " sharing one client" : "") << " x " << format_ns(facts.ran_ns)
-      << ", ttl " << format_ms(static_cast<double>(facts.ttl.count())) << "\n";
+      << (facts.shared_client ? " sharing one client" : "")
+      << (facts.async_acquire ? " acquiring asynchronously" : "") << " x "
+      << format_ns(facts.ran_ns) << ", ttl " << format_ms(static_cast<double>(facts.ttl.count()))
+      << "\n";
   for (const auto& injection : f.injections)
     out << "  fault:                       " << injection.record.detail << "\n";
   out << "  acquisitions:                " << f.acquisitions << " (" << f.rounds_completed

@@ -24,6 +24,7 @@ struct RunFacts {
   int workers = 0;
   bool threads = false;
   bool shared_client = false;
+  bool async_acquire = false;
   Millis duration{0};
   std::int64_t ran_ns = 0;      // from the workers' start to the coordinator's stop
   std::int64_t started_ns = 0;  // CLOCK_MONOTONIC when the run began (fault times count from it)

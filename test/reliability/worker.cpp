@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <exception>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -81,6 +83,9 @@ class Worker {
 
  private:
   void one_round(Clock::time_point deadline);
+  // The lease of `spec`, as Client::acquire gives it or, with async_acquire, as the handler of
+  // Client::acquire_async does; throws what either throws.
+  distlock::Lease acquire(const distlock::LockSpec& spec);
   // --break exclusion: value + 1 under the fence of the lease another thread of this process
   // holds, without a lock of its own. False when no other thread holds one.
   bool update_under_borrowed_lease();
@@ -197,6 +202,20 @@ bool Worker::update_under_borrowed_lease() {
   return true;
 }
 
+distlock::Lease Worker::acquire(const distlock::LockSpec& spec) {
+  if (!settings_.async_acquire) return client_->acquire(spec, settings_.lock_key);
+  // The handler is called once, before get() returns: `granted` outlives it.
+  std::promise<distlock::Lease> granted;
+  client_->acquire_async(spec, settings_.lock_key,
+                         [&granted](std::exception_ptr error, distlock::Lease lease) {
+                           if (error)
+                             granted.set_exception(error);
+                           else
+                             granted.set_value(std::move(lease));
+                         });
+  return granted.get_future().get();
+}
+
 void Worker::one_round(Clock::time_point deadline) {
   std::uniform_int_distribution<long> think(0, settings_.think.count());
   if (settings_.borrow_leases && std::bernoulli_distribution(0.5)(random_) &&
@@ -208,7 +227,7 @@ void Worker::one_round(Clock::time_point deadline) {
   std::optional<distlock::Lease> lease;
   const std::int64_t asked = mono_ns();
   try {
-    lease.emplace(client_->acquire(spec, settings_.lock_key));
+    lease.emplace(acquire(spec));
   } catch (const distlock::LockTimeout& e) {
     log_error("timeout", e.what());
     return;
@@ -418,6 +437,8 @@ std::vector<std::string> worker_arguments(const WorkerSettings& s) {
           std::to_string(s.threads),
           "--shared-client",
           s.shared_client ? "1" : "0",
+          "--async-acquire",
+          s.async_acquire ? "1" : "0",
           "--url",
           s.url,
           "--type",
@@ -468,6 +489,8 @@ WorkerSettings parse_worker_arguments(const std::vector<std::string>& args) {
       s.threads = std::stoi(value);
     else if (flag == "--shared-client")
       s.shared_client = value == "1";
+    else if (flag == "--async-acquire")
+      s.async_acquire = value == "1";
     else if (flag == "--url")
       s.url = value;
     else if (flag == "--type")

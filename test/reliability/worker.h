@@ -44,7 +44,8 @@ struct WorkerSettings {
   int first_id = 0;  // worker ids first_id .. first_id + threads - 1
   int threads = 1;   // workers in this process (one Client each, or one for all)
   bool shared_client = false;
-  std::string url;  // lock service
+  bool async_acquire = false;  // by Client::acquire_async, each worker awaiting its handler
+  std::string url;             // lock service
   std::string lock_type = "checker";
   std::string lock_key = "shared";
   LockKindChoice kind = LockKindChoice::exclusive;
