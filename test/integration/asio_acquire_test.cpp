@@ -17,6 +17,7 @@
 #include <asio/detached.hpp>
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
 
@@ -142,6 +143,30 @@ TEST_F(AsioAcquire, ACancelledWaiterEndsWithOperationAbortedAndLeavesNoPlace) {
   EXPECT_TRUE(next.get().valid());
   work.reset();
   runner.join();
+}
+
+// A coroutine destroyed while it holds the lock (its io_context goes with it suspended) releases
+// the lease as a return would: the frame's destruction ends the lease.
+TEST_F(AsioAcquire, ACoroutineDestroyedWhileHoldingReleases) {
+  auto io = std::make_unique<asio::io_context>();
+  bool holding = false;
+  asio::co_spawn(
+      *io,
+      [&]() -> asio::awaitable<void> {
+        Lease lease =
+            co_await async_acquire(*client_, spec("abandoned", 30s), "a", asio::use_awaitable);
+        holding = true;
+        asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
+        co_await forever.async_wait(asio::use_awaitable);
+      },
+      asio::detached);
+  while (!holding && io->run_one_for(30s) != 0) {
+  }
+  ASSERT_TRUE(holding);
+  EXPECT_FALSE(client_->try_acquire(spec("abandoned", 30s), "a").has_value());
+  io.reset();
+  EXPECT_TRUE(client_->try_acquire(spec("abandoned", 30s), "a").has_value())
+      << "the destroyed coroutine's lease was not released";
 }
 
 TEST_F(AsioAcquire, UseFutureGetsTheLease) {
