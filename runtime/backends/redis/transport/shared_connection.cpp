@@ -105,7 +105,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
   owed_.pop_back();
   break_locked(is_timeout(error) ? "cannot send " + owed.command + " within " +
                                        std::to_string(timeout_.count()) + " ms (command_timeout)"
-                                 : "sending a command: " + reason_text(std::strerror(error)),
+                                 : "sending a command: " + stream_.error_text(error),
                is_timeout(error), handed);
   return Written::no;
 }
@@ -215,7 +215,7 @@ bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& re
     const int error = errno;
     timed_out = n < 0 && is_timeout(error);
     reason = n == 0 ? std::string("the server closed the connection")
-                    : "waiting for a reply: " + reason_text(std::strerror(error));
+                    : "waiting for a reply: " + stream_.error_text(error);
     return false;
   }
   if (redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(n)) != REDIS_OK) {
