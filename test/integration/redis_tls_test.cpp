@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <distlock/distlock.h>
 
+#include "captured_log.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 #include "tls_files.h"
@@ -45,6 +48,141 @@ TEST_F(RedisTls, LocksOverTls) {
   EXPECT_FALSE(other->try_acquire(lock_spec, key).has_value());
   lease.release();
   EXPECT_TRUE(other->try_acquire(lock_spec, key).has_value());
+}
+
+// The reason Client::connect gives for `url`, which must fail with BackendUnavailable within
+// connect_timeout (2 s here; the margin is for the server's side and a slow machine).
+std::string unavailable_reason(const std::string& url) {
+  const auto started = Clock::now();
+  try {
+    (void)Client::connect(url + (url.find('?') == std::string::npos ? "?" : "&") +
+                          "connect_timeout=2s&outage_limit=0s");
+  } catch (const BackendUnavailable& error) {
+    EXPECT_LT(Clock::now() - started, 2s + 1500ms)
+        << "not within connect_timeout: " << error.what();
+    return error.what();
+  }
+  ADD_FAILURE() << "connected to " << url;
+  return {};
+}
+
+std::string config_error_of(const std::string& url) {
+  try {
+    (void)Client::connect(url);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no ConfigError for " << url;
+  return {};
+}
+
+RedisServer tls_server(const TlsFiles::Pair& identity, bool client_certificates_required = false) {
+  return RedisServer({}, ServerTls{identity, tls_files().ca, client_certificates_required});
+}
+
+TEST_F(RedisTls, AnUnknownCaFailsTheHandshake) {
+  const std::string reason = unavailable_reason(with_ca(server(), tls_files().other_ca));
+  // "unable to get local issuer certificate" when the server sends its certificate alone,
+  // "self-signed certificate in certificate chain" when it sends its CA's too, as Redis does.
+  EXPECT_NE(reason.find("certificate verify failed: "), std::string::npos) << reason;
+  EXPECT_NE(reason.find("(unknown CA"), std::string::npos) << reason;
+  EXPECT_NE(reason.find(server().url()), std::string::npos) << "names the server: " << reason;
+}
+
+TEST_F(RedisTls, WithoutCacertTheSystemStoreIsUsedAndDoesNotKnowTheTestCa) {
+  const std::string reason = unavailable_reason(server().url());
+  EXPECT_NE(reason.find("(unknown CA"), std::string::npos) << reason;
+}
+
+TEST_F(RedisTls, ACertificateForAnotherHostFailsUnlessSniNamesThatHost) {
+  const RedisServer elsewhere = tls_server(tls_files().wrong_host_server);
+  const std::string reason = unavailable_reason(with_ca(elsewhere, tls_files().ca));
+  EXPECT_NE(reason.find("certificate verify failed: host name mismatch"), std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("127.0.0.1"), std::string::npos) << reason;
+  auto client = Client::connect(with_ca(elsewhere, tls_files().ca) + "&sni=elsewhere.example");
+  EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("sni")).has_value());
+}
+
+TEST_F(RedisTls, ServerCertificateIsCheckedForLocalhostByName) {
+  const std::string url = "rediss://localhost:" + std::to_string(server().port()) +
+                          "?cacert=" + tls_files().ca.string();
+  auto client = Client::connect(url);
+  EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("by-name")).has_value());
+}
+
+TEST_F(RedisTls, AnExpiredCertificateFailsTheHandshake) {
+  const RedisServer expired = tls_server(tls_files().expired_server);
+  const std::string reason = unavailable_reason(with_ca(expired, tls_files().ca));
+  EXPECT_NE(reason.find("certificate verify failed: certificate has expired"), std::string::npos)
+      << reason;
+}
+
+TEST_F(RedisTls, InsecureSkipsVerificationAndWarns) {
+  const RedisServer expired = tls_server(tls_files().expired_server);
+  const CapturedLog log(LogLevel::warning);
+  auto client = Client::connect(expired.url() + "?insecure=true");
+  EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("insecure")).has_value());
+  const auto warnings = log.lines_at(LogLevel::warning);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings.front().find("insecure=true: the server's certificate is not verified"),
+            std::string::npos)
+      << warnings.front();
+}
+
+TEST_F(RedisTls, AServerThatAsksForAClientCertificateGetsTheOneTheUrlGives) {
+  const RedisServer strict = tls_server(tls_files().server, true);
+  const std::string reason = unavailable_reason(with_ca(strict, tls_files().ca));
+  EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos) << reason;
+  auto client = Client::connect(with_ca(strict, tls_files().ca) +
+                                "&cert=" + tls_files().client.certificate.string() +
+                                "&key=" + tls_files().client.key.string());
+  EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("client-cert")).has_value());
+}
+
+TEST_F(RedisTls, RedissToAPlainPortSaysTheServerDoesNotSpeakTls) {
+  const RedisServer plain;
+  const std::string port = std::to_string(plain.port());
+  const std::string reason =
+      unavailable_reason("rediss://127.0.0.1:" + port + "?cacert=" + tls_files().ca.string());
+  EXPECT_NE(reason.find("speak TLS on this port"), std::string::npos) << reason;
+}
+
+TEST_F(RedisTls, PlainRedisToATlsPortFailsWithinConnectTimeout) {
+  const std::string url = "redis://127.0.0.1:" + std::to_string(server().port());
+  const std::string reason = unavailable_reason(url);
+  EXPECT_NE(reason.find(url), std::string::npos) << reason;
+}
+
+TEST_F(RedisTls, AFileThatCannotBeReadIsAConfigErrorNamingItAndNoPassword) {
+  const std::string url = "rediss://:tls-secret@127.0.0.1:" + std::to_string(server().port()) +
+                          "?cacert=/nonexistent/ca.pem";
+  const std::string message = config_error_of(url);
+  EXPECT_NE(message.find("cannot read cacert '/nonexistent/ca.pem'"), std::string::npos) << message;
+  EXPECT_NE(message.find("rediss://***@127.0.0.1:"), std::string::npos) << message;
+  EXPECT_EQ(message.find("tls-secret"), std::string::npos) << message;
+}
+
+TEST_F(RedisTls, AKeyThatDoesNotMatchItsCertificateIsAConfigError) {
+  const std::string url = with_ca(server(), tls_files().ca) +
+                          "&cert=" + tls_files().client.certificate.string() +
+                          "&key=" + tls_files().server.key.string();
+  const std::string message = config_error_of(url);
+  EXPECT_NE(message.find("key '" + tls_files().server.key.string() + "' does not match cert '" +
+                         tls_files().client.certificate.string() + "'"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(RedisTls, ACertificateWithoutItsKeyIsAConfigError) {
+  const std::string message = config_error_of(with_ca(server(), tls_files().ca) +
+                                              "&cert=" + tls_files().client.certificate.string());
+  EXPECT_NE(message.find("cert= without key="), std::string::npos) << message;
+}
+
+TEST_F(RedisTls, RedissUnixIsRefused) {
+  const std::string message = config_error_of("rediss+unix:///run/redis.sock");
+  EXPECT_NE(message.find("rediss+unix:// does not exist"), std::string::npos) << message;
 }
 
 }  // namespace

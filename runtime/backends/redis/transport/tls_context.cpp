@@ -2,6 +2,7 @@
 #include "backends/redis/transport/tls_context.h"
 
 #include <openssl/err.h>
+#include <openssl/x509.h>
 
 #include <cerrno>
 #include <cstring>
@@ -101,12 +102,14 @@ TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method(
   if (!certificate) return;
   if (SSL_CTX_use_certificate_chain_file(context, certificate->c_str()) != 1)
     bad_tls_setting(url, "cannot load cert '" + *certificate + "': " + openssl_reason());
-  if (SSL_CTX_use_PrivateKey_file(context, key->c_str(), SSL_FILETYPE_PEM) != 1)
+  const std::string mismatch = "key '" + *key + "' does not match cert '" + *certificate + "'";
+  if (SSL_CTX_use_PrivateKey_file(context, key->c_str(), SSL_FILETYPE_PEM) != 1) {
+    if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH)
+      bad_tls_setting(url, mismatch);
     bad_tls_setting(url, "cannot load key '" + *key + "': " + openssl_reason() +
                              " (a key must be PEM, not encrypted)");
-  if (SSL_CTX_check_private_key(context) != 1)
-    bad_tls_setting(
-        url, "key '" + *key + "' does not match cert '" + *certificate + "': " + openssl_reason());
+  }
+  if (SSL_CTX_check_private_key(context) != 1) bad_tls_setting(url, mismatch);
 }
 
 }  // namespace distlock::detail::redis
