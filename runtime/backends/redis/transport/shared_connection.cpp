@@ -88,7 +88,10 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
     // Nobody reads while nothing is owed, so a readable socket means the server closed it
     // while it sat idle: a command written now would be taken in and never run.
     if (owed_.empty() && !reading_ && stream_.peer_closed()) {
-      break_locked("the server closed the connection while it was idle", false, handed);
+      std::string tls_failure = stream_.tls_failure();
+      break_locked(tls_failure.empty() ? "the server closed the connection while it was idle"
+                                       : std::move(tls_failure),
+                   false, handed);
       return Written::no;
     }
     owed_.push_back(std::move(owed));

@@ -127,4 +127,11 @@ std::string Stream::error_text(int error) const {
   return reason_text(std::strerror(error));
 }
 
+std::string Stream::tls_failure() const {
+#if DISTLOCK_WITH_TLS
+  if (tls_) return tls_->failure_text();
+#endif
+  return {};
+}
+
 }  // namespace distlock::detail::redis

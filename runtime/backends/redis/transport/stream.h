@@ -58,6 +58,9 @@ class Stream {
   void shutdown();
   // The errno a call above failed with, in words (EPROTO: what went wrong in TLS).
   std::string error_text(int error) const;
+  // What the server's TLS said when it ended the connection (an alert that peer_closed() read),
+  // in words; empty for a connection in the clear, or one the server simply closed.
+  std::string tls_failure() const;
 
  private:
   struct TlsSessionFree {

@@ -54,6 +54,11 @@ int refuse_passphrase(char* /*buffer*/, int /*size*/, int /*rwflag*/, void* /*us
 
 }  // namespace
 
+int note_certificate_withheld(SSL* ssl, X509** /*certificate*/, EVP_PKEY** /*key*/) {
+  if (auto* withheld = static_cast<bool*>(SSL_get_app_data(ssl))) *withheld = true;
+  return 0;
+}
+
 TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method())) {
   if (!context_) bad_tls_setting(url, "cannot make a TLS context: " + openssl_reason());
   SSL_CTX* context = context_.get();
@@ -68,6 +73,7 @@ TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method(
   // output, grown meanwhile).
   SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_default_passwd_cb(context, refuse_passphrase);
+  SSL_CTX_set_client_cert_cb(context, note_certificate_withheld);
 
   verifies_ = !parse_insecure(url);
   if (const auto sni = url.query_value("sni")) {

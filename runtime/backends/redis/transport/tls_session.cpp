@@ -130,6 +130,9 @@ std::string failure_text_of(const SSL* ssl, int ssl_error, int system_error,
   return reason_text(detail.c_str());
 }
 
+constexpr std::string_view kCertificateWithheld =
+    "the server asked for a client certificate, and the URL gives none (cert= and key=)";
+
 }  // namespace
 
 std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int fd,
@@ -164,6 +167,8 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
       return nullptr;
     }
   }
+  bool certificate_withheld = false;
+  SSL_set_app_data(ssl.get(), &certificate_withheld);
   SSL_set_connect_state(ssl.get());
 
   for (;;) {
@@ -190,8 +195,10 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
         return nullptr;
     }
   }
+  SSL_set_app_data(ssl.get(), nullptr);
   std::unique_ptr<TlsSession> session(new TlsSession(ssl.release()));
   session->name_ = name;
+  session->certificate_withheld_ = certificate_withheld;
   return session;
 }
 
@@ -214,7 +221,10 @@ ssize_t TlsSession::read_now(char* into, std::size_t size, short& wait_events) {
   errno = 0;
   std::size_t got = 0;
   const int result = SSL_read_ex(ssl_.get(), into, size, &got);
-  if (result == 1) return static_cast<ssize_t>(got);
+  if (result == 1) {
+    received_ = true;
+    return static_cast<ssize_t>(got);
+  }
   return outcome_locked(result, wait_events);
 }
 
@@ -230,16 +240,23 @@ ssize_t TlsSession::outcome_locked(int result, short& wait_events) {
       errno = EAGAIN;
       return -1;
     case SSL_ERROR_ZERO_RETURN:
-      return 0;
     case SSL_ERROR_SYSCALL:
-      if (system_error == 0) return 0;
-      errno = system_error;
-      return -1;
+      if (!certificate_withheld_ || received_) {
+        if (error == SSL_ERROR_ZERO_RETURN || system_error == 0) return 0;
+        errno = system_error;
+        return -1;
+      }
+      [[fallthrough]];
     default:
-      failure_ = failure_text_of(ssl_.get(), error, system_error, name_);
+      failure_ = failure_locked(error, system_error);
       errno = EPROTO;
       return -1;
   }
+}
+
+std::string TlsSession::failure_locked(int ssl_error, int system_error) const {
+  if (certificate_withheld_ && !received_) return std::string(kCertificateWithheld);
+  return failure_text_of(ssl_.get(), ssl_error, system_error, name_);
 }
 
 bool TlsSession::peer_closed() {
@@ -253,7 +270,9 @@ bool TlsSession::peer_closed() {
   const int system_error = errno;
   const int error = SSL_get_error(ssl_.get(), result);
   if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) return false;
-  failure_ = failure_text_of(ssl_.get(), error, system_error, name_);
+  // A connection simply closed is told as such by the caller; an alert is told here.
+  if (error == SSL_ERROR_SSL || (certificate_withheld_ && !received_))
+    failure_ = failure_locked(error, system_error);
   return true;
 }
 

@@ -41,7 +41,8 @@ class TlsSession {
   // that owes no reply. Reads what has come without waiting: TLS records that are no data
   // (a session ticket) are taken in on the way.
   bool peer_closed();
-  // Why the last call that failed with EPROTO failed, in words.
+  // Why the last call that failed with EPROTO, or peer_closed(), failed, in words; empty when
+  // none did.
   std::string failure_text() const;
 
  private:
@@ -53,11 +54,18 @@ class TlsSession {
   // The result of an SSL call that returned `result`, as read_now() returns it (holding
   // mutex_).
   ssize_t outcome_locked(int result, short& wait_events);
+  // Why the connection failed with `ssl_error` (SSL_get_error) and `system_error` (holding
+  // mutex_).
+  std::string failure_locked(int ssl_error, int system_error) const;
 
   mutable std::mutex mutex_;
   std::unique_ptr<SSL, SslFree> ssl_;
-  std::string name_;     // the name the server's certificate was checked against
-  std::string failure_;  // under mutex_
+  std::string name_;  // the name the server's certificate was checked against
+  // The server asked for a client certificate and got none. In TLS 1.3 it says whether it
+  // wanted one only after the handshake: an alert, or a closed connection, before any reply.
+  bool certificate_withheld_ = false;
+  bool received_ = false;  // under mutex_: anything came after the handshake
+  std::string failure_;    // under mutex_
 };
 
 }  // namespace distlock::detail::redis
