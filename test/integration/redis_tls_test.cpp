@@ -30,12 +30,7 @@ class RedisTls : public ::testing::Test {
 
   static RedisServer& server() { return server_.get(); }
 
-  struct StartTlsServer {
-    std::unique_ptr<RedisServer> operator()() const {
-      return std::make_unique<RedisServer>(std::vector<std::string>{}, ServerTls::of_test_ca());
-    }
-  };
-  static inline SuiteService<RedisServer, StartTlsServer> server_;
+  static inline SuiteTlsRedis server_;
 };
 
 TEST_F(RedisTls, LocksOverTls) {
