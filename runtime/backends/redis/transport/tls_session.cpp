@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 
 #include "backends/redis/transport/server_error.h"
@@ -17,9 +16,7 @@
 namespace distlock::detail::redis {
 namespace {
 
-int socket_of(BIO* bio) {
-  return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(bio)));
-}
+int socket_of(BIO* bio) { return *static_cast<const int*>(BIO_get_data(bio)); }
 
 // OpenSSL's own socket BIO writes with write(), which raises SIGPIPE in a process that has not
 // ignored it when the server has gone; this one sends as Stream does, with MSG_NOSIGNAL.
@@ -141,24 +138,26 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
                                                   Socket::Failure& failure, int stop_fd) {
   failure = {};
   ERR_clear_error();
-  std::unique_ptr<SSL, SslFree> ssl(SSL_new(context.native()));
+  std::unique_ptr<TlsSession> session(new TlsSession(SSL_new(context.native()), fd));
+  SSL* ssl = session->ssl_.get();
   BIO* bio = socket_method() == nullptr ? nullptr : BIO_new(socket_method());
-  if (!ssl || bio == nullptr) {
+  if (ssl == nullptr || bio == nullptr) {
     BIO_free(bio);
     failure = {"cannot start TLS: out of memory", false};
     return nullptr;
   }
-  BIO_set_data(bio, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)));
+  BIO_set_data(bio, &session->fd_);
   BIO_set_init(bio, 1);
-  SSL_set_bio(ssl.get(), bio, bio);
+  SSL_set_bio(ssl, bio, bio);
 
-  const std::string name = context.server_name().value_or(host);
+  session->name_ = context.server_name().value_or(host);
+  const std::string& name = session->name_;
   const bool ip_address = is_ip_address(name);
   // A server name in the handshake lets one address serve several names; an IP address may
   // not be sent as one (RFC 6066).
-  if (!ip_address) SSL_set_tlsext_host_name(ssl.get(), name.c_str());
+  if (!ip_address) SSL_set_tlsext_host_name(ssl, name.c_str());
   if (context.verifies()) {
-    X509_VERIFY_PARAM* verify = SSL_get0_param(ssl.get());
+    X509_VERIFY_PARAM* verify = SSL_get0_param(ssl);
     X509_VERIFY_PARAM_set_hostflags(verify, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
     const int named = ip_address ? X509_VERIFY_PARAM_set1_ip_asc(verify, name.c_str())
                                  : X509_VERIFY_PARAM_set1_host(verify, name.c_str(), 0);
@@ -167,22 +166,21 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
       return nullptr;
     }
   }
-  bool certificate_withheld = false;
-  SSL_set_app_data(ssl.get(), &certificate_withheld);
-  SSL_set_connect_state(ssl.get());
+  SSL_set_app_data(ssl, &session->certificate_withheld_);
+  SSL_set_connect_state(ssl);
 
   for (;;) {
     ERR_clear_error();
     errno = 0;
-    const int result = SSL_connect(ssl.get());
+    const int result = SSL_connect(ssl);
     const int system_error = errno;
-    if (result == 1) break;
-    const int error = SSL_get_error(ssl.get(), result);
+    if (result == 1) return session;
+    const int error = SSL_get_error(ssl, result);
     short events = 0;
     if (error == SSL_ERROR_WANT_READ) events = POLLIN;
     if (error == SSL_ERROR_WANT_WRITE) events = POLLOUT;
     if (events == 0) {
-      failure = {"TLS handshake: " + failure_text_of(ssl.get(), error, system_error, name), false};
+      failure = {"TLS handshake: " + failure_text_of(ssl, error, system_error, name), false};
       return nullptr;
     }
     switch (wait_for(fd, events, deadline, stop_fd)) {
@@ -195,11 +193,6 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
         return nullptr;
     }
   }
-  SSL_set_app_data(ssl.get(), nullptr);
-  std::unique_ptr<TlsSession> session(new TlsSession(ssl.release()));
-  session->name_ = name;
-  session->certificate_withheld_ = certificate_withheld;
-  return session;
 }
 
 TlsSession::~TlsSession() = default;

@@ -50,7 +50,7 @@ class TlsSession {
     void operator()(SSL* ssl) const { SSL_free(ssl); }
   };
 
-  explicit TlsSession(SSL* ssl) : ssl_(ssl) {}
+  TlsSession(SSL* ssl, int fd) : fd_(fd), ssl_(ssl) {}
   // The result of an SSL call that returned `result`, as read_now() returns it (holding
   // mutex_).
   ssize_t outcome_locked(int result, short& wait_events);
@@ -58,6 +58,8 @@ class TlsSession {
   // mutex_).
   std::string failure_locked(int ssl_error, int system_error) const;
 
+  // The socket, which the session's BIO reads and writes (BIO_get_data points here).
+  int fd_;
   mutable std::mutex mutex_;
   std::unique_ptr<SSL, SslFree> ssl_;
   std::string name_;  // the name the server's certificate was checked against
