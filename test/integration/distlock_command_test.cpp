@@ -234,6 +234,7 @@ TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMas
   expect_every_masters_locks_listed_and_released_on_the_slots_master(cluster, cluster.url());
 }
 
+#if DISTLOCK_TEST_TLS
 // The command takes a service's rediss+cluster:// URL: every master, and the slot's master a
 // release goes to, over TLS.
 TEST(DistlockCommandRedisCluster, DoesTheSameOverTls) {
@@ -241,6 +242,7 @@ TEST(DistlockCommandRedisCluster, DoesTheSameOverTls) {
   expect_every_masters_locks_listed_and_released_on_the_slots_master(cluster,
                                                                      with_test_ca(cluster.url()));
 }
+#endif
 
 TEST_F(DistlockCommandRedis, ReleaseWithoutForceDeletesNothing) {
   const Lease lease = connect()->acquire(spec(std::string_view(type_), 30s), "guarded");

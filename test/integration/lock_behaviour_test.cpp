@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -106,6 +107,25 @@ void PrintTo(Backend backend, std::ostream* out) {
       *out << "zookeeper://";
       break;
   }
+}
+
+#if DISTLOCK_TEST_TLS
+constexpr bool kBuiltWithTls = true;
+#else
+constexpr bool kBuiltWithTls = false;
+#endif
+
+bool is_tls(Backend backend) {
+  return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
+         backend == Backend::rediss_redlock || backend == Backend::rediss_cluster;
+}
+
+// The backends among `backends` that this build has: the rediss ones need TLS.
+std::vector<Backend> built(std::initializer_list<Backend> backends) {
+  std::vector<Backend> kept;
+  for (const Backend backend : backends)
+    if (kBuiltWithTls || !is_tls(backend)) kept.push_back(backend);
+  return kept;
 }
 
 // True if a thread other than the caller could take the lock right now (it releases it at
@@ -1087,36 +1107,38 @@ TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_redlock, Backend::redis_cluster,
-                                           Backend::rediss, Backend::rediss_sentinel,
-                                           Backend::rediss_redlock, Backend::rediss_cluster,
-                                           Backend::zookeeper),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(
+    Backends, LockBehaviour,
+    ::testing::ValuesIn(built({Backend::memory, Backend::redis, Backend::redis_sentinel,
+                               Backend::redis_redlock, Backend::redis_cluster, Backend::rediss,
+                               Backend::rediss_sentinel, Backend::rediss_redlock,
+                               Backend::rediss_cluster, Backend::zookeeper})),
+    backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::rediss,
-                                           Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::rediss,
-                                           Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::rediss),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::rediss,
-                                           Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_redlock, Backend::rediss),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_redlock,
+                                                    Backend::rediss})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis,
