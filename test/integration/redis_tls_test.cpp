@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <future>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <distlock/distlock.h>
@@ -178,6 +182,74 @@ TEST_F(RedisTls, ACertificateWithoutItsKeyIsAConfigError) {
 TEST_F(RedisTls, RedissUnixIsRefused) {
   const std::string message = config_error_of("rediss+unix:///run/redis.sock");
   EXPECT_NE(message.find("rediss+unix:// does not exist"), std::string::npos) << message;
+}
+
+// A Cluster whose nodes speak TLS only, to clients and on the bus: its redirections are
+// followed over TLS, each node verified by the address the cluster announces for it.
+class RedisTlsCluster : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { cluster_.stop(); }
+
+  static RedisCluster& cluster() { return cluster_.get(); }
+  static std::string url() { return with_test_ca(cluster().url()); }
+
+  // A master other than the one serving `slot`.
+  static RedisServer& another_master(int slot) {
+    RedisServer& current = cluster().master_of(slot);
+    for (int candidate = 0; candidate < 16384; candidate += 1000) {
+      RedisServer& master = cluster().master_of(candidate);
+      if (&master != &current) return master;
+    }
+    throw std::runtime_error("one master serves every slot");
+  }
+
+  static inline SuiteTlsRedisCluster cluster_;
+};
+
+TEST_F(RedisTlsCluster, AMovedSlotIsFollowedOverTls) {
+  auto client = Client::connect(url());
+  const std::string hash = "distlock:{tls-moving:a}";
+  const int slot = cluster().key_slot(hash);
+  std::uint64_t before = 0;
+  {
+    Lease lease = client->acquire(spec("tls-moving", 10s), key_of("a"));
+    before = lease.fence();
+  }
+  RedisServer& target = another_master(slot);
+  cluster().move_slot(slot, target);
+  // The client's map still names the old master: its MOVED reply is followed.
+  Lease lease = client->acquire(spec("tls-moving", 10s, wait(5s)), key_of("a"));
+  EXPECT_GT(lease.fence(), before);
+  EXPECT_EQ(target.cli({"HGET", hash, "id"}), lease.id());
+}
+
+// Between MIGRATE and the handover the old master answers ASK: the release goes to the
+// importing master, over TLS too.
+TEST_F(RedisTlsCluster, AReleaseAskedElsewhereWhileItsSlotMigratesReachesTheImportingMaster) {
+  auto holder = Client::connect(url());
+  auto taker = Client::connect(url());
+  const std::string hash = "distlock:{tls-migrating:a}";
+  const int slot = cluster().key_slot(hash);
+  Lease held = holder->acquire(spec("tls-migrating", 10s), key_of("a"));
+  const auto fence = held.fence();
+
+  std::promise<std::uint64_t> taken;
+  std::thread taking;
+  RedisServer& target = another_master(slot);
+  cluster().move_slot(slot, target, [&] {
+    EXPECT_NO_THROW(held.release()) << "the release did not reach the importing master";
+    taking = std::thread([&] {
+      try {
+        taken.set_value(taker->acquire(spec("tls-migrating", 10s, wait(30s)), key_of("a")).fence());
+      } catch (...) {
+        taken.set_exception(std::current_exception());
+      }
+    });
+  });
+  auto result = taken.get_future();
+  ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the taker hangs";
+  EXPECT_GT(result.get(), fence);
+  taking.join();
 }
 
 }  // namespace
