@@ -129,6 +129,16 @@ TEST_F(RedisTls, InsecureSkipsVerificationAndWarns) {
       << warnings.front();
 }
 
+// insecure=true keeps OpenSSL's verdict on the certificate, which failed nothing: a later
+// failure is told for what it is.
+TEST_F(RedisTls, WithoutVerificationAFailureIsNotBlamedOnTheCertificate) {
+  const RedisServer strict_and_expired = tls_server(tls_files().expired_server, true);
+  const std::string reason = unavailable_reason(strict_and_expired.url() + "?insecure=true");
+  EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos)
+      << reason;
+  EXPECT_EQ(reason.find("expired"), std::string::npos) << reason;
+}
+
 TEST_F(RedisTls, AServerThatAsksForAClientCertificateGetsTheOneTheUrlGives) {
   const RedisServer strict = tls_server(tls_files().server, true);
   const std::string reason = unavailable_reason(with_ca(strict, tls_files().ca));

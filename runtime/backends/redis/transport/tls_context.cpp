@@ -52,12 +52,15 @@ bool parse_insecure(const Url& url) {
 // An encrypted key would make OpenSSL ask for its passphrase on the terminal.
 int refuse_passphrase(char* /*buffer*/, int /*size*/, int /*rwflag*/, void* /*user*/) { return 0; }
 
-}  // namespace
-
+// Called by OpenSSL when the server asks for a client certificate and the context has none:
+// noted where the session's app data points, and the handshake goes on without one (the server
+// may take none).
 int note_certificate_withheld(SSL* ssl, X509** /*certificate*/, EVP_PKEY** /*key*/) {
   if (auto* withheld = static_cast<bool*>(SSL_get_app_data(ssl))) *withheld = true;
   return 0;
 }
+
+}  // namespace
 
 TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method())) {
   if (!context_) bad_tls_setting(url, "cannot make a TLS context: " + openssl_reason());

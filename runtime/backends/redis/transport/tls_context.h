@@ -14,11 +14,8 @@
 
 namespace distlock::detail::redis {
 
-// Called by OpenSSL when the server asks for a client certificate and the context has none:
-// sets the bool the session's app data points to, and the handshake goes on without one (the
-// server may take none).
-int note_certificate_withheld(SSL* ssl, X509** certificate, EVP_PKEY** key);
-
+// A session started from the context points its SSL's app data (SSL_set_app_data) at a bool,
+// which becomes true when the server asks for a client certificate the URL does not give.
 class TlsContext {
  public:
   // Reads the TLS keys of `url` and the files they name. Throws ConfigError naming the file

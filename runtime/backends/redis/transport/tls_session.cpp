@@ -92,8 +92,9 @@ std::string verify_failure_text(long result, const std::string& name) {
 // Why an SSL call failed with `ssl_error` (SSL_get_error), in words; `system_error` is the
 // errno it left.
 std::string failure_text_of(const SSL* ssl, int ssl_error, int system_error,
-                            const std::string& name) {
-  if (const long verified = SSL_get_verify_result(ssl); verified != X509_V_OK)
+                            const std::string& name, bool verifies) {
+  // Without verification (insecure=true) the result is kept, but failed nothing.
+  if (const long verified = SSL_get_verify_result(ssl); verifies && verified != X509_V_OK)
     return verify_failure_text(verified, name);
   if (ssl_error == SSL_ERROR_ZERO_RETURN || (ssl_error == SSL_ERROR_SYSCALL && system_error == 0))
     return "the server closed the connection";
@@ -151,6 +152,7 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
   SSL_set_bio(ssl, bio, bio);
 
   session->name_ = context.server_name().value_or(host);
+  session->verifies_ = context.verifies();
   const std::string& name = session->name_;
   const bool ip_address = is_ip_address(name);
   // A server name in the handshake lets one address serve several names; an IP address may
@@ -180,7 +182,9 @@ std::unique_ptr<TlsSession> TlsSession::handshake(const TlsContext& context, int
     if (error == SSL_ERROR_WANT_READ) events = POLLIN;
     if (error == SSL_ERROR_WANT_WRITE) events = POLLOUT;
     if (events == 0) {
-      failure = {"TLS handshake: " + failure_text_of(ssl, error, system_error, name), false};
+      failure = {
+          "TLS handshake: " + failure_text_of(ssl, error, system_error, name, context.verifies()),
+          false};
       return nullptr;
     }
     switch (wait_for(fd, events, deadline, stop_fd)) {
@@ -249,7 +253,7 @@ ssize_t TlsSession::outcome_locked(int result, short& wait_events) {
 
 std::string TlsSession::failure_locked(int ssl_error, int system_error) const {
   if (certificate_withheld_ && !received_) return std::string(kCertificateWithheld);
-  return failure_text_of(ssl_.get(), ssl_error, system_error, name_);
+  return failure_text_of(ssl_.get(), ssl_error, system_error, name_, verifies_);
 }
 
 bool TlsSession::peer_closed() {

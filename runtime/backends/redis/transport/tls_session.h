@@ -63,6 +63,7 @@ class TlsSession {
   mutable std::mutex mutex_;
   std::unique_ptr<SSL, SslFree> ssl_;
   std::string name_;  // the name the server's certificate was checked against
+  bool verifies_ = true;
   // The server asked for a client certificate and got none. In TLS 1.3 it says whether it
   // wanted one only after the handshake: an alert, or a closed connection, before any reply.
   bool certificate_withheld_ = false;
