@@ -134,8 +134,7 @@ TEST_F(RedisTls, InsecureSkipsVerificationAndWarns) {
 TEST_F(RedisTls, WithoutVerificationAFailureIsNotBlamedOnTheCertificate) {
   const RedisServer strict_and_expired = tls_server(tls_files().expired_server, true);
   const std::string reason = unavailable_reason(strict_and_expired.url() + "?insecure=true");
-  EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos)
-      << reason;
+  EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos) << reason;
   EXPECT_EQ(reason.find("expired"), std::string::npos) << reason;
 }
 
@@ -147,6 +146,16 @@ TEST_F(RedisTls, AServerThatAsksForAClientCertificateGetsTheOneTheUrlGives) {
                                 "&cert=" + tls_files().client.certificate.string() +
                                 "&key=" + tls_files().client.key.string());
   EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("client-cert")).has_value());
+}
+
+TEST_F(RedisTls, AClientCertificateTheServerDoesNotTrustIsRefusedSayingSo) {
+  // The server takes client certificates of the second CA only.
+  const RedisServer distrusting({}, ServerTls{tls_files().server, tls_files().other_ca,
+                                              /*client_certificates_required=*/true});
+  const std::string reason = unavailable_reason(with_ca(distrusting, tls_files().ca) +
+                                                "&cert=" + tls_files().client.certificate.string() +
+                                                "&key=" + tls_files().client.key.string());
+  EXPECT_NE(reason.find("the server refused the client certificate"), std::string::npos) << reason;
 }
 
 TEST_F(RedisTls, RedissToAPlainPortSaysTheServerDoesNotSpeakTls) {

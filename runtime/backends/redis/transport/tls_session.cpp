@@ -18,6 +18,9 @@ namespace {
 
 int socket_of(BIO* bio) { return *static_cast<const int*>(BIO_get_data(bio)); }
 
+constexpr std::string_view kCertificateWithheld =
+    "the server asked for a client certificate, and the URL gives none (cert= and key=)";
+
 // OpenSSL's own socket BIO writes with write(), which raises SIGPIPE in a process that has not
 // ignored it when the server has gone; this one sends as Stream does, with MSG_NOSIGNAL.
 int send_to_socket(BIO* bio, const char* bytes, int size) {
@@ -110,8 +113,7 @@ std::string failure_text_of(const SSL* ssl, int ssl_error, int system_error,
       case SSL_R_RECORD_LENGTH_MISMATCH:
         return "the server does not speak TLS on this port (" + detail + "): use redis://";
       case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
-        return "the server asked for a client certificate, and the URL gives none (cert= and "
-               "key=)";
+        return std::string(kCertificateWithheld);
       case SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE:
         return "the server refused the handshake (" + detail +
                "): it may ask for a client certificate (cert= and key=), or share no protocol "
@@ -127,9 +129,6 @@ std::string failure_text_of(const SSL* ssl, int ssl_error, int system_error,
   }
   return reason_text(detail.c_str());
 }
-
-constexpr std::string_view kCertificateWithheld =
-    "the server asked for a client certificate, and the URL gives none (cert= and key=)";
 
 }  // namespace
 
@@ -209,7 +208,24 @@ ssize_t TlsSession::write_now(std::string_view bytes, short& wait_events) {
   std::size_t written = 0;
   const int result = SSL_write_ex(ssl_.get(), bytes.data(), bytes.size(), &written);
   if (result == 1) return static_cast<ssize_t>(written);
+  const int system_error = errno;
+  if (!received_ && (system_error == EPIPE || system_error == ECONNRESET) &&
+      SSL_get_error(ssl_.get(), result) == SSL_ERROR_SYSCALL && read_alert_locked()) {
+    errno = EPROTO;
+    return -1;
+  }
+  errno = system_error;
   return outcome_locked(result, wait_events);
+}
+
+bool TlsSession::read_alert_locked() {
+  ERR_clear_error();
+  char byte = 0;
+  std::size_t got = 0;
+  const int result = SSL_peek_ex(ssl_.get(), &byte, 1, &got);
+  if (result == 1 || SSL_get_error(ssl_.get(), result) != SSL_ERROR_SSL) return false;
+  failure_ = failure_locked(SSL_ERROR_SSL, 0);
+  return true;
 }
 
 ssize_t TlsSession::read_now(char* into, std::size_t size, short& wait_events) {

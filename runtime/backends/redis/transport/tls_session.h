@@ -57,6 +57,10 @@ class TlsSession {
   // Why the connection failed with `ssl_error` (SSL_get_error) and `system_error` (holding
   // mutex_).
   std::string failure_locked(int ssl_error, int system_error) const;
+  // Whether an alert waits to be read, which then says why (failure_): a server that ends the
+  // connection right after the handshake (it refused the client's certificate) sends one, and
+  // a write that meets the reset that follows has not read it (holding mutex_).
+  bool read_alert_locked();
 
   // The socket, which the session's BIO reads and writes (BIO_get_data points here).
   int fd_;
