@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/url_schemes.h"
 
+#include <iterator>
+#include <vector>
+
 #include <distlock/log.h>
 
 #include "core/client_config.h"
@@ -29,24 +32,35 @@ void check_redlock_hosts(const Url& url) {
                           "(an odd number: 3 or 5)");
 }
 
-// What a rediss:// URL may say of TLS: redis-cli's option names (tls_context.h).
-void check_tls(const Url& url) {
+// The query keys of TLS, a rediss... URL's besides its redis... form's: redis-cli's option
+// names (tls_context.h).
+constexpr std::string_view kTlsKeys[] = {"cacert", "cacertdir", "cert", "key", "sni", "insecure"};
+
+// A rediss+unix:// URL, or any rediss... URL in a build without TLS.
+void refuse_tls(const Url& url) {
   if (redis_topology(url) == "redis+unix")
     throw ConfigError("", url.redacted(),
                       "bad URL: rediss+unix:// does not exist: a unix socket stays on its host, "
                       "where TLS protects nothing; write redis+unix:///path/to/redis.sock");
-#if DISTLOCK_WITH_TLS
-  if (url.query_value("insecure").value_or("false") != "false")
-    detail::log(LogLevel::warning,
-                url.redacted() +
-                    ": insecure=true: the server's certificate is not verified; anyone on the "
-                    "path can pose as the server");
-#else
+#if !DISTLOCK_WITH_TLS
   throw ConfigError("", url.redacted(),
                     "bad URL: this distlock was built without TLS (DISTLOCK_WITH_TLS=OFF), so "
                     "it takes no " +
                         url.scheme + "://; rebuild it with OpenSSL (libssl-dev)");
 #endif
+}
+
+// The query keys of a Redis topology, in the clear; empty for a scheme that is none.
+std::vector<std::string_view> redis_keys(const std::string& topology) {
+  if (topology == "redis" || topology == "redis+cluster")
+    return {"connect_timeout", "command_timeout", "max_connections", "min_replicas",
+            "outage_limit"};
+  if (topology == "redis+unix" || topology == "redis+sentinel")
+    return {"connect_timeout", "command_timeout", "max_connections", "db",
+            "min_replicas",    "outage_limit"};
+  // Each master is asked once per round: min_replicas has no meaning there.
+  if (topology == "redis+redlock") return {"connect_timeout", "command_timeout", "max_connections"};
+  return {};
 }
 
 }  // namespace
@@ -65,41 +79,21 @@ std::string redis_topology(const Url& url) {
 Options options_for_scheme(const Url& url, const Options& options) {
   if (url.scheme == "memory") return options_from_url(url, options, {});
   const std::string topology = redis_topology(url);
-  if (uses_tls(url)) {
-    check_tls(url);
+  const bool tls = uses_tls(url);
+  if (tls) refuse_tls(url);
+  std::vector<std::string_view> keys = redis_keys(topology);
+  if (!keys.empty()) {
     if (topology == "redis+cluster") check_cluster_hosts(url);
-    if (topology == "redis" || topology == "redis+cluster")
-      return options_from_url(
-          url, options,
-          {"connect_timeout", "command_timeout", "max_connections", "min_replicas", "outage_limit",
-           "cacert", "cacertdir", "cert", "key", "sni", "insecure"});
-    if (topology == "redis+sentinel")
-      return options_from_url(
-          url, options,
-          {"connect_timeout", "command_timeout", "max_connections", "db", "min_replicas",
-           "outage_limit", "cacert", "cacertdir", "cert", "key", "sni", "insecure"});
-    if (topology == "redis+redlock") {
-      check_redlock_hosts(url);
-      return options_from_url(url, options,
-                              {"connect_timeout", "command_timeout", "max_connections", "cacert",
-                               "cacertdir", "cert", "key", "sni", "insecure"});
-    }
-    throw unknown_scheme(url);
-  }
-  if (topology == "redis+cluster") check_cluster_hosts(url);
-  if (topology == "redis" || topology == "redis+cluster")
-    return options_from_url(
-        url, options,
-        {"connect_timeout", "command_timeout", "max_connections", "min_replicas", "outage_limit"});
-  if (topology == "redis+unix" || topology == "redis+sentinel")
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "max_connections", "db",
-                             "min_replicas", "outage_limit"});
-  // Each master is asked once per round: min_replicas has no meaning there.
-  if (topology == "redis+redlock") {
-    check_redlock_hosts(url);
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "max_connections"});
+    if (topology == "redis+redlock") check_redlock_hosts(url);
+    if (tls) keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
+    Options configured = options_from_url(url, options, keys);
+    const std::string insecure = url.query_value("insecure").value_or("false");
+    if (insecure == "true" || insecure == "yes" || insecure == "1")
+      detail::log(LogLevel::warning,
+                  url.redacted() +
+                      ": insecure=true: the server's certificate is not verified; anyone on the "
+                      "path can pose as the server");
+    return configured;
   }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER

@@ -38,7 +38,8 @@ class RedisTls : public ::testing::Test {
 };
 
 TEST_F(RedisTls, LocksOverTls) {
-  auto client = Client::connect(with_ca(server(), tls_files().ca));
+  const CapturedLog log(LogLevel::warning);
+  auto client = Client::connect(with_ca(server(), tls_files().ca) + "&insecure=false");
   const auto lock_spec = spec("tls", 10s);
   const std::string key = unique_name("locks-over-tls");
   Lease lease = client->acquire(lock_spec, key);
@@ -47,6 +48,7 @@ TEST_F(RedisTls, LocksOverTls) {
   EXPECT_FALSE(other->try_acquire(lock_spec, key).has_value());
   lease.release();
   EXPECT_TRUE(other->try_acquire(lock_spec, key).has_value());
+  EXPECT_TRUE(log.lines_at(LogLevel::warning).empty()) << "verified, yet warned";
 }
 
 // The reason Client::connect gives for `url`, which must fail with BackendUnavailable within
