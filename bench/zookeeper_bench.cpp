@@ -389,6 +389,7 @@ int main(int argc, char** argv) {
     distlock::testing::ZooKeeperConfig config;
     config.force_sync = settings.fsync;
     config.max_heap = "1g";
+    config.quick_start = false;  // the server compiles its hot paths fully, as in production
     distlock::testing::ZooKeeperServer server(config);
     std::string version = "?";
     if (const auto srvr = server.four_letter("srvr")) {

@@ -66,5 +66,28 @@ flagsOf(const clang::tooling::CompilationDatabase &Build,
       Command.Directory, parseFlags(Command.CommandLine));
 }
 
+clang::tooling::ArgumentsAdjuster asioCoroutinesAdjuster() {
+  return [](const clang::tooling::CommandLineArguments &Arguments,
+            llvm::StringRef) {
+    bool Cxx20 = false;
+    for (const std::string &Argument : Arguments) {
+      llvm::StringRef Flag(Argument);
+      if (!Flag.consume_front("-std="))
+        continue;
+      // The last -std wins, as it does for the compiler.
+      Flag.consume_front("gnu++") || Flag.consume_front("c++");
+      Cxx20 = Flag == "20" || Flag == "2a" || Flag == "23" || Flag == "2b" ||
+              Flag == "26" || Flag == "2c";
+    }
+    clang::tooling::CommandLineArguments Adjusted = Arguments;
+    if (Cxx20)
+      for (const char *Define :
+           {"-DASIO_HAS_CO_AWAIT=1", "-DASIO_HAS_STD_COROUTINE=1",
+            "-DBOOST_ASIO_HAS_CO_AWAIT=1", "-DBOOST_ASIO_HAS_STD_COROUTINE=1"})
+        Adjusted.push_back(Define);
+    return Adjusted;
+  };
+}
+
 } // namespace weave
 } // namespace distlock

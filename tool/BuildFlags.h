@@ -13,6 +13,7 @@
 #ifndef DISTLOCK_TOOL_BUILDFLAGS_H
 #define DISTLOCK_TOOL_BUILDFLAGS_H
 
+#include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -34,6 +35,12 @@ std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine);
 /// has no entry for it.
 llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
 flagsOf(const clang::tooling::CompilationDatabase &Build, llvm::StringRef File);
+
+/// Asio (standalone and Boost's) turns its coroutines off when Clang parses
+/// with libstdc++, so asio::awaitable would be unknown to the weaver where the
+/// build's GCC knows it. For a parse at C++20 or later, adds the defines that
+/// turn them on, as GCC has them: the weaver sees the Asio the build sees.
+clang::tooling::ArgumentsAdjuster asioCoroutinesAdjuster();
 
 } // namespace weave
 } // namespace distlock

@@ -33,8 +33,10 @@ void writeStaticAssert(llvm::raw_ostream &OS, llvm::StringRef AtAttribute,
 }
 
 /// The checks of on_busy against what the function can return, at the
-/// attribute's line: a mismatch is the user's to fix there.
+/// attribute's line: a mismatch is the user's to fix there. A coroutine skips
+/// with its awaitable's value, and falls back to a coroutine of its own type.
 void writeBusyChecks(llvm::raw_ostream &OS, const BusyReturn &Busy,
+                     const std::optional<CoroutineReturn> &Coroutine,
                      llvm::StringRef AtAttribute) {
   if (!Busy.ResultType) {
     writeStaticAssert(OS, AtAttribute,
@@ -44,8 +46,9 @@ void writeBusyChecks(llvm::raw_ostream &OS, const BusyReturn &Busy,
     return;
   }
   const std::string &Result = *Busy.ResultType;
+  const std::string &Skipped = Coroutine ? Coroutine->ValueType : Result;
   writeStaticAssert(OS, AtAttribute,
-                    "::distlock::woven::skip_fits<" + Result + ">(" +
+                    "::distlock::woven::skip_fits<" + Skipped + ">(" +
                         Annotation.str() + ")",
                     SkipMessage);
   if (!Busy.Parameters) {
@@ -67,13 +70,21 @@ void writeBusyChecks(llvm::raw_ostream &OS, const BusyReturn &Busy,
 }
 
 /// ` if (busy) return <the busy result>;` after the guard, for a function
-/// that has a result to return.
-void writeBusyReturn(llvm::raw_ostream &OS, const BusyReturn &Busy) {
+/// that has a result to return; a coroutine's co_returns what it awaits.
+void writeBusyReturn(llvm::raw_ostream &OS, const BusyReturn &Busy,
+                     const std::optional<CoroutineReturn> &Coroutine) {
   if (!Busy.ResultType)
     return;
-  OS << " if (distlock_woven_guard_.busy()) return "
-        "::distlock::woven::busy_result<"
-     << *Busy.ResultType << ">(" << Annotation << ", "
+  if (Coroutine)
+    OS << " if (distlock_woven_guard_.busy()) co_return co_await "
+          "::distlock::woven::"
+       << (Coroutine->BoostAsio ? "boost_" : "") << "async_busy_result<"
+       << Coroutine->ValueType << ">(";
+  else
+    OS << " if (distlock_woven_guard_.busy()) return "
+          "::distlock::woven::busy_result<"
+       << *Busy.ResultType << ">(";
+  OS << Annotation << ", "
      << (Busy.OnThis ? "this" : "::distlock::woven::no_object");
   // Each argument as the function received it: the body does not run, so a
   // by-value parameter may move into the fallback.
@@ -116,15 +127,21 @@ std::string guardText(const GuardParts &Parts) {
      << "\n"
      << AtAttribute << "\n"
      << "); }();\n";
-  writeBusyChecks(OS, Parts.Busy, AtAttribute);
+  writeBusyChecks(OS, Parts.Busy, Parts.Coroutine, AtAttribute);
   OS << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
      << "::distlock::woven::LockedCall distlock_woven_guard_(" << Annotation
-     << ".spec, ::distlock::woven::keys(";
+     << ".spec, ";
+  // A coroutine's locks are taken without blocking its thread: awaited.
+  if (Parts.Coroutine)
+    OS << "co_await ::distlock::woven::"
+       << (Parts.Coroutine->BoostAsio ? "boost_" : "") << "async_take("
+       << Annotation << ".spec, ";
+  OS << "::distlock::woven::keys(";
   llvm::ListSeparator Comma;
   for (const std::string &Key : Parts.KeyExpressions)
     OS << Comma << Key;
-  OS << "));";
-  writeBusyReturn(OS, Parts.Busy);
+  OS << (Parts.Coroutine ? ")));" : "));");
+  writeBusyReturn(OS, Parts.Busy, Parts.Coroutine);
   return Text;
 }
 

@@ -51,11 +51,22 @@ struct BusyReturn {
   std::optional<std::vector<ForwardedParameter>> Parameters;
 };
 
+/// A coroutine the guard awaits its locks in: an Asio awaitable<T>.
+struct CoroutineReturn {
+  /// T as the body can name it.
+  std::string ValueType;
+  /// boost::asio::awaitable rather than asio::awaitable.
+  bool BoostAsio = false;
+};
+
 struct GuardParts {
   PastedText LockArguments;
   /// Expressions giving the key parts, in parameter order.
   llvm::ArrayRef<std::string> KeyExpressions;
   BusyReturn Busy;
+  /// Set for a coroutine: the locks are awaited (co_await), and a busy result
+  /// is returned with co_return.
+  std::optional<CoroutineReturn> Coroutine;
   /// Where the guard goes: the file and line of the body's '{'.
   std::string BodyFile;
   unsigned BodyLine = 0;
@@ -65,6 +76,10 @@ std::string guardText(const GuardParts &Parts);
 
 /// The one runtime header a woven file includes: the names the guard uses.
 inline constexpr const char *WovenRuntimeHeader = "distlock/woven.h";
+/// What a file with a woven Asio coroutine includes too: the names its guard
+/// awaits, for standalone Asio and for Boost.Asio.
+inline constexpr const char *WovenAsioHeader = "distlock/asio.h";
+inline constexpr const char *WovenBoostAsioHeader = "distlock/boost_asio.h";
 
 /// `#line N "file"` with the file name escaped as a string literal.
 std::string lineDirective(unsigned Line, llvm::StringRef File);

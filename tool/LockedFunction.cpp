@@ -28,8 +28,9 @@ public:
 
   std::optional<LockedFunction> run() {
     LockedFunction Result;
-    bool Ok = checkShape() && readLockArguments(Result) &&
-              findBodyBrace(Result) && readKeys(Result);
+    bool Ok = checkShape() && checkCoroutine(Result) &&
+              readLockArguments(Result) && findBodyBrace(Result) &&
+              readKeys(Result);
     if (!Ok)
       return std::nullopt;
     Result.Busy = busyReturn();
@@ -83,12 +84,46 @@ private:
               "BackendUnavailable), which would end the program; "
               "lock in a function that may throw and call it from here, "
               "handling the error");
-    if (isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
-      return fail(lockLoc(),
-                  "'distlock::lock' on a coroutine: the lock would be held "
-                  "across suspensions, on whatever thread resumes it; lock "
-                  "around the co_await instead");
     return true;
+  }
+
+  /// A coroutine is woven when it is an Asio awaitable, whose guard can await
+  /// its locks; any other kind is refused, saying which are known.
+  bool checkCoroutine(LockedFunction &Result) {
+    if (!isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
+      return true;
+    QualType Returned = Definition.getDeclaredReturnType();
+    Result.Coroutine = awaitableOf(Returned);
+    if (!Result.Coroutine)
+      return fail(lockLoc(),
+                  "'distlock::lock' on a coroutine returning '" +
+                      Returned.getAsString(Context.getPrintingPolicy()) +
+                      "', which distlock-weave cannot await in: it weaves "
+                      "coroutines returning asio::awaitable<T> or "
+                      "boost::asio::awaitable<T>; for another kind, take the "
+                      "lock inside with Client::acquire_async");
+    return true;
+  }
+
+  /// The value type of an asio::awaitable<T> or boost::asio::awaitable<T>, as
+  /// written where the return type spells it.
+  std::optional<CoroutineReturn> awaitableOf(QualType Returned) const {
+    const auto *Written = Returned->getAs<TemplateSpecializationType>();
+    if (!Written || Written->template_arguments().empty())
+      return std::nullopt;
+    const TemplateDecl *Template =
+        Written->getTemplateName().getAsTemplateDecl();
+    if (!Template)
+      return std::nullopt;
+    const std::string Name = Template->getQualifiedNameAsString();
+    if (Name != "asio::awaitable" && Name != "boost::asio::awaitable")
+      return std::nullopt;
+    const TemplateArgument &Value = Written->template_arguments()[0];
+    if (Value.getKind() != TemplateArgument::Type)
+      return std::nullopt;
+    return CoroutineReturn{
+        Value.getAsType().getAsString(Context.getPrintingPolicy()),
+        Name == "boost::asio::awaitable"};
   }
 
   bool readLockArguments(LockedFunction &Result) {
@@ -113,6 +148,9 @@ private:
 
   bool findBodyBrace(LockedFunction &Result) {
     const Stmt *Body = Definition.getBody();
+    // A coroutine's body as written: the compound statement it wraps.
+    if (const auto *Coroutine = dyn_cast_or_null<CoroutineBodyStmt>(Body))
+      Body = Coroutine->getBody();
     if (const auto *Try = dyn_cast_or_null<CXXTryStmt>(Body))
       Body = Try->getTryBlock();
     const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body);

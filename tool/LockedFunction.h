@@ -30,6 +30,8 @@ struct LockedFunction {
   /// The same keys as written: parameter, position and path.
   std::vector<KeyRecord> Keys;
   BusyReturn Busy;
+  /// Set for an Asio coroutine, whose guard awaits its locks.
+  std::optional<CoroutineReturn> Coroutine;
   /// The body's '{'; the guard goes right after it.
   clang::SourceLocation BodyBrace;
 };

@@ -79,7 +79,7 @@ protected:
     }
     std::string Source = absolutePath(getCurrentFile());
     writeFile(Options.OutputPath,
-              wovenSource(Source, text(Main), Summary.GuardedFiles.count(Main)),
+              wovenSource(Source, text(Main), runtimeHeaders(Main)),
               WriteMode::Always);
   }
 
@@ -97,8 +97,21 @@ private:
     for (FileID ID : File.IDs)
       if (Rewrite.getRewriteBufferFor(ID))
         Chosen = ID;
-    return wovenSource(File.Path, text(Chosen),
-                       Summary.GuardedFiles.count(Chosen));
+    return wovenSource(File.Path, text(Chosen), runtimeHeaders(Chosen));
+  }
+
+  /// What a woven file includes: the contract, when it has a guard, and the
+  /// Asio headers its coroutines' guards await through.
+  std::vector<std::string> runtimeHeaders(FileID ID) const {
+    std::vector<std::string> Headers;
+    if (!Summary.GuardedFiles.count(ID))
+      return Headers;
+    Headers.push_back(WovenRuntimeHeader);
+    if (auto Awaiting = Summary.AwaitingFiles.find(ID);
+        Awaiting != Summary.AwaitingFiles.end())
+      Headers.insert(Headers.end(), Awaiting->second.begin(),
+                     Awaiting->second.end());
+    return Headers;
   }
 
   void writeFile(llvm::StringRef Path, llvm::StringRef Text,

@@ -119,12 +119,17 @@ private:
       return;
     PresumedLoc Body = SM.getPresumedLoc(Locked->BodyBrace);
     GuardParts Parts{Locked->LockArguments, Locked->KeyExpressions,
-                     Locked->Busy, Body.getFilename(), Body.getLine()};
+                     Locked->Busy,          Locked->Coroutine,
+                     Body.getFilename(),    Body.getLine()};
     Rewrite.InsertTextAfterToken(Locked->BodyBrace, guardText(Parts));
     ++Summary.WovenFunctions;
     Summary.Locks.push_back(recordLock(Definition, *Locked));
     Summary.GuardedFiles.try_emplace(SM.getFileID(Locked->BodyBrace),
                                      Locked->BodyBrace);
+    if (Locked->Coroutine)
+      Summary.AwaitingFiles[SM.getFileID(Locked->BodyBrace)].insert(
+          Locked->Coroutine->BoostAsio ? WovenBoostAsioHeader
+                                       : WovenAsioHeader);
   }
 
   /// Replaces the attribute by spaces, keeping its line breaks, so the

@@ -17,6 +17,9 @@
 #include "clang/Rewrite/Core/Rewriter.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <set>
+#include <string>
+
 namespace distlock {
 namespace weave {
 
@@ -24,6 +27,9 @@ struct WeaveSummary {
   unsigned WovenFunctions = 0;
   /// The files that received a guard, each with its first guard's '{'.
   llvm::DenseMap<clang::FileID, clang::SourceLocation> GuardedFiles;
+  /// The files with a woven coroutine, each with the headers its guards await
+  /// through (distlock/asio.h, distlock/boost_asio.h).
+  llvm::DenseMap<clang::FileID, std::set<std::string>> AwaitingFiles;
   /// Each woven function, for the lock inventory.
   std::vector<LockRecord> Locks;
 };

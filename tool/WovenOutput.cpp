@@ -53,10 +53,10 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
 }
 
 std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,
-                        bool NeedsRuntime) {
+                        llvm::ArrayRef<std::string> RuntimeHeaders) {
   std::string Text;
-  if (NeedsRuntime)
-    Text += std::string("#include <") + WovenRuntimeHeader + ">\n";
+  for (const std::string &Header : RuntimeHeaders)
+    Text += "#include <" + Header + ">\n";
   Text += lineDirective(1, SourcePath);
   Text += "\n";
   Text += Body;

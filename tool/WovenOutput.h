@@ -28,11 +28,12 @@ enum class WriteMode {
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text,
                                 WriteMode Mode);
 
-/// A woven file: <distlock/woven.h> when a guard needs it, then
+/// A woven file: the runtime headers its guards need (none, or
+/// <distlock/woven.h> and, for coroutines, the Asio one), then
 /// `#line 1 "<original>"` so the compiler reports the user's own file and
 /// lines.
 std::string wovenSource(llvm::StringRef SourcePath, llvm::StringRef Body,
-                        bool NeedsRuntime);
+                        llvm::ArrayRef<std::string> RuntimeHeaders);
 
 /// A make-style depfile: "<target>: <dependency> ...".
 std::string depfileText(llvm::StringRef Target,

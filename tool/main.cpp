@@ -134,6 +134,7 @@ int main(int argc, const char **argv) {
   // The weaver reads only what the compiler would: no object file, and the
   // depfile is its own (dependency flags would make clang write one).
   Tool.appendArgumentsAdjuster(getClangStripDependencyFileAdjuster());
+  Tool.appendArgumentsAdjuster(distlock::weave::asioCoroutinesAdjuster());
 
   distlock::weave::WeaveOptions Options;
   Options.OutputPath = distlock::weave::absolutePath(OutputPath);

@@ -12,11 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <distlock/async_acquisition.h>
 #include <distlock/duration.h>
 #include <distlock/events.h>
 #include <distlock/key.h>
@@ -86,6 +89,20 @@ class Client {
   Lease acquire(const LockSpec& spec, const Key& key = {});
   // Never waits, whatever the spec says: nullopt when the lock is taken.
   std::optional<Lease> try_acquire(const LockSpec& spec, const Key& key = {});
+
+  // How an asynchronous acquisition ends: with no exception and the lease, or with why there
+  // is none (LockTimeout, BackendUnavailable, ConfigError, AcquisitionCancelled) and an empty
+  // Lease.
+  using AcquireHandler = std::function<void(std::exception_ptr, Lease)>;
+  // Acquires as acquire() does, without blocking the calling thread: the waiting is driven by
+  // release notifications and timers on the client's own thread, with no thread per waiter.
+  // `handler` is called exactly once, never before this returns, on that thread, and never
+  // while the library holds a lock: keep it short (post the work to your own executor, as
+  // distlock/asio.h does). The lease belongs to no thread: it is not re-entered, and current()
+  // does not show it. On memory://, redis://, redis+unix:// and redis+sentinel:// in this
+  // version (on Redis each attempt is a round trip made on the client's thread, and an outage
+  // is not ridden through: BackendUnavailable); elsewhere the handler gets a ConfigError.
+  AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key, AcquireHandler handler);
 
   // The server as error messages name it: the URL without its password.
   const std::string& server() const;

@@ -44,6 +44,11 @@ class BackendUnavailable : public Error {
   using Error::Error;
 };
 
+// An asynchronous acquisition cancelled (AsyncAcquisition::cancel) before it was granted.
+class AcquisitionCancelled : public Error {
+  using Error::Error;
+};
+
 // A bad URL, option, spec or key.
 class ConfigError : public Error {
   using Error::Error;

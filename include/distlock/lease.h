@@ -38,6 +38,10 @@ class Lease {
     friend class Lease;
   };
 
+  // An empty lease, as a moved-from one is: it holds nothing (valid() is false, release()
+  // does nothing) and its other accessors throw std::logic_error. What an acquisition's
+  // handler gets when there is no lease (Client::acquire_async).
+  Lease() noexcept = default;
   // The library's own: Client::acquire makes leases.
   Lease(std::shared_ptr<detail::ClientCore> core, std::shared_ptr<detail::LeaseState> state);
   // Reentry follows the holder. A lease moved within the acquiring thread's stack (into a local

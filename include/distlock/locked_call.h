@@ -32,6 +32,13 @@ std::array<Key, sizeof...(Parts)> keys(const Parts&... parts) {
   return {key_of(parts)...};
 }
 
+// The leases an asynchronous acquisition of a call's locks took (async_take in
+// distlock/asio.h, for a woven coroutine), in the order taken: none when the locks stayed busy
+// and on_busy skips or falls back.
+struct TakenLeases {
+  std::vector<Lease> leases;
+};
+
 // The lock of one call of a locked function: see the top of this file.
 class LockedCall {
  public:
@@ -40,6 +47,9 @@ class LockedCall {
   LockedCall(const LockSpec& spec, const std::array<Key, N>& keys,
              Client& client = default_client())
       : LockedCall(spec, keys.data(), N, client) {}
+  // Holds what an asynchronous acquisition of the call's locks took (a woven coroutine's
+  // guard): busy() when it took none. Releases them as the other constructor's.
+  LockedCall(const LockSpec& spec, TakenLeases taken);
   LockedCall(const LockedCall&) = delete;
   LockedCall& operator=(const LockedCall&) = delete;
   // Releases every lease, last taken first. With on_lost(fail), throws LockLost when one was
@@ -55,10 +65,15 @@ class LockedCall {
   // Every lease of the call, in the order taken (one without per_key).
   std::vector<const Lease*> leases() const;
 
+  // The keys of the locks a call with `keys` takes, in the order it takes them: one key of
+  // every part, or with per_key one per distinct key in lock-name order, so that two calls
+  // with the same keys in any order cannot deadlock each other.
+  static std::vector<Key> lock_keys(const LockSpec& spec, const Key* keys, std::size_t count);
+
  private:
   LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
   void take_one(const LockSpec& spec, const Key& key, Client& client);
-  void take_each(const LockSpec& spec, const Key* keys, std::size_t count, Client& client);
+  void take_each(const LockSpec& spec, const std::vector<Key>& locks, Client& client);
   std::optional<LockLost> release_all() noexcept;
   // Last taken first, by each Lease's destructor.
   void drop_all() noexcept;

@@ -27,6 +27,11 @@ std::optional<Lease> Client::try_acquire(const LockSpec& spec, const Key& key) {
   return std::optional<Lease>(std::in_place, Lease::Relocation{}, std::move(*lease));
 }
 
+AsyncAcquisition Client::acquire_async(const LockSpec& spec, const Key& key,
+                                       AcquireHandler handler) {
+  return core_->acquire_async(spec, key, std::move(handler));
+}
+
 const std::string& Client::server() const { return core_->server(); }
 
 ClientStats Client::stats() const { return core_->stats().snapshot(); }

@@ -34,13 +34,45 @@ void unreachable_busy_result() {
 
 LockedCall::LockedCall(const LockSpec& spec, const Key* keys, std::size_t count, Client& client)
     : on_lost_(spec.on_lost), uncaught_at_start_(std::uncaught_exceptions()) {
-  if (spec.per_key && count > 1) {
-    take_each(spec, keys, count, client);
-  } else {
+  std::vector<Key> locks = lock_keys(spec, keys, count);
+  if (locks.size() > 1)
+    take_each(spec, locks, client);
+  else
+    take_one(spec, locks.front(), client);
+}
+
+LockedCall::LockedCall(const LockSpec& spec, TakenLeases taken)
+    : on_lost_(spec.on_lost), uncaught_at_start_(std::uncaught_exceptions()) {
+  if (taken.leases.empty()) return;
+  // Reserved: a vector that grew would move the leases.
+  more_.reserve(taken.leases.size() - 1);
+  for (Lease& lease : taken.leases) {
+    if (first_)
+      more_.emplace_back(Lease::Relocation{}, std::move(lease));
+    else
+      first_.emplace(Lease::Relocation{}, std::move(lease));
+  }
+}
+
+std::vector<Key> LockedCall::lock_keys(const LockSpec& spec, const Key* keys, std::size_t count) {
+  if (!spec.per_key || count < 2) {
     Key key;
     for (std::size_t i = 0; i < count; ++i) key.append_parts(keys[i]);
-    take_one(spec, key, client);
+    return {key};
   }
+  std::vector<std::pair<std::string, const Key*>> named;
+  named.reserve(count);
+  for (std::size_t i = 0; i < count; ++i)
+    named.emplace_back(lock_name(spec.type, keys[i]), &keys[i]);
+  std::sort(named.begin(), named.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  named.erase(std::unique(named.begin(), named.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              named.end());
+  std::vector<Key> ordered;
+  ordered.reserve(named.size());
+  for (const auto& [name, key] : named) ordered.push_back(*key);
+  return ordered;
 }
 
 void LockedCall::take_one(const LockSpec& spec, const Key& key, Client& client) {
@@ -51,33 +83,22 @@ void LockedCall::take_one(const LockSpec& spec, const Key& key, Client& client) 
   }
 }
 
-// All or none within the one wait, in lock-name order: two calls with the same keys in any
-// order take them in the same order, so they cannot deadlock each other.
-void LockedCall::take_each(const LockSpec& spec, const Key* keys, std::size_t count,
-                           Client& client) {
-  std::vector<std::pair<std::string, const Key*>> named;
-  named.reserve(count);
-  for (std::size_t i = 0; i < count; ++i)
-    named.emplace_back(lock_name(spec.type, keys[i]), &keys[i]);
-  std::sort(named.begin(), named.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  named.erase(std::unique(named.begin(), named.end(),
-                          [](const auto& a, const auto& b) { return a.first == b.first; }),
-              named.end());
+// All or none within the one wait, in the order lock_keys gives.
+void LockedCall::take_each(const LockSpec& spec, const std::vector<Key>& locks, Client& client) {
   const auto start = detail::SteadyClock::now();
   LockSpec each = spec;
   // Reserved: a vector that grew would move the leases, which hands them over.
-  more_.reserve(named.size() - 1);
+  more_.reserve(locks.size() - 1);
   try {
-    for (const auto& [name, key] : named) {
+    for (const Key& key : locks) {
       if (spec.wait != kWaitForever && spec.wait > Millis::zero()) {
         const auto spent = std::chrono::duration_cast<Millis>(detail::SteadyClock::now() - start);
         each.wait = std::max(spec.wait - spent, Millis::zero());
       }
       if (first_)
-        more_.emplace_back(Lease::Relocation{}, client.acquire(each, *key));
+        more_.emplace_back(Lease::Relocation{}, client.acquire(each, key));
       else
-        first_.emplace(Lease::Relocation{}, client.acquire(each, *key));
+        first_.emplace(Lease::Relocation{}, client.acquire(each, key));
     }
   } catch (const LockTimeout&) {
     log_loss(release_all());
@@ -87,7 +108,7 @@ void LockedCall::take_each(const LockSpec& spec, const Key* keys, std::size_t co
     log_loss(release_all());
     throw;
   }
-  detail::HeldLeases::group_last(named.size());
+  detail::HeldLeases::group_last(locks.size());
 }
 
 // NOLINTNEXTLINE(bugprone-exception-escape): throwing on return is what on_lost(fail) asks

@@ -2,6 +2,7 @@
 #include "backends/backend.h"
 
 #include <exception>
+#include <stdexcept>
 
 namespace distlock::detail {
 
@@ -13,6 +14,11 @@ void Backend::release_unawaited(const ReleaseRequest& request, const ReleaseRepo
     made.failure = error.what();
   }
   report(made);
+}
+
+std::shared_ptr<PendingAcquisition> Backend::acquire_async(const AcquireRequest&, AsyncExecutor&,
+                                                           AcquireCompletion) {
+  throw std::logic_error("acquire_async on a backend without supports_async()");
 }
 
 }  // namespace distlock::detail

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -86,6 +88,21 @@ struct RenewItem {
   std::string error;  // for `failed`: why the server could not be asked
 };
 
+class AsyncExecutor;
+
+// An acquisition that waits without a thread (Backend::acquire_async).
+class PendingAcquisition {
+ public:
+  virtual ~PendingAcquisition() = default;
+  // Leaves the wait at once: its queue place, writer intent or permit request goes, and the
+  // acquisition completes with `why`, unless it has completed already. Thread-safe.
+  virtual void withdraw(std::exception_ptr why) = 0;
+};
+
+// How an asynchronous acquisition ends, called once on the executor's thread with no lock of
+// the runtime held: the grant; nullopt when the deadline passed; or why it failed.
+using AcquireCompletion = std::function<void(std::optional<Grant>, std::exception_ptr)>;
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -93,6 +110,15 @@ class Backend {
   // Takes the lock, waiting until `request.deadline`; nullopt when the deadline passed.
   // Throws BackendUnavailable (naming the lock and the server) when the server fails.
   virtual std::optional<Grant> acquire(const AcquireRequest& request) = 0;
+
+  // Whether acquire_async is: waiting driven by releases and timers, with no thread per waiter.
+  virtual bool supports_async() const { return false; }
+  // Starts taking the lock as acquire() does, without blocking: the first attempt may be made
+  // before it returns, every later step runs on `executor`, and `done` is called once there.
+  // The request's names must stay valid until then. Only where supports_async().
+  virtual std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                            AsyncExecutor& executor,
+                                                            AcquireCompletion done);
 
   // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
   virtual ReleaseOutcome release(const ReleaseRequest& request) = 0;

@@ -19,14 +19,6 @@
 namespace distlock::detail {
 namespace {
 
-SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
-                                     SteadyClock::time_point start) {
-  if (if_busy == IfBusy::return_empty_at_once || spec.wait <= Millis::zero()) return start;
-  if (spec.wait >= std::chrono::duration_cast<Millis>(SteadyClock::time_point::max() - start))
-    return SteadyClock::time_point::max();
-  return start + spec.wait;
-}
-
 // Why a thread may find itself waiting for a lock it acquired.
 constexpr std::string_view kHandedOverNote =
     " (this thread acquired it earlier and moved the Lease away: a moved lease is held by "
@@ -39,19 +31,28 @@ std::string describe_wait(const LockSpec& spec) {
 
 }  // namespace
 
+SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
+                                     SteadyClock::time_point start) {
+  if (if_busy == IfBusy::return_empty_at_once || spec.wait <= Millis::zero()) return start;
+  if (spec.wait >= std::chrono::duration_cast<Millis>(SteadyClock::time_point::max() - start))
+    return SteadyClock::time_point::max();
+  return start + spec.wait;
+}
+
 std::shared_ptr<ClientCore> ClientCore::connect(std::string_view url, const Options& options) {
   return std::shared_ptr<ClientCore>(new ClientCore(url, options), &ClientCore::destroy);
 }
 
 void ClientCore::destroy(ClientCore* core) noexcept {
-  if (!core->renewals_.on_its_thread()) {
+  if (!core->renewals_.on_its_thread() && !core->async_executor_.on_its_thread()) {
     delete core;
     return;
   }
   // The last owner went on the renewal thread (a lost callback that owned the last owning
-  // Lease), where the queue would join the thread it runs on. A thread of its own destroys the
-  // core instead: the queue's join there waits until the renewal thread, which goes on with its
-  // batch and uses the core meanwhile, is back in its loop, sees it must stop and ends.
+  // Lease), where the queue would join the thread it runs on; or on the async executor's (an
+  // acquisition's handler that dropped the last Client or Lease), likewise. A thread of its own
+  // destroys the core instead: the queue's join there waits until the renewal thread, which goes on
+  // with its batch and uses the core meanwhile, is back in its loop, sees it must stop and ends.
   try {
     std::thread([core] { delete core; }).detach();
   } catch (const std::system_error& error) {
@@ -102,7 +103,8 @@ void ClientCore::validate(const LockSpec& spec) const {
                       "(redis://, its Sentinel, Cluster and Redlock kinds, or memory://)");
 }
 
-std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, IfBusy if_busy) {
+ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key,
+                                            bool on_this_thread) {
   validate(spec);
   std::string name;
   try {
@@ -112,6 +114,19 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   }
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
+  std::string acquisition_id = make_acquisition_id(spec.type);
+  Preparation preparation;
+  if (!on_this_thread) {
+    std::string owner = async_owner_token(instance_id_, next_serial_++);
+    preparation.identity = {std::move(name),
+                            std::move(acquisition_id),
+                            std::move(owner),
+                            0,
+                            ttl,
+                            {spec.mode, spec.permits, spec.fair},
+                            std::string(spec.type)};
+    return preparation;
+  }
   const bool semaphore = spec.permits > 0;
   // A reentry holds under the token of the lease it re-enters; a reader that holds the write
   // lock reads under the writer's; anything else under the thread's token of the moment.
@@ -123,26 +138,38 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     throw ConfigError(name, server(),
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
-  const std::shared_ptr<ThreadOwner>& thread_owner = ThreadOwner::of_this_thread();
+  preparation.thread_owner = ThreadOwner::of_this_thread();
   std::string owner = reentered != nullptr ? reentered->identity().owner
                       : writing != nullptr ? writing->identity().owner
-                                           : thread_owner->token(instance_id_);
+                                           : preparation.thread_owner->token(instance_id_);
   // A reentry of the exclusive lock or the write side shares the fence of the lease it
   // re-enters (each read has a fence of its own). The backend's may be higher: a Redlock round
   // can reach a master the outer round missed, whose own hold counts from its own fence.
-  const bool shares_fence = reentered != nullptr && spec.mode != Mode::read;
-  const std::uint64_t reentered_fence = shares_fence ? reentered->identity().fence : 0;
-  LeaseIdentity identity{std::move(name),
-                         make_acquisition_id(spec.type),
-                         std::move(owner),
-                         0,
-                         ttl,
-                         {spec.mode, spec.permits, spec.fair},
-                         std::string(spec.type)};
-  const auto start = SteadyClock::now();
-  const auto deadline = deadline_for(spec, if_busy, start);
-  const auto grant = backend_->acquire(
-      {identity.hold(), identity.ttl, reentered != nullptr, writing != nullptr, deadline});
+  if (reentered != nullptr && spec.mode != Mode::read)
+    preparation.reentered_fence = reentered->identity().fence;
+  preparation.reentry = reentered != nullptr;
+  preparation.under_writer = writing != nullptr;
+  preparation.identity = {std::move(name),
+                          std::move(acquisition_id),
+                          std::move(owner),
+                          0,
+                          ttl,
+                          {spec.mode, spec.permits, spec.fair},
+                          std::string(spec.type)};
+  return preparation;
+}
+
+AcquireRequest ClientCore::request_for(const Preparation& preparation,
+                                       SteadyClock::time_point deadline) {
+  return {preparation.identity.hold(), preparation.identity.ttl, preparation.reentry,
+          preparation.under_writer, deadline};
+}
+
+std::optional<Lease> ClientCore::settle(Preparation& preparation, const LockSpec& spec,
+                                        const std::optional<Grant>& grant,
+                                        SteadyClock::time_point start,
+                                        SteadyClock::time_point deadline, IfBusy if_busy) {
+  LeaseIdentity& identity = preparation.identity;
   // Without a grant the lock was taken; the backend waited for it if the deadline let it.
   if (grant ? grant->contended : deadline > start) events_.emit(EventKind::contended, spec.type);
   if (!grant) {
@@ -150,23 +177,33 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
     events_.emit(EventKind::timeout, spec.type, millis_since(start));
     if (if_busy == IfBusy::return_empty_at_once) return std::nullopt;
     std::string reason = describe_wait(spec);
-    if (HeldLeases::handed_over(identity.name)) reason += kHandedOverNote;
+    if (preparation.thread_owner && HeldLeases::handed_over(identity.name))
+      reason += kHandedOverNote;
     throw LockTimeout(identity.name, server(), reason);
   }
-  identity.fence = shares_fence ? reentered_fence : grant->fence;
+  identity.fence = preparation.reentered_fence.value_or(grant->fence);
   // Counted from the reply, which comes after the grant: the lock is kept at least as long.
   const auto keep_until = spec.hold_at_least > Millis::zero()
                               ? SteadyClock::now() + spec.hold_at_least
                               : SteadyClock::time_point{};
   auto state = std::make_shared<LeaseState>(server_, std::move(identity), grant->sent_at,
-                                            next_serial_++, keep_until, thread_owner);
+                                            next_serial_++, keep_until, preparation.thread_owner);
   // From here the lease owns the hold: if anything below throws, its destructor releases.
   Lease lease(shared_from_this(), state);
   ++stats_.acquired;
   events_.emit(EventKind::acquired, spec.type, millis_since(start));
   if (spec.renew) renewals_.add(state, grant->sent_at);
-  HeldLeases::push(std::move(state));
+  // A thread's lease is on its stack for current() and reentry; an asynchronous one on none.
+  if (preparation.thread_owner) HeldLeases::push(std::move(state));
   return std::optional<Lease>(std::in_place, Lease::Relocation{}, std::move(lease));
+}
+
+std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, IfBusy if_busy) {
+  Preparation preparation = prepare(spec, key, true);
+  const auto start = SteadyClock::now();
+  const auto deadline = deadline_for(spec, if_busy, start);
+  const auto grant = backend_->acquire(request_for(preparation, deadline));
+  return settle(preparation, spec, grant, start, deadline, if_busy);
 }
 
 LockLost not_held_at_release(const std::string& name, const std::string& server) {

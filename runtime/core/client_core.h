@@ -28,7 +28,10 @@
 #include <distlock/client.h>
 
 #include "backends/backend.h"
+#include "core/async_executor.h"
 #include "core/event_sink.h"
+#include "core/lease_state.h"
+#include "core/owner_token.h"
 #include "core/renewal_queue.h"
 #include "core/stats.h"
 
@@ -38,6 +41,10 @@ enum class IfBusy {
   wait_then_throw,       // wait up to the spec's wait, then throw LockTimeout
   return_empty_at_once,  // try once: nullopt when another owner holds the lock
 };
+
+// When an acquisition started at `start` gives up.
+SteadyClock::time_point deadline_for(const LockSpec& spec, IfBusy if_busy,
+                                     SteadyClock::time_point start);
 
 // What a release that found the server no longer holding the lease says.
 LockLost not_held_at_release(const std::string& name, const std::string& server);
@@ -52,6 +59,10 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
 
   // nullopt only with IfBusy::return_empty_at_once.
   std::optional<Lease> acquire(const LockSpec& spec, const Key& key, IfBusy if_busy);
+  // Waits without a thread (Client::acquire_async): `handler` is called once, on the async
+  // executor's thread, with no lock of the runtime held. Never throws but for memory.
+  AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key,
+                                 Client::AcquireHandler handler);
   // Called once per lease, by Lease::release.
   ReleaseOutcome release(LeaseState& lease);
   // The same, by a Lease's destructor: returns once the request has left, without waiting for
@@ -62,7 +73,30 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   StatsCounters& stats() { return stats_; }
 
  private:
+  // What an acquisition asks the backend for, and what its lease will be.
+  struct Preparation {
+    LeaseIdentity identity;
+    // The owner holds a live lease of the same mode (it re-enters), or the write lease (it
+    // reads under the writer's token).
+    bool reentry = false;
+    bool under_writer = false;
+    // A reentry of the exclusive lock or the write side shares the fence of the lease it
+    // re-enters.
+    std::optional<std::uint64_t> reentered_fence;
+    // The acquiring thread's; null for an asynchronous acquisition, which no thread holds.
+    std::shared_ptr<ThreadOwner> thread_owner;
+  };
+
   void validate(const LockSpec& spec) const;
+  // Checks the spec and key and names the lease: on the calling thread's owner token, or,
+  // for an asynchronous acquisition, on a token of its own.
+  Preparation prepare(const LockSpec& spec, const Key& key, bool on_this_thread);
+  AcquireRequest request_for(const Preparation& preparation, SteadyClock::time_point deadline);
+  // The lease for a grant; without one, the timeout: LockTimeout, or nullopt when
+  // `if_busy` says so.
+  std::optional<Lease> settle(Preparation& preparation, const LockSpec& spec,
+                              const std::optional<Grant>& grant, SteadyClock::time_point start,
+                              SteadyClock::time_point deadline, IfBusy if_busy);
   ReleaseRequest release_request(const LeaseState& lease) const;
 
   ClientCore(std::string_view url, const Options& options);
@@ -78,6 +112,8 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   const std::shared_ptr<const std::string> server_;
   // Declared after the backend: its thread stops before the backend goes.
   RenewalQueue renewals_;
+  // Its thread stops before the renewal queue and the backend go, which its steps use.
+  AsyncExecutor async_executor_;
   std::atomic<std::uint64_t> next_serial_{1};
 };
 

@@ -14,6 +14,10 @@ std::string make_instance_id() {
   return id;
 }
 
+std::string async_owner_token(const std::string& instance_id, std::uint64_t serial) {
+  return instance_id + ":a" + std::to_string(serial);
+}
+
 bool token_of_instance(std::string_view token, std::string_view instance_id) {
   return token.size() > instance_id.size() && token.starts_with(instance_id) &&
          token[instance_id.size()] == ':';

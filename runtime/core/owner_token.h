@@ -19,6 +19,10 @@ namespace distlock::detail {
 // 32 hex digits from the system's random source.
 std::string make_instance_id();
 
+// The token of one asynchronous acquisition, "<instance id>:a<serial>": it belongs to no
+// thread, so it re-enters nothing and nothing re-enters it.
+std::string async_owner_token(const std::string& instance_id, std::uint64_t serial);
+
 // Whether `token` was made by the client instance `instance_id`.
 bool token_of_instance(std::string_view token, std::string_view instance_id);
 

@@ -14,6 +14,7 @@
 
 #include "integration_helpers.h"
 #include "redis_cluster.h"
+#include "shared_server_test.h"
 
 namespace distlock::testing {
 namespace {
@@ -24,39 +25,47 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-class RedisClusterTest : public ::testing::Test {
+// One cluster for the suite: each test locks names of its own, and a slot an earlier test
+// moved is only served by another master (another_master() asks where a slot is now).
+class RedisClusterTest : public SharedServerTest<SuiteRedisCluster> {
  protected:
-  // A master other than the one serving `slot`.
+  RedisCluster& cluster() { return *server_; }
+
+  // A master other than the one serving `slot` now.
   RedisServer& another_master(int slot) {
-    RedisServer& current = cluster_.master_of(slot);
+    RedisServer& current = cluster().master_of(slot);
     for (int candidate = 0; candidate < 16384; candidate += 1000) {
-      RedisServer& master = cluster_.master_of(candidate);
+      RedisServer& master = cluster().master_of(candidate);
       if (&master != &current) return master;
     }
     throw std::runtime_error("one master serves every slot");
   }
+};
 
+// A cluster of its own: the test kills one of its masters.
+class RedisClusterFailover : public ::testing::Test {
+ protected:
   RedisCluster cluster_;
 };
 
 TEST_F(RedisClusterTest, EachLockLivesOnTheMasterOfItsSlot) {
-  auto client = Client::connect(cluster_.url());
+  auto client = Client::connect(cluster().url());
   for (const std::string key : {"a", "b", "c", "d", "e", "f"}) {
     Lease lease = client->acquire(spec("placed", 10s), key_of(key));
     const std::string hash = "distlock:{placed:" + key + "}";
-    RedisServer& master = cluster_.master_of(cluster_.key_slot(hash));
+    RedisServer& master = cluster().master_of(cluster().key_slot(hash));
     EXPECT_EQ(master.cli({"HGET", hash, "id"}), lease.id()) << key;
-    EXPECT_EQ(cluster_.key_slot(hash + ":fence"), cluster_.key_slot(hash));
+    EXPECT_EQ(cluster().key_slot(hash + ":fence"), cluster().key_slot(hash));
   }
 }
 
 // A waiter listens on the lock's shard (SSUBSCRIBE on its slot's master), not on a channel
 // every node would carry; the release wakes it.
 TEST_F(RedisClusterTest, WaitersListenOnTheLocksShard) {
-  auto holder = Client::connect(cluster_.url());
-  auto waiter = Client::connect(cluster_.url());
+  auto holder = Client::connect(cluster().url());
+  auto waiter = Client::connect(cluster().url());
   const std::string channel = "distlock:{shard:a}:released";
-  RedisServer& master = cluster_.master_of(cluster_.key_slot(channel));
+  RedisServer& master = cluster().master_of(cluster().key_slot(channel));
   Lease held = holder->acquire(spec("shard", 30s), key_of("a"));
   std::promise<void> granted;
   std::thread waiting([&] {
@@ -82,16 +91,16 @@ TEST_F(RedisClusterTest, WaitersListenOnTheLocksShard) {
 }
 
 TEST_F(RedisClusterTest, AMovedSlotIsFollowedWithItsFence) {
-  auto client = Client::connect(cluster_.url());
+  auto client = Client::connect(cluster().url());
   const std::string hash = "distlock:{moving:a}";
-  const int slot = cluster_.key_slot(hash);
+  const int slot = cluster().key_slot(hash);
   std::uint64_t before = 0;
   {
     Lease lease = client->acquire(spec("moving", 10s), key_of("a"));
     before = lease.fence();
   }
   RedisServer& target = another_master(slot);
-  cluster_.move_slot(slot, target);
+  cluster().move_slot(slot, target);
   // The client's map still names the old master: its MOVED reply is followed.
   Lease lease = client->acquire(spec("moving", 10s, wait(5s)), key_of("a"));
   EXPECT_GT(lease.fence(), before);
@@ -102,17 +111,17 @@ TEST_F(RedisClusterTest, AMovedSlotIsFollowedWithItsFence) {
 // has: a held lock is released on the importing master, after ASKING. A new acquisition then
 // finds one key there and none here (TRYAGAIN) and waits for the handover.
 TEST_F(RedisClusterTest, ALockReleasedWhileItsSlotMigratesIsFreeAfterwards) {
-  auto holder = Client::connect(cluster_.url());
-  auto taker = Client::connect(cluster_.url());
+  auto holder = Client::connect(cluster().url());
+  auto taker = Client::connect(cluster().url());
   const std::string hash = "distlock:{migrating:a}";
-  const int slot = cluster_.key_slot(hash);
+  const int slot = cluster().key_slot(hash);
   Lease held = holder->acquire(spec("migrating", 10s), key_of("a"));
   const auto fence = held.fence();
 
   std::promise<std::uint64_t> taken;
   std::thread taking;
   RedisServer& target = another_master(slot);
-  cluster_.move_slot(slot, target, [&] {
+  cluster().move_slot(slot, target, [&] {
     EXPECT_NO_THROW(held.release()) << "the release did not reach the importing master";
     taking = std::thread([&] {
       try {
@@ -129,10 +138,10 @@ TEST_F(RedisClusterTest, ALockReleasedWhileItsSlotMigratesIsFreeAfterwards) {
 }
 
 TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
-  auto holder = Client::connect(cluster_.url());
-  auto waiter = Client::connect(cluster_.url());
+  auto holder = Client::connect(cluster().url());
+  auto waiter = Client::connect(cluster().url());
   const std::string hash = "distlock:{held:a}";
-  const int slot = cluster_.key_slot(hash);
+  const int slot = cluster().key_slot(hash);
   Lease held = holder->acquire(spec("held", 3s), key_of("a"));
 
   std::promise<std::uint64_t> granted;
@@ -148,7 +157,7 @@ TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
       << "the waiter never started waiting";
 
   RedisServer& target = another_master(slot);
-  cluster_.move_slot(slot, target);
+  cluster().move_slot(slot, target);
   // A renewal after the move went to the new master: the holder still holds.
   const auto renewals = holder->stats().renewals;
   EXPECT_TRUE(eventually([&] { return holder->stats().renewals != renewals || !held.valid(); }, 6s))
@@ -168,7 +177,7 @@ TEST_F(RedisClusterTest, AHeldLockKeepsItsHolderAndWaiterAcrossASlotMove) {
 // over. The holder keeps the lock, and others reach the new master. (min_replicas=1 would
 // make the grant wait for the replica too, but then every renewal on the promoted master,
 // which has no replica left, would fail.)
-TEST_F(RedisClusterTest, AMastersDeathIsFollowedToThePromotedReplica) {
+TEST_F(RedisClusterFailover, AMastersDeathIsFollowedToThePromotedReplica) {
   auto holder = Client::connect(cluster_.url());
   auto other = Client::connect(cluster_.url());
   const std::string hash = "distlock:{promoted:a}";

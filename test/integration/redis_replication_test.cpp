@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "integration_helpers.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
+#include "shared_server_test.h"
 #include "subprocess.h"
 
 namespace distlock::testing {
@@ -225,42 +227,50 @@ TEST(RedisSentinel, AUrlWithoutAMasterNameIsAConfigError) {
 }
 
 // A master with one replica, not behind sentinels: min_replicas on redis://.
-class MinReplicas : public ::testing::Test {
+struct MasterAndReplica {
+  static constexpr std::string_view kName = "a redis-server and its replica";
+  // The replica syncs at once, not after the default 5 s.
+  RedisServer master{{"--repl-diskless-sync-delay", "0"}};
+  RedisServer replica{{"--replicaof", "127.0.0.1", std::to_string(master.port())}};
+};
+
+// One pair for the suite: each test locks names of its own and thaws the replica it froze.
+class MinReplicas : public SharedServerTest<SuiteService<MasterAndReplica>> {
  protected:
-  MinReplicas() : replica_({"--replicaof", "127.0.0.1", std::to_string(master_.port())}) {
-    wait_until_in_sync();
+  void SetUp() override {
+    SharedServerTest::SetUp();
+    if (server_ != nullptr) wait_until_in_sync();
   }
 
-  // WAIT counts only replicas that have caught up.
-  void wait_until_in_sync() { ASSERT_TRUE(wait_for_replicas(master_, 1, 30s)); }
+  RedisServer& master() { return server_->master; }
+  RedisServer& replica() { return server_->replica; }
 
-  // The replica syncs at once, not after the default 5 s.
-  RedisServer master_{{"--repl-diskless-sync-delay", "0"}};
-  RedisServer replica_;
+  // WAIT counts only replicas that have caught up.
+  void wait_until_in_sync() { ASSERT_TRUE(wait_for_replicas(master(), 1, 30s)); }
 };
 
 TEST_F(MinReplicas, AGrantTheReplicaAcknowledgedIsOnTheReplica) {
-  auto client = Client::connect(master_.url() + "?min_replicas=1");
+  auto client = Client::connect(master().url() + "?min_replicas=1");
   Lease lease = client->acquire(spec("replicated", 10s), key_of("c"));
   // WAIT returned 1: the replica has the hold already, no waiting needed here.
-  EXPECT_EQ(replica_.cli({"HGET", "distlock:{replicated:c}", "id"}), lease.id());
+  EXPECT_EQ(replica().cli({"HGET", "distlock:{replicated:c}", "id"}), lease.id());
 }
 
 // Replicas that do not acknowledge may yet (outage.h): an acquisition asks again within
 // outage_limit, kept short here, then says why it failed.
 TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
   auto client =
-      Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms&outage_limit=500ms");
-  auto plain = Client::connect(master_.url());
+      Client::connect(master().url() + "?min_replicas=1&command_timeout=400ms&outage_limit=500ms");
+  auto plain = Client::connect(master().url());
   const auto lock_spec = spec("unacknowledged", 10s);
   {
-    Frozen frozen(replica_);
+    Frozen frozen(replica());
     try {
       (void)client->acquire(lock_spec, key_of("d"));
       ADD_FAILURE() << "granted without the replica";
     } catch (const BackendUnavailable& error) {
       EXPECT_EQ(error.lock(), "unacknowledged:d");
-      EXPECT_EQ(error.server(), master_.url());  // no query: its values may be secrets
+      EXPECT_EQ(error.server(), master().url());  // no query: its values may be secrets
       EXPECT_TRUE(contains(error.what(), "0 of the 1 replicas required (min_replicas)"))
           << error.what();
       EXPECT_TRUE(contains(error.what(), "withdrawn")) << error.what();
@@ -270,7 +280,7 @@ TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
   }
   wait_until_in_sync();
   // A timeout a loaded machine does not miss: WAIT gets half of it.
-  auto patient = Client::connect(master_.url() + "?min_replicas=1&command_timeout=2s");
+  auto patient = Client::connect(master().url() + "?min_replicas=1&command_timeout=2s");
   EXPECT_NO_THROW((void)patient->acquire(lock_spec, key_of("d")));
 }
 
@@ -278,15 +288,15 @@ TEST_F(MinReplicas, AGrantNoReplicaAcknowledgedIsWithdrawnAndSaysWhy) {
 // waiter asks again and waits for the replica, rather than taking the release's word for it.
 TEST_F(MinReplicas, AFairWaiterGrantedByAReleaseWaitsForTheReplicaToo) {
   const auto fair_lock = spec("handed", 10s, distlock::fair, wait(20s));
-  auto plain = Client::connect(master_.url());
+  auto plain = Client::connect(master().url());
   Lease held = plain->acquire(fair_lock, key_of("e"));
   auto waiting =
-      Client::connect(master_.url() + "?min_replicas=1&command_timeout=400ms&outage_limit=500ms");
+      Client::connect(master().url() + "?min_replicas=1&command_timeout=400ms&outage_limit=500ms");
   std::future<Lease> waiter =
       std::async(std::launch::async, [&] { return waiting->acquire(fair_lock, key_of("e")); });
   ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
   {
-    Frozen frozen(replica_);
+    Frozen frozen(replica());
     held.release();
     ASSERT_EQ(waiter.wait_for(20s), std::future_status::ready);
     try {
@@ -301,7 +311,7 @@ TEST_F(MinReplicas, AFairWaiterGrantedByAReleaseWaitsForTheReplicaToo) {
 
 TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
   auto client =
-      Client::connect(master_.url() + "?min_replicas=2&command_timeout=2s&outage_limit=500ms");
+      Client::connect(master().url() + "?min_replicas=2&command_timeout=2s&outage_limit=500ms");
   try {
     (void)client->acquire(spec("two", 10s), key_of("e"));
     ADD_FAILURE() << "granted with one replica of two";
@@ -311,11 +321,11 @@ TEST_F(MinReplicas, MoreReplicasThanThereAreIsRefusedEveryTime) {
 }
 
 TEST_F(MinReplicas, ALeaseWhoseRenewalsNoReplicaAcknowledgesIsLost) {
-  auto client = Client::connect(master_.url() + "?min_replicas=1&command_timeout=2s");
+  auto client = Client::connect(master().url() + "?min_replicas=1&command_timeout=2s");
   Lease lease = client->acquire(spec("renewed", 1500ms), key_of("f"));
   std::promise<std::string> lost;
   lease.on_lost([&](const LockLost& error) { lost.set_value(error.what()); });
-  Frozen frozen(replica_);
+  Frozen frozen(replica());
   const std::string what = lost.get_future().get();
   EXPECT_FALSE(lease.valid());
   EXPECT_GE(client->stats().renewal_failures, 1u);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "redis_server.h"
@@ -23,6 +24,8 @@ class RedisCluster {
   // its clients and on the cluster bus.
   explicit RedisCluster(int masters = 3, int replicas_per_master = 1,
                         std::optional<ServerTls> tls = std::nullopt);
+  // What a test that cannot start it says it could not start.
+  static constexpr std::string_view kName = "Redis Cluster";
   ~RedisCluster();
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;

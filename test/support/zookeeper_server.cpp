@@ -253,6 +253,7 @@ ZooKeeperServer::~ZooKeeperServer() {
     // Subprocess's destructor SIGKILLs and reaps what is left.
   }
   process_.reset();
+  discard_class_archive_draft();
   if (owns_directory_) {
     std::error_code ec;
     std::filesystem::remove_all(directory_, ec);
@@ -282,6 +283,22 @@ void ZooKeeperServer::launch() {
       "-Dorg.slf4j.simpleLogger.logFile=" + (directory_ / "server.log").string(),
       "-Dorg.slf4j.simpleLogger.showDateTime=true",
       "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"};
+  // A JVM that exited before it served (a port taken) may have left its draft.
+  discard_class_archive_draft();
+  if (config_.quick_start) {
+    args.push_back("-XX:TieredStopAtLevel=1");
+    const std::filesystem::path archive = DISTLOCK_TEST_CLASS_ARCHIVE;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(archive, ec)) {
+      args.push_back("-XX:SharedArchiveFile=" + archive.string());
+    } else {
+      // A draft per server: servers that start together each write their own, and the one
+      // stopped first publishes it by an atomic rename.
+      archive_draft_ = archive.string() + "." + std::to_string(::getpid()) + "." +
+                       std::to_string(port_) + ".draft";
+      args.push_back("-XX:ArchiveClassesAtExit=" + archive_draft_.string());
+    }
+  }
   if (config_.container_check_interval) {
     args.push_back("-Dznode.container.checkIntervalMs=" +
                    std::to_string(config_.container_check_interval->count()));
@@ -320,8 +337,28 @@ std::string ZooKeeperServer::url() const { return "zookeeper://" + connect_strin
 void ZooKeeperServer::stop() {
   if (!process_) return;
   process_->kill(SIGCONT);  // a stopped JVM cannot handle SIGTERM
-  process_->terminate(kStopGrace);
+  const ExitStatus status = process_->terminate(kStopGrace);
   process_.reset();
+  publish_class_archive(status);
+}
+
+void ZooKeeperServer::publish_class_archive(const ExitStatus& status) {
+  if (archive_draft_.empty()) return;
+  std::error_code ec;
+  // The JVM writes the archive before it exits on SIGTERM (exit code 143); one killed
+  // before, or while it wrote, leaves no draft or a partial one, never published.
+  constexpr int kExitOnSigterm = 128 + SIGTERM;
+  if (status.exited && status.code == kExitOnSigterm) {
+    std::filesystem::rename(archive_draft_, DISTLOCK_TEST_CLASS_ARCHIVE, ec);
+  }
+  discard_class_archive_draft();
+}
+
+void ZooKeeperServer::discard_class_archive_draft() {
+  if (archive_draft_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(archive_draft_, ec);
+  archive_draft_.clear();
 }
 
 void ZooKeeperServer::start() {
@@ -344,8 +381,9 @@ void ZooKeeperServer::kill(int signal) {
   if (!process_) return;
   process_->kill(signal);
   if (signal == SIGKILL) {
-    process_->wait(std::chrono::seconds(30));
+    const ExitStatus status = process_->wait(std::chrono::seconds(30));
     process_.reset();
+    publish_class_archive(status);
   }
 }
 

@@ -22,6 +22,7 @@
 namespace distlock::testing {
 
 class Subprocess;
+struct ExitStatus;
 
 struct ZooKeeperConfig {
   // zoo.cfg tickTime. The server accepts session timeouts from min to max (the client asks,
@@ -39,6 +40,10 @@ struct ZooKeeperConfig {
   std::string max_heap = "256m";
   // More zoo.cfg lines ("key=value").
   std::vector<std::string> extra_config;
+  // Start the JVM in about half the time: the client-tier compiler only, and ZooKeeper's
+  // classes mapped from a class-data archive (made by the first server of the build that
+  // stops cleanly). It serves sustained load more slowly: benchmarks turn it off.
+  bool quick_start = true;
 };
 
 // The `java` that runs the servers: $DISTLOCK_JAVA if set, else $JAVA_HOME/bin/java, else
@@ -107,6 +112,9 @@ class ZooKeeperServer {
                   std::string config_text, ZooKeeperConfig config, int id);
 
   void launch();
+  // After the JVM ended: its class-data archive becomes the build's, when it wrote it whole.
+  void publish_class_archive(const ExitStatus& status);
+  void discard_class_archive_draft();
   // Waits until srvr reports a serving mode; false when the process exited first (the
   // caller reads the log). Throws on timeout.
   bool await_serving(std::chrono::milliseconds limit);
@@ -119,6 +127,9 @@ class ZooKeeperServer {
   int id_ = 0;  // ensemble member id (myid), 0 for standalone
   bool owns_directory_ = true;
   std::unique_ptr<Subprocess> process_;
+  // Where this server's JVM writes the class-data archive as it exits, when there was none
+  // at its start; empty otherwise.
+  std::filesystem::path archive_draft_;
 };
 
 // Three servers on loopback forming one ensemble (QuorumPeerMain), each with its own client,

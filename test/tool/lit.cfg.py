@@ -30,6 +30,7 @@ config.substitutions.append(("%flags", "-std=c++17 -I" + config.distlock_include
 # the -at forms compile once, at the -std=... the test gives (for diagnostics that differ).
 config.substitutions.append(("%clangxx-syntax-at", config.clangxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-syntax-at", config.gxx + " -fsyntax-only " + common))
+config.substitutions.append(("%gxx-link-at", config.gxx + " " + common))
 config.substitutions.append(("%clangxx-syntax", each_standard + config.clangxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-syntax", each_standard + config.gxx + " -fsyntax-only " + common))
 config.substitutions.append(("%clangxx-run", each_standard + config.clangxx + " " + common))

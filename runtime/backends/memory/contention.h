@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Taking an in-process lock: attempts, and waits in the lock's queue between them, until one
-// grants or the caller's deadline passes.
+// grants or the caller's deadline passes. A lock kind says what one acquisition's contest is
+// (Contest); the calling thread waits it out here (take_or_wait), an asynchronous acquisition
+// on the client's executor (async_contender.h).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -33,24 +36,37 @@ struct Attempt {
   SteadyClock::time_point busy_until = SteadyClock::time_point::max();
 };
 
-// Calls `attempt(now, place)` until it grants or `deadline` passes; in between the caller
-// waits in `queue`, its place given to `attempt` (null for the first attempt, made before the
-// caller queues). Returns the grant, or nullopt having left the queue.
-template <typename AttemptFn>
-std::optional<Grant> take_or_wait(TableAccess& table, WaitQueue& queue,
-                                  SteadyClock::time_point deadline, AttemptFn attempt) {
+// One acquisition's contest for a lock: the queue it waits in, one attempt, and what its
+// giving up owes the waiters behind it. Made by the lock kind for a request it refers to.
+struct Contest {
+  WaitQueue& queue;
+  // One attempt; `place` is the caller's place in the queue (null: not queued yet).
+  std::function<Attempt(TableAccess&, SteadyClock::time_point now, const WaitQueue::Place* place)>
+      attempt;
+  // Called once the caller, not granted, has left the queue: a waiter that gives up may have
+  // been the one woken to take a free lock or permit, and the next must take its turn.
+  std::function<void(TableAccess&)> gave_up = [](TableAccess&) {};
+};
+
+// Makes the contest's attempts until one grants or `deadline` passes; in between the caller
+// waits in the contest's queue. Returns the grant, or nullopt having left the queue.
+inline std::optional<Grant> take_or_wait(TableAccess& table, const Contest& contest,
+                                         SteadyClock::time_point deadline) {
   auto now = SteadyClock::now();
-  Attempt found = attempt(now, static_cast<const WaitQueue::Place*>(nullptr));
-  if (found.grant || now >= deadline) return found.grant;
-  ++table.stats.contended;
-  WaitQueue::Place place(queue);
-  for (;;) {
-    place.wait(table.lock, std::min(found.busy_until, deadline), table.stats);
-    now = SteadyClock::now();
-    found = attempt(now, &place);
-    if (found.grant) found.grant->contended = true;
-    if (found.grant || now >= deadline) return found.grant;
+  Attempt found = contest.attempt(table, now, nullptr);
+  if (!found.grant && now < deadline) {
+    ++table.stats.contended;
+    WaitQueue::Place place(contest.queue);
+    for (;;) {
+      place.wait(table.lock, std::min(found.busy_until, deadline), table.stats);
+      now = SteadyClock::now();
+      found = contest.attempt(table, now, &place);
+      if (found.grant) found.grant->contended = true;
+      if (found.grant || now >= deadline) break;
+    }
   }
+  if (!found.grant) contest.gave_up(table);
+  return found.grant;
 }
 
 }  // namespace distlock::detail::memory

@@ -20,25 +20,24 @@ Grant ExclusiveLock::take(const AcquireRequest& request, SteadyClock::time_point
   return grant;
 }
 
-std::optional<Grant> ExclusiveLock::acquire(const AcquireRequest& request, TableAccess& table) {
+Contest ExclusiveLock::contest(const AcquireRequest& request) {
   if (request.hold.kind.fair) {
-    const auto grant =
-        take_or_wait(table, fair_waiting_, request.deadline,
-                     [&](SteadyClock::time_point now, const WaitQueue::Place* place) {
-                       return attempt_fair(request, place, now, table);
-                     });
-    // A waiter that gives up may have been the one woken to take a free lock: the next
-    // takes its turn.
-    if (!grant && !hold_.taken(SteadyClock::now())) fair_waiting_.wake_next();
-    return grant;
+    return {fair_waiting_,
+            [this, &request](TableAccess& table, SteadyClock::time_point now,
+                             const WaitQueue::Place* place) {
+              return attempt_fair(request, place, now, table);
+            },
+            [this](TableAccess&) {
+              if (!hold_.taken(SteadyClock::now())) fair_waiting_.wake_next();
+            }};
   }
-  return take_or_wait(table, waiting_, request.deadline,
-                      [&](SteadyClock::time_point now, const WaitQueue::Place*) -> Attempt {
-                        if (hold_.taken_by(request.hold.owner, now))
-                          return {hold_.reenter(request, now)};
-                        if (hold_.taken(now)) return {std::nullopt, hold_.expires_at()};
-                        return {take(request, now, table)};
-                      });
+  return {waiting_,
+          [this, &request](TableAccess& table, SteadyClock::time_point now,
+                           const WaitQueue::Place*) -> Attempt {
+            if (hold_.taken_by(request.hold.owner, now)) return {hold_.reenter(request, now)};
+            if (hold_.taken(now)) return {std::nullopt, hold_.expires_at()};
+            return {take(request, now, table)};
+          }};
 }
 
 ReleaseOutcome ExclusiveLock::release(const ReleaseRequest& request, SteadyClock::time_point now) {

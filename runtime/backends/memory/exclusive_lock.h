@@ -14,7 +14,8 @@ namespace distlock::detail::memory {
 
 class ExclusiveLock {
  public:
-  std::optional<Grant> acquire(const AcquireRequest& request, TableAccess& table);
+  // The contest of an acquisition of this lock; it refers to `request`.
+  Contest contest(const AcquireRequest& request);
   ReleaseOutcome release(const ReleaseRequest& request, SteadyClock::time_point now);
   bool renew(const HoldId& hold, Millis ttl, SteadyClock::time_point now) {
     return hold_.renew(hold, ttl, now);

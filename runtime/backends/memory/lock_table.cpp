@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/memory/lock_table.h"
 
+#include "backends/memory/async_contender.h"
+
 namespace distlock::detail::memory {
 
 std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCounters& stats) {
@@ -8,14 +10,7 @@ std::optional<Grant> LockTable::acquire(const AcquireRequest& request, StatsCoun
   std::unique_lock lock(mutex_);
   NamedLocks& locks = locks_[name];
   TableAccess table{lock, last_fence_, stats};
-  const LockKind& kind = request.hold.kind;
-  std::optional<Grant> grant;
-  if (kind.semaphore())
-    grant = locks.semaphore.acquire(request, table);
-  else if (kind.mode != Mode::exclusive)
-    grant = locks.read_write.acquire(request, table);
-  else
-    grant = locks.exclusive.acquire(request, table);
+  const std::optional<Grant> grant = take_or_wait(table, locks.contest(request), request.deadline);
   if (!grant) forget_if_idle(name, SteadyClock::now());
   return grant;
 }
@@ -57,6 +52,23 @@ void LockTable::renew(std::span<RenewItem> items) {
     }
     item.outcome = renewed ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
   }
+}
+
+std::shared_ptr<PendingAcquisition> LockTable::acquire_async(const AcquireRequest& request,
+                                                             StatsCounters& stats,
+                                                             AsyncExecutor& executor,
+                                                             AcquireCompletion done) {
+  auto contender = std::make_shared<AsyncContender>(shared_from_this(), request, stats, executor,
+                                                    std::move(done));
+  contender->start();
+  return contender;
+}
+
+Contest LockTable::NamedLocks::contest(const AcquireRequest& request) {
+  const LockKind& kind = request.hold.kind;
+  if (kind.semaphore()) return semaphore.contest(request);
+  if (kind.mode != Mode::exclusive) return read_write.contest(request);
+  return exclusive.contest(request);
 }
 
 void LockTable::forget_if_idle(const std::string& name, SteadyClock::time_point now) {

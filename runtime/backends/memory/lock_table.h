@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -19,9 +20,14 @@
 
 namespace distlock::detail::memory {
 
-class LockTable {
+class LockTable : public std::enable_shared_from_this<LockTable> {
  public:
   std::optional<Grant> acquire(const AcquireRequest& request, StatsCounters& stats);
+  // Waits without a thread: attempts on `executor`, woken by releases and by timers at the
+  // holders' expiry (async_contender.h).
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    StatsCounters& stats, AsyncExecutor& executor,
+                                                    AcquireCompletion done);
   ReleaseOutcome release(const ReleaseRequest& request);
   void renew(std::span<RenewItem> items);
 
@@ -35,7 +41,10 @@ class LockTable {
     bool idle(SteadyClock::time_point now) {
       return exclusive.idle(now) && read_write.idle(now) && semaphore.idle(now);
     }
+    // The contest of an acquisition of the kind `request` names; it refers to `request`.
+    Contest contest(const AcquireRequest& request);
   };
+  friend class AsyncContender;
 
   // Forgets the name's locks once nothing holds or waits for them, so that the table does
   // not grow with every name ever used.

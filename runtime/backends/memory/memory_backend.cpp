@@ -29,6 +29,13 @@ class MemoryBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override {
     return table_->acquire(request, stats_);
   }
+  bool supports_async() const override { return true; }
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override {
+    return table_->acquire_async(request, stats_, executor, std::move(done));
+  }
+
   ReleaseOutcome release(const ReleaseRequest& request) override {
     return table_->release(request);
   }

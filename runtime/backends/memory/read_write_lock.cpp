@@ -27,20 +27,20 @@ Attempt ReadWriteLock::attempt_write(const AcquireRequest& request, SteadyClock:
   return {grant};
 }
 
-std::optional<Grant> ReadWriteLock::acquire(const AcquireRequest& request, TableAccess& table) {
+Contest ReadWriteLock::contest(const AcquireRequest& request) {
   if (request.hold.kind.mode == Mode::read) {
-    return take_or_wait(table, waiting_readers_, request.deadline,
-                        [&](SteadyClock::time_point now, const WaitQueue::Place*) {
-                          return attempt_read(request, now, table);
-                        });
+    return {waiting_readers_, [this, &request](TableAccess& table, SteadyClock::time_point now,
+                                               const WaitQueue::Place*) {
+              return attempt_read(request, now, table);
+            }};
   }
-  const auto grant = take_or_wait(table, waiting_writers_, request.deadline,
-                                  [&](SteadyClock::time_point now, const WaitQueue::Place*) {
-                                    return attempt_write(request, now, table);
-                                  });
-  // The last writer to give up waiting lets the readers it held back in.
-  if (!grant && waiting_writers_.empty()) waiting_readers_.wake_all();
-  return grant;
+  return {waiting_writers_,
+          [this, &request](TableAccess& table, SteadyClock::time_point now,
+                           const WaitQueue::Place*) { return attempt_write(request, now, table); },
+          // The last writer to give up waiting lets the readers it held back in.
+          [this](TableAccess&) {
+            if (waiting_writers_.empty()) waiting_readers_.wake_all();
+          }};
 }
 
 ReleaseOutcome ReadWriteLock::release(const ReleaseRequest& request, SteadyClock::time_point now) {

@@ -16,7 +16,8 @@ namespace distlock::detail::memory {
 
 class ReadWriteLock {
  public:
-  std::optional<Grant> acquire(const AcquireRequest& request, TableAccess& table);
+  // The contest of an acquisition of this lock; it refers to `request`.
+  Contest contest(const AcquireRequest& request);
   ReleaseOutcome release(const ReleaseRequest& request, SteadyClock::time_point now);
   bool renew(const HoldId& hold, Millis ttl, SteadyClock::time_point now);
   // Neither held nor waited for: the table may forget it.

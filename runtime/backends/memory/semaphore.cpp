@@ -8,17 +8,17 @@ bool Semaphore::room_for(std::uint32_t permits, SteadyClock::time_point now) {
   return permits_.count() < permits;
 }
 
-std::optional<Grant> Semaphore::acquire(const AcquireRequest& request, TableAccess& table) {
+Contest Semaphore::contest(const AcquireRequest& request) {
   const std::uint32_t permits = request.hold.kind.permits;
-  const auto grant =
-      take_or_wait(table, waiting_, request.deadline,
-                   [&](SteadyClock::time_point now, const WaitQueue::Place*) -> Attempt {
-                     if (!room_for(permits, now)) return {std::nullopt, permits_.first_expiry()};
-                     return {permits_.take(request, table.next_fence(), now)};
-                   });
-  // A waiter that gives up may have been the one woken for a free permit: the next takes it.
-  if (!grant && room_for(permits, SteadyClock::now())) waiting_.wake_next();
-  return grant;
+  return {waiting_,
+          [this, permits, &request](TableAccess& table, SteadyClock::time_point now,
+                                    const WaitQueue::Place*) -> Attempt {
+            if (!room_for(permits, now)) return {std::nullopt, permits_.first_expiry()};
+            return {permits_.take(request, table.next_fence(), now)};
+          },
+          [this, permits](TableAccess&) {
+            if (room_for(permits, SteadyClock::now())) waiting_.wake_next();
+          }};
 }
 
 ReleaseOutcome Semaphore::release(const ReleaseRequest& request, SteadyClock::time_point now) {

@@ -14,7 +14,8 @@ namespace distlock::detail::memory {
 
 class Semaphore {
  public:
-  std::optional<Grant> acquire(const AcquireRequest& request, TableAccess& table);
+  // The contest of an acquisition of a permit; it refers to `request`.
+  Contest contest(const AcquireRequest& request);
   ReleaseOutcome release(const ReleaseRequest& request, SteadyClock::time_point now);
   bool renew(const HoldId& hold, Millis ttl, SteadyClock::time_point now) {
     return permits_.renew(hold, ttl, now);

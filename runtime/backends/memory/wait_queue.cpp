@@ -8,6 +8,10 @@ namespace distlock::detail::memory {
 WaitQueue::Place::Place(WaitQueue& queue)
     : queue_(queue), waiter_(queue.waiters_.emplace(queue.waiters_.end())) {}
 
+WaitQueue::Place::Place(WaitQueue& queue, std::function<void()> on_wake) : Place(queue) {
+  waiter_->on_wake = std::move(on_wake);
+}
+
 WaitQueue::Place::~Place() { queue_.waiters_.erase(waiter_); }
 
 void WaitQueue::Place::wait(std::unique_lock<std::mutex>& lock, SteadyClock::time_point wake_at,
@@ -27,11 +31,21 @@ void WaitQueue::Place::wait(std::unique_lock<std::mutex>& lock, SteadyClock::tim
   waiter.recheck = false;
 }
 
+bool WaitQueue::Place::take_release_wake() {
+  const bool woken = waiter_->woken;
+  waiter_->woken = false;
+  waiter_->recheck = false;
+  return woken;
+}
+
 bool WaitQueue::Place::first() const { return waiter_ == queue_.waiters_.begin(); }
 
 void WaitQueue::wake(Waiter& waiter) {
   waiter.woken = true;
-  waiter.cv.notify_one();
+  if (waiter.on_wake)
+    waiter.on_wake();
+  else
+    waiter.cv.notify_one();
 }
 
 void WaitQueue::wake_next() {
@@ -48,7 +62,10 @@ void WaitQueue::bound_waits(SteadyClock::time_point latest) {
   for (Waiter& waiter : waiters_) {
     if (waiter.wake_at <= latest) continue;
     waiter.recheck = true;
-    waiter.cv.notify_one();
+    if (waiter.on_wake)
+      waiter.on_wake();
+    else
+      waiter.cv.notify_one();
   }
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Callers waiting for one side of an in-process lock to change, in arrival order. Each waiter
 // has a condition variable of its own, so that a release can wake the next waiter only (a fair
-// lock, a semaphore's permit) or all of them (a lock that many can take at once).
+// lock, a semaphore's permit) or all of them (a lock that many can take at once). A waiter
+// that waits without a thread (async_contender.h) is woken by a callback instead.
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <list>
 #include <mutex>
 
@@ -19,6 +21,8 @@ class WaitQueue {
     bool woken = false;    // by a release, since the waiter last started waiting
     bool recheck = false;  // by bound_waits, since then
     SteadyClock::time_point wake_at;
+    // An asynchronous waiter's: called, with the table's mutex held, on each wake.
+    std::function<void()> on_wake;
   };
 
  public:
@@ -27,6 +31,9 @@ class WaitQueue {
   class Place {
    public:
     explicit Place(WaitQueue& queue);
+    // An asynchronous waiter's place: a wake calls `on_wake` (under the table's mutex, so it
+    // must only post the waiter's next attempt) instead of waking a thread.
+    Place(WaitQueue& queue, std::function<void()> on_wake);
     ~Place();
     Place(const Place&) = delete;
     Place& operator=(const Place&) = delete;
@@ -35,6 +42,11 @@ class WaitQueue {
     // as waiting and, unless bound_waits ended it, how it ended.
     void wait(std::unique_lock<std::mutex>& lock, SteadyClock::time_point wake_at,
               StatsCounters& stats);
+    // An asynchronous waiter's wait, until woken or `wake_at` (its timer).
+    void expect_wake_by(SteadyClock::time_point wake_at) { waiter_->wake_at = wake_at; }
+    // An asynchronous waiter's, when it attempts again: whether a release woke it since its
+    // last attempt (rather than a bound or its timer). Starts a new wait.
+    bool take_release_wake();
     // Whether no caller has waited longer.
     bool first() const;
 

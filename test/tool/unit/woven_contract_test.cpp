@@ -17,21 +17,33 @@
 namespace distlock::weave {
 namespace {
 
-std::set<std::string> declaredByTheHeader() {
-  std::ifstream Header(std::string(DISTLOCK_INCLUDE_DIR) + "/" + WovenRuntimeHeader);
-  EXPECT_TRUE(Header.good()) << "cannot read " << WovenRuntimeHeader;
+std::string textOf(const char* Header) {
+  std::ifstream File(std::string(DISTLOCK_INCLUDE_DIR) + "/" + Header);
+  EXPECT_TRUE(File.good()) << "cannot read " << Header;
   std::stringstream Text;
-  Text << Header.rdbuf();
-  const std::string Source = Text.str();
-  const std::regex Using("using ::distlock::([A-Za-z_][A-Za-z_0-9]*);");
+  Text << File.rdbuf();
+  return Text.str();
+}
+
+// What woven.h brings into distlock::woven, and what distlock/asio.h and distlock/boost_asio.h
+// define there for a coroutine's guard (the templates returning an awaitable).
+std::set<std::string> declaredByTheHeaders() {
   std::set<std::string> Names;
-  for (std::sregex_iterator It(Source.begin(), Source.end(), Using), End; It != End; ++It)
+  const std::string Woven = textOf(WovenRuntimeHeader);
+  const std::regex Using("using ::distlock::([A-Za-z_][A-Za-z_0-9]*);");
+  for (std::sregex_iterator It(Woven.begin(), Woven.end(), Using), End; It != End; ++It)
     Names.insert((*It)[1]);
+  const std::regex Awaiting("::asio::awaitable<[A-Za-z_]+> ([A-Za-z_][A-Za-z_0-9]*)\\(");
+  for (const char* Header : {WovenAsioHeader, WovenBoostAsioHeader}) {
+    const std::string Asio = textOf(Header);
+    for (std::sregex_iterator It(Asio.begin(), Asio.end(), Awaiting), End; It != End; ++It)
+      Names.insert((*It)[1]);
+  }
   return Names;
 }
 
 // Every guard shape: with and without keys; a free function, a member, one whose parameter
-// has no name, and a constructor (no result).
+// has no name, a constructor (no result), and a coroutine.
 std::string everyGuard() {
   const std::vector<std::string> Keys = {"user", "order.id"};
   GuardParts Parts;
@@ -46,6 +58,10 @@ std::string everyGuard() {
   Parts.Busy.Parameters = {{{"user", false}}};
   Text += guardText(Parts);
   Parts.Busy.OnThis = true;
+  Text += guardText(Parts);
+  Parts.Coroutine = CoroutineReturn{"int", false};
+  Text += guardText(Parts);
+  Parts.Coroutine = CoroutineReturn{"int", true};
   Text += guardText(Parts);
   return Text;
 }
@@ -62,12 +78,13 @@ TEST(WovenContract, TheGuardNamesOnlyWhatWovenHDeclares) {
                                  << Guard;
     Used.insert((*It)[3]);
   }
-  EXPECT_EQ(Used, declaredByTheHeader())
-      << "the tool and include/distlock/woven.h disagree on what woven code uses";
+  EXPECT_EQ(Used, declaredByTheHeaders())
+      << "the tool and include/distlock/woven.h (with distlock/asio.h for coroutines) disagree "
+         "on what woven code uses";
 }
 
 TEST(WovenContract, AWovenFileIncludesOnlyTheContract) {
-  const std::string Woven = wovenSource("/src/a.cpp", "int x;\n", true);
+  const std::string Woven = wovenSource("/src/a.cpp", "int x;\n", {WovenRuntimeHeader});
   EXPECT_EQ(Woven.rfind("#include <distlock/woven.h>\n", 0), 0u) << Woven;
   EXPECT_EQ(Woven.find("distlock.h"), std::string::npos) << Woven;
 }

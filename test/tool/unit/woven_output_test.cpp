@@ -31,8 +31,8 @@ TEST(DepfileText, EscapesWhatMakeWouldMisread) {
 }
 
 TEST(WovenSource, IncludesTheRuntimeOnlyWhenAGuardNeedsIt) {
-  EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", false), "#line 1 \"/src/a.cpp\"\nint x;\n");
-  EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", true),
+  EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", {}), "#line 1 \"/src/a.cpp\"\nint x;\n");
+  EXPECT_EQ(wovenSource("/src/a.cpp", "int x;\n", {"distlock/woven.h"}),
             "#include <distlock/woven.h>\n#line 1 \"/src/a.cpp\"\nint x;\n");
 }
 

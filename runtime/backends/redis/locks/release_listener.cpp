@@ -98,6 +98,27 @@ ReleaseListener::Ticket::Woken ReleaseListener::Ticket::wait_for_release(
   return Woken::by_lost_subscription;
 }
 
+ReleaseListener::AsyncTicket::AsyncTicket(
+    ReleaseListener& listener, Channels::value_type& channel,
+    std::unordered_map<std::string, Addressee>::value_type* addressee,
+    std::function<void()> on_change)
+    : ticket_(listener, channel, addressee),
+      listener_(listener),
+      channel_(channel),
+      addressee_(addressee) {
+  std::lock_guard lock(listener_.mutex_);
+  waker_ = wakers().insert(wakers().end(), std::move(on_change));
+}
+
+ReleaseListener::AsyncTicket::~AsyncTicket() {
+  std::lock_guard lock(listener_.mutex_);
+  wakers().erase(waker_);
+}
+
+std::list<std::function<void()>>& ReleaseListener::AsyncTicket::wakers() const {
+  return addressee_ != nullptr ? addressee_->second.wakers : channel_.second.wakers;
+}
+
 ReleaseListener::ReleaseListener(const ConnectionSettings& settings, const MasterLocator& locator,
                                  StatsCounters& stats)
     : settings_(settings),
@@ -122,8 +143,10 @@ ReleaseListener::~ReleaseListener() {
   thread_.join();
 }
 
-ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in,
-                                               std::string_view addressee) {
+std::pair<ReleaseListener::Channels::value_type*,
+          std::unordered_map<std::string, ReleaseListener::Addressee>::value_type*>
+ReleaseListener::register_watcher(const std::string& channel, bool lets_many_in,
+                                  std::string_view addressee) {
   bool first = false;
   Channels::value_type* entry = nullptr;
   std::unordered_map<std::string, Addressee>::value_type* named = nullptr;
@@ -139,7 +162,20 @@ ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool 
     if (first) dirty_.push_back(channel);
   }
   if (first) requests_.signal();
+  return {entry, named};
+}
+
+ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in,
+                                               std::string_view addressee) {
+  const auto [entry, named] = register_watcher(channel, lets_many_in, addressee);
   return Ticket(*this, *entry, named);
+}
+
+std::unique_ptr<ReleaseListener::AsyncTicket> ReleaseListener::watch_async(
+    const std::string& channel, bool lets_many_in, std::string_view addressee,
+    std::function<void()> on_change) {
+  const auto [entry, named] = register_watcher(channel, lets_many_in, addressee);
+  return std::make_unique<AsyncTicket>(*this, *entry, named, std::move(on_change));
 }
 
 void ReleaseListener::unwatch(Channels::value_type& entry,
@@ -288,20 +324,27 @@ void ReleaseListener::handle(const redisReply& reply) {
         ++named->second.messages;
         if (granted) named->second.granted = granted;
         named->second.named.notify_all();
+        call_all(named->second.wakers);
       }
       return;
     }
     ++channel.generation;
     if (!channel.addressees.empty()) {
       ++channel.for_everyone;
-      for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
+      for (auto& [id, addressee] : channel.addressees) {
+        addressee.named.notify_all();
+        call_all(addressee.wakers);
+      }
     }
     // One release frees the lock for one taker (readers excepted). A woken waiter that loses
     // the race to another client waits again and is woken by that client's release.
-    if (channel.wakes_all)
+    if (channel.wakes_all) {
       channel.released.notify_all();
-    else
+      call_all(channel.wakers);
+    } else {
       channel.released.notify_one();
+      call_next(channel.wakers);
+    }
     return;
   }
   if (channel.confirmations_due == 0) return;
@@ -320,7 +363,22 @@ void ReleaseListener::wake_everyone(Channel& channel) {
   ++channel.generation;
   ++channel.for_everyone;
   channel.released.notify_all();
-  for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
+  call_all(channel.wakers);
+  for (auto& [id, addressee] : channel.addressees) {
+    addressee.named.notify_all();
+    call_all(addressee.wakers);
+  }
+}
+
+void ReleaseListener::call_all(const std::list<std::function<void()>>& wakers) {
+  for (const auto& waker : wakers) waker();
+}
+
+void ReleaseListener::call_next(std::list<std::function<void()>>& wakers) {
+  if (wakers.empty()) return;
+  // The one woken now goes to the back: the next release wakes another.
+  wakers.splice(wakers.end(), wakers, wakers.begin());
+  wakers.back()();
 }
 
 void ReleaseListener::forget_moved_channel(const std::string& name) {
@@ -351,7 +409,11 @@ void ReleaseListener::forget_subscriptions() {
     // loss wake now (a Redlock waiter may listen through another master instead); the rest
     // would only retry against a server that is likely down.
     channel.released.notify_all();
-    for (auto& [id, addressee] : channel.addressees) addressee.named.notify_all();
+    call_all(channel.wakers);
+    for (auto& [id, addressee] : channel.addressees) {
+      addressee.named.notify_all();
+      call_all(addressee.wakers);
+    }
     it = channel.watchers == 0 ? channels_.erase(it) : std::next(it);
   }
 }

@@ -30,12 +30,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <hiredis/hiredis.h>
@@ -67,6 +71,8 @@ class ReleaseListener {
     // The latest grant a release announced to it ('<name> <fence> <attempt token>').
     std::optional<Granted> granted;
     std::condition_variable named;
+    // The AsyncTickets watching under this name: called where `named` is notified.
+    std::list<std::function<void()>> wakers;
   };
   struct Channel {
     unsigned watchers = 0;
@@ -86,6 +92,9 @@ class ReleaseListener {
     std::unordered_map<std::string, Addressee> addressees;
     std::condition_variable subscribed_changed;
     std::condition_variable released;
+    // The AsyncTickets watching under no name: called where `released` is notified, one at
+    // a time in turn where it notifies one.
+    std::list<std::function<void()>> wakers;
   };
   using Channels = std::unordered_map<std::string, Channel>;
 
@@ -122,6 +131,33 @@ class ReleaseListener {
     std::unordered_map<std::string, Addressee>::value_type* addressee_;
   };
 
+  // Interest in one channel for a waiter without a thread (an asynchronous acquisition): what
+  // would wake a Ticket's waiting thread calls `on_change` instead, under the listener's mutex,
+  // so it must only post the waiter's next step. The waiter then reads the generation, the
+  // subscription and the grant as a Ticket's does.
+  class AsyncTicket {
+   public:
+    AsyncTicket(ReleaseListener& listener, Channels::value_type& channel,
+                std::unordered_map<std::string, Addressee>::value_type* addressee,
+                std::function<void()> on_change);
+    AsyncTicket(const AsyncTicket&) = delete;
+    AsyncTicket& operator=(const AsyncTicket&) = delete;
+    ~AsyncTicket();
+
+    bool subscribed() const { return ticket_.subscribed(); }
+    std::optional<Granted> granted() const { return ticket_.granted(); }
+    std::uint64_t generation() const { return ticket_.generation(); }
+
+   private:
+    std::list<std::function<void()>>& wakers() const;
+
+    Ticket ticket_;
+    ReleaseListener& listener_;
+    Channels::value_type& channel_;
+    std::unordered_map<std::string, Addressee>::value_type* addressee_;
+    std::list<std::function<void()>>::iterator waker_;
+  };
+
   // Starts the subscriber thread; it connects in the background, to the master `locator`
   // names. `settings` and `locator` must outlive the listener.
   ReleaseListener(const ConnectionSettings& settings, const MasterLocator& locator,
@@ -136,16 +172,26 @@ class ReleaseListener {
   // messages that name it (and for confirmed subscriptions); empty: for any message.
   Ticket watch(const std::string& channel, bool lets_many_in = false,
                std::string_view addressee = {});
+  // The same for a waiter without a thread, which `on_change` wakes.
+  std::unique_ptr<AsyncTicket> watch_async(const std::string& channel, bool lets_many_in,
+                                           std::string_view addressee,
+                                           std::function<void()> on_change);
   // Resubscribes everything on the master the locator names now. Any thread.
   void master_moved() { moved_.signal(); }
 
  private:
+  // Counts a watcher of `channel` (under `addressee`, if any), subscribing on the first.
+  std::pair<Channels::value_type*, std::unordered_map<std::string, Addressee>::value_type*>
+  register_watcher(const std::string& channel, bool lets_many_in, std::string_view addressee);
   void unwatch(Channels::value_type& channel,
                std::unordered_map<std::string, Addressee>::value_type* addressee);
   // Drops the entry once nobody watches it and the server owes it nothing.
   void erase_if_unused(Channels::iterator channel);
   // Every waiter of the channel looks again, named or not. Under the mutex.
   void wake_everyone(Channel& channel);
+  // Calls every waker of `wakers`, or the one whose turn it is. Under the mutex.
+  static void call_all(const std::list<std::function<void()>>& wakers);
+  static void call_next(std::list<std::function<void()>>& wakers);
 
   void run();
   enum class Served { stopped, master_moved };

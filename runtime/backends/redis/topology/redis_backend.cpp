@@ -9,6 +9,7 @@
 
 #include "backends/redis/admin/eviction_policy.h"
 #include "backends/redis/admin/server_version.h"
+#include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/kind_calls.h"
 #include "backends/redis/locks/release_listener.h"
 #include "backends/redis/locks/script_runner.h"
@@ -206,6 +207,16 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   return grant;
 }
 
+std::shared_ptr<PendingAcquisition> RedisBackend::acquire_async(const AcquireRequest& request,
+                                                                AsyncExecutor& executor,
+                                                                AcquireCompletion done) {
+  auto waiter = std::make_shared<AsyncWaiter>(
+      *this, request, settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
+      leaves_trace_when_waiting(request.hold.kind), stats_, executor, std::move(done));
+  waiter->start();
+  return waiter;
+}
+
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
   Outage none(Millis::zero());
   return attempt_through_outage(request, asking, none);
@@ -312,6 +323,13 @@ ReleaseListener::Ticket RedisBackend::watch_releases(const HoldId& hold) {
   // A fair lock's release names the one waiter it wakes.
   return listener_.watch(release_channel_of(hold), release_lets_many_in(hold.kind),
                          hold.kind.fair ? hold.acquisition_id : std::string_view());
+}
+
+std::unique_ptr<ReleaseListener::AsyncTicket> RedisBackend::watch_releases_async(
+    const HoldId& hold, std::function<void()> on_change) {
+  return listener_.watch_async(release_channel_of(hold), release_lets_many_in(hold.kind),
+                               hold.kind.fair ? hold.acquisition_id : std::string_view(),
+                               std::move(on_change));
 }
 
 void RedisBackend::withdraw(const HoldId& hold) noexcept {

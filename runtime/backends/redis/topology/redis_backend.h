@@ -60,6 +60,11 @@ class RedisBackend final : public Backend {
   ~RedisBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
+  bool supports_async() const override { return true; }
+  // Waits as acquire() does, each step on `executor` (async_waiter.h).
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override;
   ReleaseOutcome release(const ReleaseRequest& request) override {
     return release(request, Asking::no);
   }
@@ -83,6 +88,14 @@ class RedisBackend final : public Backend {
   Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
   // Interest in the release notifications of one lock (release_listener.h).
   ReleaseListener::Ticket watch_releases(const HoldId& hold);
+  // The same for a waiter without a thread, which `on_change` wakes.
+  std::unique_ptr<ReleaseListener::AsyncTicket> watch_releases_async(
+      const HoldId& hold, std::function<void()> on_change);
+  // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
+  // writer's mark, which held new readers back; a fair waiter's place in the queue, or the lock a
+  // release granted it meanwhile); a failure is logged and leaves it to expire with its ttl.
+  // Never throws.
+  void withdraw(const HoldId& hold) noexcept;
 
  private:
   enum class Retry {
@@ -154,11 +167,6 @@ class RedisBackend final : public Backend {
   Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage);
   // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
   [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
-  // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
-  // writer's mark, which held new readers back; a fair waiter's place in the queue, or the lock a
-  // release granted it meanwhile); a failure is logged and leaves it to expire with its ttl.
-  // Never throws.
-  void withdraw(const HoldId& hold) noexcept;
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),
   // waiting at most `timeout`.
   long long replicas_acknowledging(Connection& connection, Millis timeout) const;

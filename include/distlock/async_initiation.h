@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// What distlock/asio.h and distlock/boost_asio.h share: the initiation of async_acquire, for
+// either flavour of Asio. It starts Client::acquire_async, hands the outcome to the completion
+// handler on the handler's own executor, keeps that executor's work alive meanwhile, and turns
+// a cancellation of the operation into AsyncAcquisition::cancel(). No Asio header here: each
+// flavour names its own functions (a `Net` class of static functions).
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include <distlock/client.h>
+#include <distlock/error.h>
+
+namespace distlock::asio_support {
+
+// `Net` provides, for its flavour of Asio:
+//   executor_of(handler), slot_of(handler), work_for(executor), post(executor, function),
+//   assign_cancellation(slot, function taking the cancellation type), aborted() (the
+//   operation_aborted error code).
+template <class Net>
+struct AcquireInitiation {
+  template <class Handler>
+  void operator()(Handler&& handler, Client* client, const LockSpec& spec, const Key& key) const {
+    using Completion = std::decay_t<Handler>;
+    using Work = decltype(Net::work_for(Net::executor_of(std::declval<Completion&>())));
+    struct Pending {
+      Completion handler;
+      Work work;
+    };
+    auto executor = Net::executor_of(handler);
+    auto pending = std::make_shared<Pending>(
+        Pending{std::forward<Handler>(handler), Net::work_for(std::move(executor))});
+    auto slot = Net::slot_of(pending->handler);
+    AsyncAcquisition acquisition =
+        client->acquire_async(spec, key, [pending](std::exception_ptr error, Lease lease) {
+          auto where = pending->work.get_executor();
+          Net::post(where, [pending, error, lease = std::move(lease)]() mutable {
+            Net::slot_of(pending->handler).clear();
+            Completion handler = std::move(pending->handler);
+            pending->work.reset();
+            std::move(handler)(translated(error), std::move(lease));
+          });
+        });
+    // Any kind of cancellation may withdraw it: a waiter that leaves has changed nothing.
+    if (slot.is_connected()) {
+      Net::assign_cancellation(slot, [acquisition] { acquisition.cancel(); });
+    }
+  }
+
+  // A cancelled acquisition ends as every cancelled Asio operation does: operation_aborted.
+  static std::exception_ptr translated(std::exception_ptr error) {
+    if (!error) return error;
+    try {
+      std::rethrow_exception(error);
+    } catch (const AcquisitionCancelled& cancelled) {
+      return std::make_exception_ptr(typename Net::system_error(Net::aborted(), cancelled.what()));
+    } catch (...) {
+      return error;
+    }
+  }
+};
+
+}  // namespace distlock::asio_support

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/redis/locks/async_waiter.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace distlock::detail::redis {
+
+AsyncWaiter::AsyncWaiter(RedisBackend& backend, const AcquireRequest& request,
+                         GrantMessage grant_message, bool leaves_trace, StatsCounters& stats,
+                         AsyncExecutor& executor, AcquireCompletion done)
+    : backend_(backend),
+      request_(request),
+      grant_message_(grant_message),
+      leaves_trace_(leaves_trace),
+      stats_(stats),
+      executor_(executor),
+      done_(std::move(done)) {}
+
+void AsyncWaiter::start() {
+  executor_.post([self = shared_from_this()] { self->attempt(); });
+}
+
+void AsyncWaiter::withdraw(std::exception_ptr why) {
+  // On the executor, after any attempt in flight: the waiter's state is that thread's.
+  executor_.post([self = shared_from_this(), why = std::move(why)] {
+    if (!self->finished_) self->give_up(why);
+  });
+}
+
+void AsyncWaiter::attempt() {
+  if (finished_) return;
+  cancel_timer();
+  // Only an attempt made after the server confirmed the subscription is sure to hear of every
+  // later release (release_listener.h); one made before is bounded by the holder's ttl alone.
+  heard_ = ticket_ && ticket_->subscribed();
+  seen_ = ticket_ ? ticket_->generation() : 0;
+  Attempt found;
+  try {
+    found = backend_.try_acquire(request_);
+  } catch (...) {
+    give_up(std::current_exception());
+    return;
+  }
+  if (found.grant) {
+    found.grant->contended = ticket_ != nullptr;
+    complete(found.grant, nullptr);
+    return;
+  }
+  if (SteadyClock::now() >= request_.deadline) {
+    give_up(nullptr);
+    return;
+  }
+  holder_pttl_ = found.holder_pttl;
+  last_sent_at_ = found.sent_at;
+  if (heard_ && !counted_waiting_) {
+    // Counted as waiting once subscribed, as a waiting thread is: the next release is heard.
+    ++stats_.waiting;
+    counted_waiting_ = true;
+  }
+  if (!ticket_) {
+    ++stats_.contended;
+    keep_alive_ = shared_from_this();
+    // Called under the listener's mutex: only post the next step.
+    ticket_ = backend_.watch_releases_async(request_.hold, [this] {
+      executor_.post([self = shared_from_this()] { self->woken(Wake::change, 0); });
+    });
+    seen_ = ticket_->generation();
+    // Subscribed already (another waiter of this client watches the lock): an attempt now
+    // cannot miss a release. Otherwise the confirmation wakes it for that attempt.
+    if (ticket_->subscribed()) {
+      executor_.post([self = shared_from_this()] { self->attempt(); });
+      return;
+    }
+  }
+  arm_timer();
+}
+
+void AsyncWaiter::woken(Wake wake, std::uint64_t timer_generation) {
+  if (finished_) return;
+  if (wake == Wake::timer) {
+    if (timer_generation != timer_generation_) return;
+    ++stats_.woken_by_timeout;
+    attempt();
+    return;
+  }
+  // A lost subscription wakes every waiter; this one waits for the holder's ttl as before.
+  if (ticket_->generation() == seen_) return;
+  // Counted only when subscribed since the last attempt: not the confirmation's own wake.
+  if (heard_) ++stats_.woken_by_release;
+  if (grant_message_ == GrantMessage::taken)
+    if (const auto granted = ticket_->granted();
+        granted && granted->attempt == attempt_token(last_sent_at_)) {
+      complete(Grant{granted->fence, last_sent_at_, true}, nullptr);
+      return;
+    }
+  attempt();
+}
+
+void AsyncWaiter::arm_timer() {
+  cancel_timer();
+  const auto wake_at = std::min(holder_gone(holder_pttl_, request_.ttl), request_.deadline);
+  timer_ = executor_.post_at(wake_at, [self = shared_from_this(), armed = timer_generation_] {
+    self->woken(Wake::timer, armed);
+  });
+}
+
+void AsyncWaiter::cancel_timer() {
+  if (timer_) executor_.cancel(*timer_);
+  timer_.reset();
+  ++timer_generation_;
+}
+
+void AsyncWaiter::give_up(std::exception_ptr error) {
+  // The place it kept (or a grant a release made to it meanwhile) would otherwise hold the
+  // others back for its ttl.
+  if (leaves_trace_) backend_.withdraw(request_.hold);
+  complete(std::nullopt, std::move(error));
+}
+
+void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error) {
+  finished_ = true;
+  cancel_timer();
+  ticket_.reset();
+  if (counted_waiting_) --stats_.waiting;
+  executor_.post([done = std::move(done_), grant, error = std::move(error),
+                  self = std::move(keep_alive_)] { done(grant, error); });
+}
+
+}  // namespace distlock::detail::redis

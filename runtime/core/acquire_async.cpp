@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// ClientCore::acquire_async: the blocking acquisition's steps (client_core.cpp), with the wait
+// between them left to the backend and the client's async executor.
+#include <exception>
+#include <utility>
+
+#include <distlock/error.h>
+
+#include "core/async_operation.h"
+#include "core/client_core.h"
+
+namespace distlock::detail {
+
+AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
+                                           Client::AcquireHandler handler) {
+  struct Job {
+    LockSpec spec;
+    Preparation preparation;
+    SteadyClock::time_point start;
+    SteadyClock::time_point deadline;
+  };
+  auto job = std::make_shared<Job>();
+  job->spec = spec;
+  try {
+    job->preparation = prepare(spec, key, false);
+    if (!backend_->supports_async())
+      throw ConfigError(job->preparation.identity.name, server(),
+                        "acquire_async (waiting without a thread) is not available on this "
+                        "server yet: memory://, redis://, redis+unix:// and redis+sentinel:// "
+                        "have it; Cluster, Redlock and ZooKeeper follow");
+  } catch (...) {
+    async_executor_.post(
+        [handler = std::move(handler), error = std::current_exception()] { handler(error, {}); });
+    return {};
+  }
+  job->start = SteadyClock::now();
+  job->deadline = deadline_for(spec, IfBusy::wait_then_throw, job->start);
+  std::string lock = job->preparation.identity.name;
+  // The job's identity stays put (it is on the heap) while the request's views point into it.
+  auto pending = backend_->acquire_async(
+      request_for(job->preparation, job->deadline), async_executor_,
+      [self = shared_from_this(), job, handler = std::move(handler)](std::optional<Grant> grant,
+                                                                     std::exception_ptr error) {
+        std::optional<Lease> lease;
+        if (!error) {
+          try {
+            lease = self->settle(job->preparation, job->spec, grant, job->start, job->deadline,
+                                 IfBusy::wait_then_throw);
+          } catch (...) {
+            error = std::current_exception();
+          }
+        }
+        handler(error, lease ? std::move(*lease) : Lease());
+      });
+  return AsyncAcquisition(
+      std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/async_executor.h"
+
+#include <pthread.h>
+
+#include <utility>
+
+namespace distlock::detail {
+
+AsyncExecutor::~AsyncExecutor() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void AsyncExecutor::start_if_needed() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] {
+    ::pthread_setname_np(::pthread_self(), kThreadName);
+    run();
+  });
+}
+
+void AsyncExecutor::post(Task task) {
+  {
+    std::lock_guard lock(mutex_);
+    start_if_needed();
+    tasks_.push_back(std::move(task));
+  }
+  changed_.notify_one();
+}
+
+AsyncExecutor::TimerId AsyncExecutor::post_at(SteadyClock::time_point when, Task task) {
+  TimerId id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    start_if_needed();
+    id = next_timer_++;
+    timer_places_.emplace(id, timers_.emplace(when, std::make_pair(id, std::move(task))));
+  }
+  changed_.notify_one();
+  return id;
+}
+
+void AsyncExecutor::cancel(TimerId timer) {
+  std::lock_guard lock(mutex_);
+  const auto found = timer_places_.find(timer);
+  if (found == timer_places_.end()) return;
+  timers_.erase(found->second);
+  timer_places_.erase(found);
+}
+
+void AsyncExecutor::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (!tasks_.empty()) {
+      Task task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      task();
+      // What the task owned goes before the lock is taken again: a destructor may post.
+      task = nullptr;
+      lock.lock();
+      continue;
+    }
+    if (!timers_.empty() && timers_.begin()->first <= SteadyClock::now()) {
+      auto due = timers_.begin();
+      timer_places_.erase(due->second.first);
+      tasks_.push_back(std::move(due->second.second));
+      timers_.erase(due);
+      continue;
+    }
+    if (timers_.empty()) {
+      changed_.wait(lock);
+    } else {
+      changed_.wait_until(lock, timers_.begin()->first);
+    }
+  }
+}
+
+}  // namespace distlock::detail

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// The thread that drives a client's asynchronous acquisitions (Client::acquire_async): tasks
+// run in the order posted, timers at their time, and the handlers of finished acquisitions,
+// so that none runs inline in the caller or while a backend holds a lock. One thread per
+// client, started by the first asynchronous acquisition, whatever the number of waiters: a
+// waiter is a task that a release or a timer posts, never a thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "util/steady_clock.h"
+
+namespace distlock::detail {
+
+class AsyncExecutor {
+ public:
+  using Task = std::function<void()>;
+  using TimerId = std::uint64_t;
+
+  // The thread's name (at most 15 characters, as Linux allows).
+  static constexpr const char* kThreadName = "distlock-async";
+
+  AsyncExecutor() = default;
+  // Runs no more tasks or timers; those left are dropped, unrun.
+  ~AsyncExecutor();
+  AsyncExecutor(const AsyncExecutor&) = delete;
+  AsyncExecutor& operator=(const AsyncExecutor&) = delete;
+
+  // Runs `task` on the thread, after the tasks posted before it. Thread-safe; never runs it
+  // inline. Throws std::system_error when the thread cannot be started.
+  void post(Task task);
+  // Runs `task` on the thread at `when` (at once if it has passed), unless cancelled first.
+  TimerId post_at(SteadyClock::time_point when, Task task);
+  // The timer's task will not run, unless it has started already.
+  void cancel(TimerId timer);
+  bool on_its_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+
+ private:
+  using Timers = std::multimap<SteadyClock::time_point, std::pair<TimerId, Task>>;
+
+  void start_if_needed();
+  void run();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Task> tasks_;
+  Timers timers_;
+  std::unordered_map<TimerId, Timers::iterator> timer_places_;
+  TimerId next_timer_ = 1;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace distlock::detail

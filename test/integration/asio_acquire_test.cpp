@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// distlock::async_acquire (distlock/asio.h) on memory:// (and a private redis-server): coroutines
+// on one thread wait for locks without blocking it, and exclude each other; a cancelled waiter ends
+// with operation_aborted and leaves no place behind; the other completion tokens work alike.
+#include <array>
+#include <chrono>
+#include <exception>
+#include <future>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/cancellation_signal.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/use_future.hpp>
+
+#include <gtest/gtest.h>
+
+#include <distlock/asio.h>
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class AsioAcquire : public ::testing::Test {
+ protected:
+  void SetUp() override { client_ = Client::connect("memory://" + unique_name("asio")); }
+
+  std::shared_ptr<Client> client_;
+};
+
+// A thousand coroutines on one thread over ten locks of `client`. Each reads its lock's
+// counter, lets the others run (a timer's wait), and writes it back one higher: without
+// exclusion, interleaved coroutines would lose updates. Returns the failures seen.
+::testing::AssertionResult thousand_coroutines_lose_no_update(Client& client) {
+  constexpr int kLocks = 10;
+  constexpr int kCoroutines = 1000;
+  asio::io_context io;
+  std::array<int, kLocks> counters{};
+  int finished = 0;
+  int failed = 0;
+  std::string first_failure;
+  const std::string prefix = unique_name("counter");
+  auto update = [&](int lock) -> asio::awaitable<void> {
+    try {
+      Lease lease = co_await async_acquire(
+          client, spec("counter", 30s), prefix + "-" + std::to_string(lock), asio::use_awaitable);
+      const int seen = counters[lock];
+      asio::steady_timer yield(io, 0ms);
+      co_await yield.async_wait(asio::use_awaitable);
+      counters[lock] = seen + 1;
+    } catch (const std::exception& error) {
+      if (failed++ == 0) first_failure = error.what();
+    }
+    ++finished;
+  };
+  for (int i = 0; i < kCoroutines; ++i) asio::co_spawn(io, update(i % kLocks), asio::detached);
+  io.run();
+  if (finished != kCoroutines || failed != 0)
+    return ::testing::AssertionFailure() << finished << " of " << kCoroutines << " finished, "
+                                         << failed << " failed; the first: " << first_failure;
+  for (int lock = 0; lock < kLocks; ++lock)
+    if (counters[lock] != kCoroutines / kLocks)
+      return ::testing::AssertionFailure() << "lock " << lock << " counted " << counters[lock]
+                                           << " of " << kCoroutines / kLocks << " updates";
+  if (client.stats().waiting != 0)
+    return ::testing::AssertionFailure() << client.stats().waiting << " still waiting";
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(AsioAcquire, AThousandCoroutinesOnOneThreadLoseNoUpdate) {
+  EXPECT_TRUE(thousand_coroutines_lose_no_update(*client_));
+}
+
+TEST(AsioAcquireOnRedis, AThousandCoroutinesOnOneThreadLoseNoUpdate) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  EXPECT_TRUE(thousand_coroutines_lose_no_update(*client));
+}
+
+TEST_F(AsioAcquire, AWaitThatRunsOutIsThrownIntoTheCoroutine) {
+  Lease held = client_->acquire(spec("busy", 30s), "a");
+  asio::io_context io;
+  std::string caught;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        try {
+          (void)co_await async_acquire(*client_, spec("busy", 30s, wait(100ms)), "a",
+                                       asio::use_awaitable);
+        } catch (const LockTimeout& timeout) {
+          caught = timeout.what();
+        }
+      },
+      asio::detached);
+  io.run();
+  EXPECT_NE(caught.find("lock 'busy:a'"), std::string::npos) << caught;
+}
+
+TEST_F(AsioAcquire, ACancelledWaiterEndsWithOperationAbortedAndLeavesNoPlace) {
+  const auto fair_lock = spec("fair", 30s, fair);
+  Lease held = client_->acquire(fair_lock, "a");
+  asio::io_context io;
+  auto work = asio::make_work_guard(io);
+  std::thread runner([&] { io.run(); });
+
+  asio::cancellation_signal signal;
+  std::promise<std::error_code> cancelled;
+  asio::post(io, [&] {
+    async_acquire(*client_, fair_lock, "a",
+                  asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr error, Lease) {
+                    try {
+                      if (error) std::rethrow_exception(error);
+                      cancelled.set_value({});
+                    } catch (const std::system_error& aborted) {
+                      cancelled.set_value(aborted.code());
+                    } catch (...) {
+                      cancelled.set_value(std::make_error_code(std::errc::invalid_argument));
+                    }
+                  }));
+  });
+  ASSERT_TRUE(eventually([&] { return client_->stats().waiting == 1; }));
+  auto next = async_acquire(*client_, fair_lock, "a", asio::use_future);
+  ASSERT_TRUE(eventually([&] { return client_->stats().waiting == 2; }));
+  asio::post(io, [&] { signal.emit(asio::cancellation_type::terminal); });
+  auto outcome = cancelled.get_future();
+  ASSERT_EQ(outcome.wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(outcome.get(), asio::error::operation_aborted);
+  // The cancelled waiter's place is gone: the next fair waiter gets the lock on release.
+  held.release();
+  ASSERT_EQ(next.wait_for(30s), std::future_status::ready);
+  EXPECT_TRUE(next.get().valid());
+  work.reset();
+  runner.join();
+}
+
+TEST_F(AsioAcquire, UseFutureGetsTheLease) {
+  std::future<Lease> granted = async_acquire(*client_, spec("future", 30s), "a", asio::use_future);
+  ASSERT_EQ(granted.wait_for(30s), std::future_status::ready);
+  Lease lease = granted.get();
+  EXPECT_EQ(lease.name(), "future:a");
+  EXPECT_TRUE(lease.valid());
+}
+
+}  // namespace
+}  // namespace distlock::testing
