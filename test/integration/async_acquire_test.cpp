@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Client::acquire_async on memory://, on a private redis-server and on a private replicated
-// Redis behind three sentinels (each started once for the suite): the handler is called once,
-// off the caller's thread, with the lease or why there is none; a waiter is woken by the
-// release, not by a thread of its own; a cancelled waiter leaves no fair queue place, writer
-// intent or permit request behind. Waiters start waiting in a known order by watching the
+// Client::acquire_async on memory://, on a private redis-server (in the clear and over TLS)
+// and on a private replicated Redis behind three sentinels (each started once for the suite): the
+// handler is called once, off the caller's thread, with the lease or why there is none; a waiter is
+// woken by the release, not by a thread of its own; a cancelled waiter leaves no fair queue place,
+// writer intent or permit request behind. Waiters start waiting in a known order by watching the
 // client's count of waiters. Each test locks a key of its own.
 #include <dirent.h>
 
@@ -79,7 +79,8 @@ int thread_count() {
   return count;
 }
 
-enum class Backend { memory, redis, redis_sentinel };
+// rediss: a redis-server that speaks TLS only (a build with TLS).
+enum class Backend { memory, redis, redis_sentinel, rediss };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -89,6 +90,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis";
     case Backend::redis_sentinel:
       return "redis_sentinel";
+    case Backend::rediss:
+      return "rediss";
   }
   return "?";
 }
@@ -98,6 +101,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static void TearDownTestSuite() {
     redis_.stop();
     sentinel_group_.stop();
+    tls_redis_.stop();
   }
 
   void SetUp() override {
@@ -113,6 +117,9 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
         case Backend::redis_sentinel:
           client_ = Client::connect(sentinel_group_.get().url());
           break;
+        case Backend::rediss:
+          client_ = Client::connect(with_test_ca(tls_redis_.get().url()));
+          break;
       }
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
@@ -126,6 +133,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
 
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
+  static inline SuiteTlsRedis tls_redis_;
   std::shared_ptr<Client> client_;
   std::string key_;
 };
@@ -293,10 +301,17 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   EXPECT_EQ(client_->stats().waiting, 0u);
 }
 
+#if DISTLOCK_TEST_TLS
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                           Backend::rediss),
+                         backend_name);
+#else
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
                          ::testing::Values(Backend::memory, Backend::redis,
                                            Backend::redis_sentinel),
                          backend_name);
+#endif
 
 TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
   RedisServer masters[3];
