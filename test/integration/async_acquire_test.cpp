@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Client::acquire_async on memory://, on a private redis-server (in the clear and over TLS)
-// and on a private replicated Redis behind three sentinels (each started once for the suite): the
+// Client::acquire_async on memory://, on a private redis-server and on a private replicated
+// Redis behind three sentinels, in the clear and over TLS (each started once for the suite): the
 // handler is called once, off the caller's thread, with the lease or why there is none; a waiter is
 // woken by the release, not by a thread of its own; a cancelled waiter leaves no fair queue place,
 // writer intent or permit request behind. Waiters start waiting in a known order by watching the
@@ -79,8 +79,8 @@ int thread_count() {
   return count;
 }
 
-// rediss: a redis-server that speaks TLS only (a build with TLS).
-enum class Backend { memory, redis, redis_sentinel, rediss };
+// rediss, rediss_sentinel: servers (and sentinels) that speak TLS only (a build with TLS).
+enum class Backend { memory, redis, redis_sentinel, rediss, rediss_sentinel };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -92,6 +92,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis_sentinel";
     case Backend::rediss:
       return "rediss";
+    case Backend::rediss_sentinel:
+      return "rediss_sentinel";
   }
   return "?";
 }
@@ -102,6 +104,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     redis_.stop();
     sentinel_group_.stop();
     tls_redis_.stop();
+    tls_sentinel_group_.stop();
   }
 
   void SetUp() override {
@@ -120,6 +123,9 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
         case Backend::rediss:
           client_ = Client::connect(with_test_ca(tls_redis_.get().url()));
           break;
+        case Backend::rediss_sentinel:
+          client_ = Client::connect(with_test_ca(tls_sentinel_group_.get().url()));
+          break;
       }
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
@@ -134,6 +140,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteTlsRedis tls_redis_;
+  static inline SuiteTlsSentinelGroup tls_sentinel_group_;
   std::shared_ptr<Client> client_;
   std::string key_;
 };
@@ -304,7 +311,7 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
 #if DISTLOCK_TEST_TLS
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::rediss),
+                                           Backend::rediss, Backend::rediss_sentinel),
                          backend_name);
 #else
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
