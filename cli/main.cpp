@@ -146,7 +146,8 @@ int run(int argc, char** argv) {
   GlobalOptions options;
   app.add_option("--url", options.url,
                  "The lock service, as the library takes it (redis://, redis+unix://, "
-                 "redis+sentinel://, redis+cluster://, redis+redlock://, zookeeper://)")
+                 "redis+sentinel://, redis+cluster://, redis+redlock://, over TLS rediss://, "
+                 "rediss+sentinel://, rediss+cluster://, rediss+redlock://, zookeeper://)")
       ->envname("DISTLOCK_URL");
   app.add_flag("--json", options.json, "Write JSON for scripts instead of text");
   // The global options may also follow the subcommand.

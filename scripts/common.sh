@@ -17,7 +17,7 @@ DISTLOCK_LLVM_VERSION="$(head -n 1 "${DISTLOCK_ROOT}/llvm-version.txt" | tr -d '
 # What the build, the tests, the example and the benchmark need (Debian 12 package names).
 DISTLOCK_PACKAGES=(
   build-essential cmake ninja-build pkg-config python3 python3-prometheus-client
-  libhiredis-dev redis-server redis-tools
+  libhiredis-dev libssl-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
   faketime doxygen libasio-dev libboost-dev

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds distlock in Release (build-release/) and runs the benchmarks: redis_cycle_bench (acquire +
 # release cycles against a private redis-server, compared with redis-benchmark's EVALSHA
-# rate), redis_peer_bench (the same beside redis-py, node-redlock and redis-semaphore, which
+# rate), redis_tls_bench (the same cycles over TLS against those in the clear, on one server;
+# the handshake's time), redis_peer_bench (the same beside redis-py, node-redlock and redis-semaphore, which
 # bench/peers/install.sh installs into the build tree when missing; 8 threads; the handoff
 # latency), renewal_capacity_bench (the client's CPU keeping 1k/10k/100k leases renewed), key_bench (lock-name
 # building), woven_call_bench (a woven call against a hand-written Lease, on memory:// and on
@@ -19,8 +20,9 @@
 # (bench/plots/plots.py, gnuplot), into docs/img/.
 #
 #   bash scripts/run-bench.sh [--quick] [--require-goal] [--plots]
-#        (--quick and --require-goal are passed to redis_cycle_bench, redis_peer_bench,
-#         renewal_capacity_bench and zookeeper_bench; --quick also to redis_topology_bench)
+#        (--quick and --require-goal are passed to redis_cycle_bench, redis_tls_bench,
+#         redis_peer_bench, renewal_capacity_bench and zookeeper_bench; --quick also to
+#         redis_topology_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -34,7 +36,7 @@ set -- "${bench_args[@]}"
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 if $plots; then ensure_packages gnuplot-nox; fi
 configure release
-build release redis_cycle_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench async_bench
+build release redis_cycle_bench redis_tls_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench async_bench
 bench="$(preset_dir release)/bench"
 bash "${DISTLOCK_ROOT}/bench/peers/install.sh" "$(preset_dir release)"
 results="${bench}/results"
@@ -45,6 +47,8 @@ goal_status=0
 
 log "redis_cycle_bench $*"
 "${bench}/redis_cycle_bench" "$@" || goal_status=$?
+log "redis_tls_bench $*"
+"${bench}/redis_tls_bench" "$@" || goal_status=$?
 log "redis_peer_bench $*"
 "${bench}/redis_peer_bench" "$@" --json "${results}/redis_peers.json" || goal_status=$?
 log "lock_kinds_bench $*"

@@ -17,10 +17,11 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
                                       StatsCounters& stats) {
   const Url url = parse_url(text);
   const Options configured = options_for_scheme(url, options);
-  if (url.scheme == "memory") return memory::make_backend(url, configured, stats);
-  if (url.scheme == "redis+cluster") return redis::make_cluster_backend(url, configured, stats);
-  if (url.scheme == "redis+redlock") return redis::make_redlock_backend(url, configured, stats);
-  if (url.scheme.starts_with("redis")) return redis::make_backend(url, configured, stats);
+  const std::string topology = redis_topology(url);
+  if (topology == "memory") return memory::make_backend(url, configured, stats);
+  if (topology == "redis+cluster") return redis::make_cluster_backend(url, configured, stats);
+  if (topology == "redis+redlock") return redis::make_redlock_backend(url, configured, stats);
+  if (topology.starts_with("redis")) return redis::make_backend(url, configured, stats);
 #if DISTLOCK_WITH_ZOOKEEPER
   if (url.scheme == "zookeeper") return zookeeper::make_backend(url, configured, stats);
 #endif

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/url_schemes.h"
 
+#include <iterator>
+#include <vector>
+
+#include <distlock/log.h>
+
 #include "core/client_config.h"
 
 namespace distlock::detail {
@@ -27,26 +32,68 @@ void check_redlock_hosts(const Url& url) {
                           "(an odd number: 3 or 5)");
 }
 
+// The query keys of TLS, a rediss... URL's besides its redis... form's: redis-cli's option
+// names (tls_context.h).
+constexpr std::string_view kTlsKeys[] = {"cacert", "cacertdir", "cert", "key", "sni", "insecure"};
+
+// A rediss+unix:// URL, or any rediss... URL in a build without TLS.
+void refuse_tls(const Url& url) {
+  if (redis_topology(url) == "redis+unix")
+    throw ConfigError("", url.redacted(),
+                      "bad URL: rediss+unix:// does not exist: a unix socket stays on its host, "
+                      "where TLS protects nothing; write redis+unix:///path/to/redis.sock");
+#if !DISTLOCK_WITH_TLS
+  throw ConfigError("", url.redacted(),
+                    "bad URL: this distlock was built without TLS (DISTLOCK_WITH_TLS=OFF), so "
+                    "it takes no " +
+                        url.scheme + "://; rebuild it with OpenSSL (libssl-dev)");
+#endif
+}
+
+// The query keys of a Redis topology, in the clear; empty for a scheme that is none.
+std::vector<std::string_view> redis_keys(const std::string& topology) {
+  if (topology == "redis" || topology == "redis+cluster")
+    return {"connect_timeout", "command_timeout", "max_connections", "min_replicas",
+            "outage_limit"};
+  if (topology == "redis+unix" || topology == "redis+sentinel")
+    return {"connect_timeout", "command_timeout", "max_connections", "db",
+            "min_replicas",    "outage_limit"};
+  // Each master is asked once per round: min_replicas has no meaning there.
+  if (topology == "redis+redlock") return {"connect_timeout", "command_timeout", "max_connections"};
+  return {};
+}
+
 }  // namespace
+
+bool uses_tls(const Url& url) {
+  return url.scheme == "rediss" || url.scheme.starts_with("rediss+");
+}
+
+std::string redis_topology(const Url& url) {
+  if (!uses_tls(url)) return url.scheme;
+  return "redis" + url.scheme.substr(std::string_view("rediss").size());
+}
 
 // The hosts are checked here rather than by the backends, so that the inspectors, which share
 // no code with the backends beyond this file, take the same URLs.
 Options options_for_scheme(const Url& url, const Options& options) {
   if (url.scheme == "memory") return options_from_url(url, options, {});
-  if (url.scheme == "redis+cluster") check_cluster_hosts(url);
-  if (url.scheme == "redis" || url.scheme == "redis+cluster")
-    return options_from_url(
-        url, options,
-        {"connect_timeout", "command_timeout", "max_connections", "min_replicas", "outage_limit"});
-  if (url.scheme == "redis+unix" || url.scheme == "redis+sentinel")
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "max_connections", "db",
-                             "min_replicas", "outage_limit"});
-  // Each master is asked once per round: min_replicas has no meaning there.
-  if (url.scheme == "redis+redlock") {
-    check_redlock_hosts(url);
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "max_connections"});
+  const std::string topology = redis_topology(url);
+  const bool tls = uses_tls(url);
+  if (tls) refuse_tls(url);
+  std::vector<std::string_view> keys = redis_keys(topology);
+  if (!keys.empty()) {
+    if (topology == "redis+cluster") check_cluster_hosts(url);
+    if (topology == "redis+redlock") check_redlock_hosts(url);
+    if (tls) keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
+    Options configured = options_from_url(url, options, keys);
+    const std::string insecure = url.query_value("insecure").value_or("false");
+    if (insecure == "true" || insecure == "yes" || insecure == "1")
+      detail::log(LogLevel::warning,
+                  url.redacted() +
+                      ": insecure=true: the server's certificate is not verified; anyone on the "
+                      "path can pose as the server");
+    return configured;
   }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
@@ -62,18 +109,13 @@ Options options_for_scheme(const Url& url, const Options& options) {
 }
 
 ConfigError unknown_scheme(const Url& url) {
-  if (url.scheme == "rediss")
-    return ConfigError("", url.redacted(),
-                       "bad URL: TLS (rediss://) is not supported: the hiredis distlock is "
-                       "built with (Debian 12's 0.14) has none; reach the server through a TLS "
-                       "tunnel (stunnel, spiped) with redis://, or over a network you trust");
   return ConfigError("", url.redacted(),
                      "bad URL: unknown scheme '" + url.scheme +
                          "'; use memory://, redis://host:port, redis+unix:///path, "
                          "redis+sentinel://host:port[,host:port...]/master-name, "
                          "redis+cluster://host:port[,host:port...], "
-                         "redis+redlock://host:port,host:port,host:port or "
-                         "zookeeper://host:port");
+                         "redis+redlock://host:port,host:port,host:port (rediss... for TLS) "
+                         "or zookeeper://host:port");
 }
 
 }  // namespace distlock::detail

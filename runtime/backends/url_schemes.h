@@ -17,6 +17,13 @@ namespace distlock::detail {
 // build has no backend for.
 Options options_for_scheme(const Url& url, const Options& options);
 
+// Whether the URL is one of Redis over TLS: rediss://, rediss+sentinel://, rediss+cluster://,
+// rediss+redlock://.
+bool uses_tls(const Url& url);
+// The scheme of the topology, TLS or not: "redis+cluster" for rediss+cluster://; other schemes
+// as they are.
+std::string redis_topology(const Url& url);
+
 // The ConfigError for a scheme no backend takes, naming those that do.
 ConfigError unknown_scheme(const Url& url);
 

@@ -38,8 +38,7 @@ unsigned parse_count(const Url& url, std::string_view key, const std::string& va
 
 }  // namespace
 
-Options options_from_url(const Url& url, Options options,
-                         std::initializer_list<std::string_view> known) {
+Options options_from_url(const Url& url, Options options, std::span<const std::string_view> known) {
   for (const auto& [key, value] : url.query) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       if (key == "password")

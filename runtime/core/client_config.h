@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string_view>
 
 #include <distlock/client.h>
@@ -14,7 +15,11 @@ namespace distlock::detail {
 // Applies connect_timeout, command_timeout, max_connections and session_timeout from the
 // query string.
 // Throws ConfigError for a malformed value, or for a parameter outside `known`.
-Options options_from_url(const Url& url, Options defaults,
-                         std::initializer_list<std::string_view> known);
+Options options_from_url(const Url& url, Options defaults, std::span<const std::string_view> known);
+inline Options options_from_url(const Url& url, Options defaults,
+                                std::initializer_list<std::string_view> known) {
+  return options_from_url(url, std::move(defaults),
+                          std::span<const std::string_view>(known.begin(), known.size()));
+}
 
 }  // namespace distlock::detail

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Client::acquire_async on memory://, on a private redis-server, on a private replicated Redis
-// behind three sentinels and on a private Redis Cluster (each started once for the suite): the
-// handler is called once, off the caller's thread, with the lease or why there is none; a waiter is
-// woken by the release, not by a thread of its own; a cancelled waiter leaves no fair queue place,
-// writer intent or permit request behind. Waiters start waiting in a known order by watching the
-// client's count of waiters. Each test locks a key of its own.
+// behind three sentinels and on a private Redis Cluster, and over TLS on the first two (each
+// started once for the suite): the handler is called once, off the caller's thread, with the lease
+// or why there is none; a waiter is woken by the release, not by a thread of its own; a cancelled
+// waiter leaves no fair queue place, writer intent or permit request behind. Waiters start waiting
+// in a known order by watching the client's count of waiters. Each test locks a key of its own.
 #include <dirent.h>
 
 #include <atomic>
@@ -79,7 +79,8 @@ int thread_count() {
   return count;
 }
 
-enum class Backend { memory, redis, redis_sentinel, redis_cluster };
+// rediss, rediss_sentinel: servers (and sentinels) that speak TLS only (a build with TLS).
+enum class Backend { memory, redis, redis_sentinel, redis_cluster, rediss, rediss_sentinel };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -91,6 +92,10 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis_sentinel";
     case Backend::redis_cluster:
       return "redis_cluster";
+    case Backend::rediss:
+      return "rediss";
+    case Backend::rediss_sentinel:
+      return "rediss_sentinel";
   }
   return "?";
 }
@@ -101,6 +106,8 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     redis_.stop();
     sentinel_group_.stop();
     cluster_.stop();
+    tls_redis_.stop();
+    tls_sentinel_group_.stop();
   }
 
   void SetUp() override {
@@ -119,6 +126,12 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
         case Backend::redis_cluster:
           client_ = Client::connect(cluster_.get().url());
           break;
+        case Backend::rediss:
+          client_ = Client::connect(with_test_ca(tls_redis_.get().url()));
+          break;
+        case Backend::rediss_sentinel:
+          client_ = Client::connect(with_test_ca(tls_sentinel_group_.get().url()));
+          break;
       }
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
@@ -133,6 +146,8 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteRedisCluster cluster_;
+  static inline SuiteTlsRedis tls_redis_;
+  static inline SuiteTlsSentinelGroup tls_sentinel_group_;
   std::shared_ptr<Client> client_;
   std::string key_;
 };
@@ -300,10 +315,18 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   EXPECT_EQ(client_->stats().waiting, 0u);
 }
 
+#if DISTLOCK_TEST_TLS
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
+                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                           Backend::redis_cluster, Backend::rediss,
+                                           Backend::rediss_sentinel),
+                         backend_name);
+#else
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
                          ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
                                            Backend::redis_cluster),
                          backend_name);
+#endif
 
 TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
   RedisServer masters[3];

@@ -190,9 +190,10 @@ TEST_F(DistlockCommandRedis, ReleaseWithAnotherAcquisitionIdReleasesNothing) {
 
 // On a Redis Cluster the command lists every master's locks, reads and force-releases a lock
 // on the master of its slot (another master would answer MOVED), and describes every master.
-TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMaster) {
-  RedisCluster cluster(3, 0);
-  const auto client = Client::connect(cluster.url());
+// `url` is the cluster's, with what its client needs (a CA for TLS).
+void expect_every_masters_locks_listed_and_released_on_the_slots_master(RedisCluster& cluster,
+                                                                        const std::string& url) {
+  const auto client = Client::connect(url);
   const std::string type = unique_name("cmd");
   // Names until two masters each hold one lock.
   std::vector<Lease> leases;
@@ -203,7 +204,7 @@ TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMas
     if (masters.insert(cluster.master_of(slot).port()).second) leases.push_back(std::move(lease));
   }
   const DistlockRun distlock = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"--url", cluster.url()});
+    args.insert(args.begin(), {"--url", url});
     return run_distlock(args);
   };
 
@@ -219,7 +220,7 @@ TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMas
   }
 
   expect_release_of_another_id_keeps(leases.front(), distlock);
-  expect_force_release_ends_a_live_lease(*client, *Client::connect(cluster.url()),
+  expect_force_release_ends_a_live_lease(*client, *Client::connect(url),
                                          spec(std::string_view(type + "-stuck"), 2s), distlock);
 
   // `server` describes every master of the slot map.
@@ -227,6 +228,21 @@ TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMas
   ASSERT_EQ(described.code(), 0) << described.describe();
   EXPECT_EQ(described.json().at("servers").size(), 3u) << described.out;
 }
+
+TEST(DistlockCommandRedisCluster, ListsEveryMastersLocksAndReleasesOnTheSlotsMaster) {
+  RedisCluster cluster(3, 0);
+  expect_every_masters_locks_listed_and_released_on_the_slots_master(cluster, cluster.url());
+}
+
+#if DISTLOCK_TEST_TLS
+// The command takes a service's rediss+cluster:// URL: every master, and the slot's master a
+// release goes to, over TLS.
+TEST(DistlockCommandRedisCluster, DoesTheSameOverTls) {
+  RedisCluster cluster(3, 0, ServerTls::of_test_ca());
+  expect_every_masters_locks_listed_and_released_on_the_slots_master(cluster,
+                                                                     with_test_ca(cluster.url()));
+}
+#endif
 
 TEST_F(DistlockCommandRedis, ReleaseWithoutForceDeletesNothing) {
   const Lease lease = connect()->acquire(spec(std::string_view(type_), 30s), "guarded");

@@ -23,6 +23,7 @@
 #include "redis_cluster.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
+#include "tls_files.h"
 
 namespace distlock::testing {
 
@@ -148,22 +149,52 @@ using SuiteRedis = SuiteService<RedisServer>;
 using SuiteSentinelGroup = SuiteService<SentinelGroup>;
 using SuiteRedisCluster = SuiteService<RedisCluster>;
 
+// The same, speaking TLS only, with the test CA's certificates (tls_files.h).
+struct StartTlsRedis {
+  std::unique_ptr<RedisServer> operator()() const {
+    return std::make_unique<RedisServer>(std::vector<std::string>{}, ServerTls::of_test_ca());
+  }
+};
+struct StartTlsSentinelGroup {
+  std::unique_ptr<SentinelGroup> operator()() const {
+    return std::make_unique<SentinelGroup>(2, std::vector<std::string>{}, ServerTls::of_test_ca());
+  }
+};
+struct StartTlsRedisCluster {
+  std::unique_ptr<RedisCluster> operator()() const {
+    return std::make_unique<RedisCluster>(3, 1, ServerTls::of_test_ca());
+  }
+};
+using SuiteTlsRedis = SuiteService<RedisServer, StartTlsRedis>;
+using SuiteTlsSentinelGroup = SuiteService<SentinelGroup, StartTlsSentinelGroup>;
+using SuiteTlsRedisCluster = SuiteService<RedisCluster, StartTlsRedisCluster>;
+
+// A rediss... URL of a test server, with the test CA to verify it by.
+inline std::string with_test_ca(const std::string& url) {
+  return url + "?cacert=" + tls_files().ca.string();
+}
+
 // Three independent redis-servers for Redlock, started by the first test that needs them.
 class SuiteRedlockMasters {
  public:
-  // "redis+redlock://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>"
+  SuiteRedlockMasters() = default;
+  // Masters that speak TLS only.
+  explicit SuiteRedlockMasters(ServerTls tls) : tls_(std::move(tls)) {}
+
+  // "redis+redlock://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>" (rediss+redlock:// with TLS)
   std::string url() {
     if (masters_.empty()) {
       if (!error_.empty()) throw std::runtime_error(error_);
       try {
-        for (int i = 0; i < 3; ++i) masters_.push_back(std::make_unique<RedisServer>());
+        for (int i = 0; i < 3; ++i)
+          masters_.push_back(std::make_unique<RedisServer>(std::vector<std::string>{}, tls_));
       } catch (const std::exception& e) {
         masters_.clear();
         error_ = e.what();
         throw;
       }
     }
-    std::string url = "redis+redlock://";
+    std::string url = tls_ ? "rediss+redlock://" : "redis+redlock://";
     for (std::size_t i = 0; i < masters_.size(); ++i)
       url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(masters_[i]->port());
     return url;
@@ -174,6 +205,7 @@ class SuiteRedlockMasters {
   }
 
  private:
+  std::optional<ServerTls> tls_;
   std::vector<std::unique_ptr<RedisServer>> masters_;
   std::string error_;
 };

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,7 +34,19 @@ namespace {
 
 using namespace std::chrono_literals;
 
-enum class Backend { memory, redis, redis_sentinel, redis_redlock, redis_cluster, zookeeper };
+// rediss...: the same topologies over TLS (test/support/tls_files.h).
+enum class Backend {
+  memory,
+  redis,
+  redis_sentinel,
+  redis_redlock,
+  redis_cluster,
+  rediss,
+  rediss_sentinel,
+  rediss_redlock,
+  rediss_cluster,
+  zookeeper
+};
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -47,6 +60,14 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis_redlock";
     case Backend::redis_cluster:
       return "redis_cluster";
+    case Backend::rediss:
+      return "rediss";
+    case Backend::rediss_sentinel:
+      return "rediss_sentinel";
+    case Backend::rediss_redlock:
+      return "rediss_redlock";
+    case Backend::rediss_cluster:
+      return "rediss_cluster";
     case Backend::zookeeper:
       return "zookeeper";
   }
@@ -70,10 +91,41 @@ void PrintTo(Backend backend, std::ostream* out) {
     case Backend::redis_cluster:
       *out << "redis+cluster://";
       break;
+    case Backend::rediss:
+      *out << "rediss://";
+      break;
+    case Backend::rediss_sentinel:
+      *out << "rediss+sentinel://";
+      break;
+    case Backend::rediss_redlock:
+      *out << "rediss+redlock://";
+      break;
+    case Backend::rediss_cluster:
+      *out << "rediss+cluster://";
+      break;
     case Backend::zookeeper:
       *out << "zookeeper://";
       break;
   }
+}
+
+#if DISTLOCK_TEST_TLS
+constexpr bool kBuiltWithTls = true;
+#else
+constexpr bool kBuiltWithTls = false;
+#endif
+
+bool is_tls(Backend backend) {
+  return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
+         backend == Backend::rediss_redlock || backend == Backend::rediss_cluster;
+}
+
+// The backends among `backends` that this build has: the rediss ones need TLS.
+std::vector<Backend> built(std::initializer_list<Backend> backends) {
+  std::vector<Backend> kept;
+  for (const Backend backend : backends)
+    if (kBuiltWithTls || !is_tls(backend)) kept.push_back(backend);
+  return kept;
 }
 
 // True if a thread other than the caller could take the lock right now (it releases it at
@@ -92,6 +144,10 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     sentinel_group_.stop();
     redlock_masters_.stop();
     cluster_.stop();
+    tls_redis_.stop();
+    tls_sentinel_group_.stop();
+    tls_redlock_masters_.stop();
+    tls_cluster_.stop();
     zookeeper_.stop();
   }
 
@@ -120,6 +176,30 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
       } catch (const std::exception& e) {
         FAIL() << "cannot start the Redis Cluster: " << e.what();
       }
+    } else if (GetParam() == Backend::rediss) {
+      try {
+        url_ = with_test_ca(tls_redis_.get().url());
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start a TLS redis-server: " << e.what();
+      }
+    } else if (GetParam() == Backend::rediss_sentinel) {
+      try {
+        url_ = with_test_ca(tls_sentinel_group_.get().url());
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the TLS sentinel group: " << e.what();
+      }
+    } else if (GetParam() == Backend::rediss_redlock) {
+      try {
+        url_ = with_test_ca(tls_redlock_masters_.url());
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the TLS Redlock masters: " << e.what();
+      }
+    } else if (GetParam() == Backend::rediss_cluster) {
+      try {
+        url_ = with_test_ca(tls_cluster_.get().url());
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start the TLS Redis Cluster: " << e.what();
+      }
     } else if (GetParam() == Backend::zookeeper) {
       try {
         url_ = with_session_timeout(zookeeper_.get().url());
@@ -144,6 +224,10 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteRedlockMasters redlock_masters_;
   static inline SuiteRedisCluster cluster_;
+  static inline SuiteTlsRedis tls_redis_;
+  static inline SuiteTlsSentinelGroup tls_sentinel_group_;
+  static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
+  static inline SuiteTlsRedisCluster tls_cluster_;
   static inline SuiteZooKeeper zookeeper_;
   std::string url_;
   static constexpr std::string_view type_ = "itest";
@@ -600,7 +684,9 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
-bool has_lock_kinds(Backend backend) { return backend != Backend::redis_redlock; }
+bool has_lock_kinds(Backend backend) {
+  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
+}
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
 std::future<Lease> acquire_elsewhere(std::function<Lease()> acquire) {
@@ -1021,31 +1107,38 @@ TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_redlock, Backend::redis_cluster,
-                                           Backend::zookeeper),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(
+    Backends, LockBehaviour,
+    ::testing::ValuesIn(built({Backend::memory, Backend::redis, Backend::redis_sentinel,
+                               Backend::redis_redlock, Backend::redis_cluster, Backend::rediss,
+                               Backend::rediss_sentinel, Backend::rediss_redlock,
+                               Backend::rediss_cluster, Backend::zookeeper})),
+    backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::zookeeper),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_cluster,
+                                                    Backend::rediss, Backend::zookeeper})),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_redlock),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::redis_redlock,
+                                                    Backend::rediss})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis,

@@ -158,14 +158,21 @@ class UrlGenerator {
       return parts;
     }
     parts.query = {"connect_timeout=150ms"};
-    if (scheme == "redis+unix") {
+    // The TLS schemes take the plain ones' hosts and path; insecure=true logs a warning
+    // naming the URL, and needs no file.
+    std::string topology = scheme;
+    if (scheme.starts_with("rediss")) {
+      topology.erase(5, 1);
+      parts.query.emplace_back("insecure=true");
+    }
+    if (topology == "redis+unix") {
       parts.path = "/nonexistent/redis.sock";
-    } else if (scheme == "redis+sentinel") {
+    } else if (topology == "redis+sentinel") {
       parts.hosts = {host_, host_};
       parts.path = "/master";
-    } else if (scheme == "redis+cluster") {
+    } else if (topology == "redis+cluster") {
       parts.hosts = {host_, host_};
-    } else if (scheme == "redis+redlock") {
+    } else if (topology == "redis+redlock") {
       parts.hosts = {host_, host_, host_};
     } else if (scheme == "zookeeper") {
       parts.hosts = {host_};
@@ -190,9 +197,11 @@ class UrlGenerator {
       case 2:
         insert_somewhere(
             parts.query,
-            pick_of<std::string>({"connect_timeout=soon", "connect_timeout=", "command_timeout=-1s",
-                                  "max_connections=0", "session_timeout=long", "db=x",
-                                  "min_replicas=many", "max_connections=99999999999"}));
+            pick_of<std::string>(
+                {"connect_timeout=soon", "connect_timeout=", "command_timeout=-1s",
+                 "max_connections=0", "session_timeout=long", "db=x", "min_replicas=many",
+                 "max_connections=99999999999", "cacert=/nonexistent/ca.pem", "insecure=maybe",
+                 "sni=", "cert=/nonexistent/client.pem", "cacertdir=/nonexistent"}));
         break;
       case 3:
         parts.hosts.clear();
@@ -249,9 +258,9 @@ std::uint64_t property_seed() {
   return std::random_device{}();
 }
 
-const std::vector<std::string> kSchemes = {"memory",        "redis",          "rediss",
-                                           "redis+unix",    "redis+sentinel", "redis+cluster",
-                                           "redis+redlock", "zookeeper"};
+const std::vector<std::string> kSchemes = {
+    "memory", "redis",       "redis+unix",      "redis+sentinel", "redis+cluster",  "redis+redlock",
+    "rediss", "rediss+unix", "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper"};
 
 class NoSecretInAnyMessage : public ::testing::Test {
  protected:

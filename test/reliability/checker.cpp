@@ -28,7 +28,7 @@ namespace {
 using namespace distlock::reliability;
 
 void usage(std::ostream& out) {
-  out << "usage: distlock_checker --backend memory|redis|redis-sentinel|\n"
+  out << "usage: distlock_checker --backend memory|redis|rediss|redis-sentinel|\n"
          "                                  redis-sentinel-async|redis-redlock|redis-cluster|\n"
          "                                  zookeeper|zookeeper-ensemble\n"
          "                        --fault "

@@ -11,6 +11,7 @@
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
 #include "subprocess.h"
+#include "tls_files.h"
 #include "zookeeper_server.h"
 
 namespace distlock::reliability {
@@ -110,6 +111,24 @@ class RedisService final : public LockService {
   std::filesystem::path program_;
   std::uint16_t port_ = 0;
   std::unique_ptr<Subprocess> process_;
+};
+
+// A redis-server that speaks TLS only, with the test CA's certificates (tls_files.h); the
+// workers verify it by that CA. Not restartable: its faults are a worker's.
+class TlsRedisService final : public LockService {
+ public:
+  TlsRedisService() : server_({}, testing::ServerTls::of_test_ca()) {}
+
+  std::string backend() const override { return "rediss"; }
+  std::string url() const override { return url_through(ports()); }
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    return "rediss://127.0.0.1:" + std::to_string(proxy_ports.at(0)) +
+           "?cacert=" + testing::tls_files().ca.string();
+  }
+  std::vector<std::uint16_t> ports() const override { return {server_.port()}; }
+
+ private:
+  testing::RedisServer server_;
 };
 
 testing::ZooKeeperConfig zookeeper_config() {
@@ -288,6 +307,7 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "memory") return std::make_unique<MemoryService>();
   if (settings.backend == "redis")
     return std::make_unique<RedisService>(settings.directory / "redis");
+  if (settings.backend == "rediss") return std::make_unique<TlsRedisService>();
   if (settings.backend == "redis-sentinel") return std::make_unique<RedisSentinelService>(1);
   if (settings.backend == "redis-sentinel-async") return std::make_unique<RedisSentinelService>(0);
   if (settings.backend == "redis-redlock") return std::make_unique<RedisRedlockService>();
@@ -297,7 +317,7 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
   throw std::invalid_argument("unknown backend '" + settings.backend +
-                              "' (memory, redis, redis-sentinel, redis-sentinel-async, "
+                              "' (memory, redis, rediss, redis-sentinel, redis-sentinel-async, "
                               "redis-redlock, redis-cluster, zookeeper, zookeeper-ensemble)");
 }
 

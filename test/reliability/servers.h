@@ -3,6 +3,7 @@
 // loopback ports inside its temporary directory and stopped with the object:
 //   memory               memory://<name>: the workers are threads of one process
 //   redis                a redis-server without persistence, restartable on the same port
+//   rediss               a redis-server that speaks TLS only (rediss://)
 //   redis-sentinel       a master, two replicas and three sentinels; workers use
 //                        min_replicas=1; its leader is the master
 //   redis-sentinel-async the same with min_replicas=0: a failover may grant twice

@@ -18,15 +18,18 @@ constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
 }  // namespace
 
-RedisCluster::RedisCluster(int masters, int replicas_per_master) {
+RedisCluster::RedisCluster(int masters, int replicas_per_master, std::optional<ServerTls> tls) {
   const int count = masters * (1 + replicas_per_master);
-  for (int i = 0; i < count; ++i)
-    servers_.push_back(std::make_unique<RedisServer>(std::vector<std::string>{
+  for (int i = 0; i < count; ++i) {
+    std::vector<std::string> args = {
         "--cluster-enabled", "yes", "--cluster-node-timeout", "2000",
         // The bus port would be the port + 10000, beyond 65535 for many free ports.
         "--cluster-port", std::to_string(free_loopback_port()),
         // A replica syncs at once, not after the default 5 s.
-        "--repl-diskless-sync-delay", "0"}));
+        "--repl-diskless-sync-delay", "0"};
+    if (tls) args.insert(args.end(), {"--tls-cluster", "yes", "--tls-replication", "yes"});
+    servers_.push_back(std::make_unique<RedisServer>(args, tls));
+  }
   std::vector<std::string> create = {"--cluster", "create"};
   for (const auto& server : servers_)
     create.push_back("127.0.0.1:" + std::to_string(server->port()));
@@ -34,7 +37,7 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master) {
                 {"--cluster-replicas", std::to_string(replicas_per_master), "--cluster-yes"});
   servers_.front()->cli(create);
 
-  url_ = "redis+cluster://";
+  url_ = tls ? "rediss+cluster://" : "redis+cluster://";
   for (int i = 0; i < masters; ++i)
     url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(servers_[i]->port());
 

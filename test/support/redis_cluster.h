@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,15 +20,18 @@ namespace distlock::testing {
 class RedisCluster {
  public:
   // Returns once every node reports cluster_state:ok and all slots are served. Throws
-  // std::runtime_error with what did not come up.
-  explicit RedisCluster(int masters = 3, int replicas_per_master = 1);
+  // std::runtime_error with what did not come up. With `tls`, every node speaks TLS only, to
+  // its clients and on the cluster bus.
+  explicit RedisCluster(int masters = 3, int replicas_per_master = 1,
+                        std::optional<ServerTls> tls = std::nullopt);
   // What a test that cannot start it says it could not start.
   static constexpr std::string_view kName = "Redis Cluster";
   ~RedisCluster();
   RedisCluster(const RedisCluster&) = delete;
   RedisCluster& operator=(const RedisCluster&) = delete;
 
-  // "redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,..." naming every master.
+  // "redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,..." naming every master;
+  // "rediss+cluster://..." with TLS, whose client adds ?cacert=... to it.
   std::string url() const;
   // The master that serves `slot` now (CLUSTER SLOTS).
   RedisServer& master_of(int slot) const;

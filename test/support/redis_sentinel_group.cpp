@@ -51,19 +51,22 @@ std::string password_in(const std::vector<std::string>& args) {
 
 }  // namespace
 
-SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args) {
+SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args,
+                             std::optional<ServerTls> tls)
+    : tls_(std::move(tls)) {
   const std::string password = password_in(server_args);
   // Replicas sync at once rather than after the default 5 s, which waits for more replicas
   // to share one transfer; any server may be master after a failover.
   server_args.insert(server_args.end(), {"--repl-diskless-sync-delay", "0"});
+  if (tls_) server_args.insert(server_args.end(), {"--tls-replication", "yes"});
   server_args_ = server_args;
-  servers_.push_back(std::make_unique<RedisServer>(server_args));
+  servers_.push_back(std::make_unique<RedisServer>(server_args, tls_));
   master_port_ = servers_.front()->port();
   for (int i = 0; i < replicas; ++i) {
     auto args = server_args;
     args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
     if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
-    servers_.push_back(std::make_unique<RedisServer>(args));
+    servers_.push_back(std::make_unique<RedisServer>(args, tls_));
   }
   if (!wait_for_replicas(*servers_.front(), replicas, kStartLimit))
     throw std::runtime_error("sentinel group: the replicas did not sync with the master");
@@ -74,7 +77,9 @@ SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args)
   config += "sentinel failover-timeout " + std::string(kMasterName) + " 10000\n";
   if (!password.empty())
     config += "sentinel auth-pass " + std::string(kMasterName) + " " + password + "\n";
-  for (int i = 0; i < 3; ++i) sentinels_.push_back(RedisServer::sentinel(config));
+  // A sentinel reaches the servers and the other sentinels over TLS too.
+  if (tls_) config += "tls-replication yes\n";
+  for (int i = 0; i < 3; ++i) sentinels_.push_back(RedisServer::sentinel(config, tls_));
   wait_until_ready(kStartLimit);
 }
 
@@ -95,7 +100,7 @@ void SentinelGroup::wait_until_ready(std::chrono::seconds limit) const {
 }
 
 std::string SentinelGroup::url() const {
-  std::string url = "redis+sentinel://";
+  std::string url = tls_ ? "rediss+sentinel://" : "redis+sentinel://";
   for (std::size_t i = 0; i < sentinels_.size(); ++i)
     url += (i == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(sentinels_[i]->port());
   return url + "/" + kMasterName;
@@ -132,7 +137,7 @@ RedisServer& SentinelGroup::add_replica() {
   args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
   const std::string password = password_in(server_args_);
   if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
-  auto& replica = servers_.emplace_back(std::make_unique<RedisServer>(args));
+  auto& replica = servers_.emplace_back(std::make_unique<RedisServer>(args, tls_));
   if (!wait_for_replicas(master, static_cast<int>(replicas().size()), kStartLimit))
     throw std::runtime_error("sentinel group: the new replica did not sync with the master");
   return *replica;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,16 @@ class SentinelGroup {
 
   // Starts the master, `replicas` replicas (in sync before this returns) and three
   // sentinels that know of each other and of every replica. Throws std::runtime_error
-  // with what did not come up.
-  explicit SentinelGroup(int replicas = 2, std::vector<std::string> server_args = {});
+  // with what did not come up. With `tls`, every server and sentinel speaks TLS only, to its
+  // clients and to each other.
+  explicit SentinelGroup(int replicas = 2, std::vector<std::string> server_args = {},
+                         std::optional<ServerTls> tls = std::nullopt);
   ~SentinelGroup();
   SentinelGroup(const SentinelGroup&) = delete;
   SentinelGroup& operator=(const SentinelGroup&) = delete;
 
-  // "redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/distlock-master"
+  // "redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/distlock-master";
+  // "rediss+sentinel://..." with TLS, whose client adds ?cacert=... to it.
   std::string url() const;
   std::vector<std::uint16_t> sentinel_ports() const;
 
@@ -57,6 +61,7 @@ class SentinelGroup {
   std::vector<std::unique_ptr<RedisServer>> sentinels_;
   std::uint16_t master_port_ = 0;
   std::vector<std::string> server_args_;
+  std::optional<ServerTls> tls_;
 };
 
 }  // namespace distlock::testing

@@ -91,15 +91,22 @@ std::uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-RedisServer::RedisServer(std::vector<std::string> extra_args)
-    : RedisServer(Mode::server, "", std::move(extra_args)) {}
+ServerTls ServerTls::of_test_ca(bool client_certificates_required) {
+  const TlsFiles& files = tls_files();
+  return {files.server, files.ca, client_certificates_required};
+}
 
-std::unique_ptr<RedisServer> RedisServer::sentinel(const std::string& config) {
-  return std::unique_ptr<RedisServer>(new RedisServer(Mode::sentinel, config, {}));
+RedisServer::RedisServer(std::vector<std::string> extra_args, std::optional<ServerTls> tls)
+    : RedisServer(Mode::server, "", std::move(extra_args), std::move(tls)) {}
+
+std::unique_ptr<RedisServer> RedisServer::sentinel(const std::string& config,
+                                                   std::optional<ServerTls> tls) {
+  return std::unique_ptr<RedisServer>(new RedisServer(Mode::sentinel, config, {}, std::move(tls)));
 }
 
 RedisServer::RedisServer(Mode mode, const std::string& sentinel_config,
-                         std::vector<std::string> extra_args) {
+                         std::vector<std::string> extra_args, std::optional<ServerTls> tls)
+    : tls_(std::move(tls)) {
   const auto program = redis_server_program();
   if (program.empty()) {
     const char* chosen = std::getenv("DISTLOCK_REDIS_SERVER");
@@ -128,9 +135,16 @@ RedisServer::RedisServer(Mode mode, const std::string& sentinel_config,
         std::ofstream(config_file, std::ios::trunc) << sentinel_config;
         args = {config_file.string(), "--sentinel"};
       }
-      args.insert(args.end(),
-                  {"--port", std::to_string(port), "--bind", "127.0.0.1", "--save", "",
-                   "--appendonly", "no", "--dir", directory_.string(), "--daemonize", "no"});
+      if (tls_)
+        args.insert(args.end(),
+                    {"--port", "0", "--tls-port", std::to_string(port), "--tls-cert-file",
+                     tls_->identity.certificate.string(), "--tls-key-file",
+                     tls_->identity.key.string(), "--tls-ca-cert-file", tls_->ca.string(),
+                     "--tls-auth-clients", tls_->client_certificates_required ? "yes" : "no"});
+      else
+        args.insert(args.end(), {"--port", std::to_string(port)});
+      args.insert(args.end(), {"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+                               directory_.string(), "--daemonize", "no"});
       args.insert(args.end(), extra_args.begin(), extra_args.end());
 
       Subprocess::Options options;
@@ -200,7 +214,9 @@ RedisServer::~RedisServer() {
   std::filesystem::remove_all(directory_, ec);
 }
 
-std::string RedisServer::url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
+std::string RedisServer::url() const {
+  return (tls_ ? "rediss://127.0.0.1:" : "redis://127.0.0.1:") + std::to_string(port_);
+}
 
 std::string RedisServer::cli(const std::vector<std::string>& args) const {
   const std::filesystem::path program = redis_cli_program();
@@ -211,6 +227,12 @@ std::string RedisServer::cli(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {"-h", "127.0.0.1", "-p", std::to_string(port_)};
   if (!password_.empty()) {
     argv.insert(argv.end(), {"-a", password_, "--no-auth-warning"});
+  }
+  if (tls_) {
+    const TlsFiles& files = tls_files();
+    argv.insert(argv.end(),
+                {"--tls", "--cacert", tls_->ca.string(), "--cert",
+                 files.client.certificate.string(), "--key", files.client.key.string()});
   }
   argv.insert(argv.end(), args.begin(), args.end());
 

@@ -7,13 +7,27 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tls_files.h"
+
 namespace distlock::testing {
 
 class Subprocess;
+
+// A server that speaks TLS only (--port 0 --tls-port P): its certificate, the CA its clients'
+// certificates must come from, and whether a client must show one.
+struct ServerTls {
+  TlsFiles::Pair identity;
+  std::filesystem::path ca;
+  bool client_certificates_required = false;
+
+  // The test CA's server certificate for 127.0.0.1 and localhost (tls_files()).
+  static ServerTls of_test_ca(bool client_certificates_required = false);
+};
 
 class RedisServer {
  public:
@@ -29,20 +43,26 @@ class RedisServer {
   // that turns out to be taken (another process bound it meanwhile) is retried with another.
   // The server is killed if the thread that started it exits (PR_SET_PDEATHSIG), so a
   // crashed test leaves no server behind: start servers on a thread that outlives them.
-  explicit RedisServer(std::vector<std::string> extra_args = {});
+  // With `tls`, the port is its TLS port, and it has no other.
+  explicit RedisServer(std::vector<std::string> extra_args = {},
+                       std::optional<ServerTls> tls = std::nullopt);
   // A Sentinel (redis-server --sentinel) whose configuration file starts with `config`
   // (sentinel monitor ... lines); ready once it has logged its Sentinel ID.
-  static std::unique_ptr<RedisServer> sentinel(const std::string& config);
+  static std::unique_ptr<RedisServer> sentinel(const std::string& config,
+                                               std::optional<ServerTls> tls = std::nullopt);
   ~RedisServer();
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
 
   std::uint16_t port() const { return port_; }
   const std::filesystem::path& directory() const { return directory_; }
-  // "redis://127.0.0.1:<port>"
+  // "redis://127.0.0.1:<port>"; "rediss://127.0.0.1:<port>" for a TLS server, whose client
+  // adds ?cacert=... to it.
   std::string url() const;
+  const std::optional<ServerTls>& tls() const { return tls_; }
   // Runs a command through redis-cli against this server; returns its trimmed stdout
-  // (authenticating when the extra arguments gave --requirepass). DISTLOCK_REDIS_CLI, if set,
+  // (authenticating when the extra arguments gave --requirepass; over TLS with the test CA's
+  // client certificate for a TLS server). DISTLOCK_REDIS_CLI, if set,
   // names the program. Throws std::runtime_error when redis-cli is missing or fails (with its
   // output).
   std::string cli(const std::vector<std::string>& args) const;
@@ -53,13 +73,15 @@ class RedisServer {
 
  private:
   enum class Mode { server, sentinel };
-  RedisServer(Mode mode, const std::string& sentinel_config, std::vector<std::string> extra_args);
+  RedisServer(Mode mode, const std::string& sentinel_config, std::vector<std::string> extra_args,
+              std::optional<ServerTls> tls);
 
   std::filesystem::path directory_;
   std::uint16_t port_ = 0;
   int pid_ = -1;
   std::string startup_output_;
   std::string password_;
+  std::optional<ServerTls> tls_;
   std::unique_ptr<Subprocess> process_;
 };
 

@@ -30,21 +30,41 @@ const std::vector<std::string> kUrls = {
     "redis+sentinel://host/master",
     "redis+cluster://host",
     "redis+redlock://a,b,c",
+#if DISTLOCK_WITH_TLS
+    "rediss://host",
+    "rediss+sentinel://host/master",
+    "rediss+cluster://host",
+    "rediss+redlock://a,b,c",
+#endif
 #if DISTLOCK_WITH_ZOOKEEPER
     "zookeeper://host",
 #endif
 };
 
+const std::vector<std::string> kTlsSchemes = {"rediss", "rediss+sentinel", "rediss+cluster",
+                                              "rediss+redlock"};
+
 const std::vector<Parameter> kParameters = {
     {"connect_timeout=1s",
-     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "zookeeper"}},
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
+      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper"}},
     {"command_timeout=1s",
-     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "zookeeper"}},
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
+      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper"}},
     {"max_connections=4",
-     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock"}},
-    {"db=2", {"redis+unix", "redis+sentinel"}},
-    {"min_replicas=1", {"redis", "redis+unix", "redis+sentinel", "redis+cluster"}},
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
+      "rediss+sentinel", "rediss+cluster", "rediss+redlock"}},
+    {"db=2", {"redis+unix", "redis+sentinel", "rediss+sentinel"}},
+    {"min_replicas=1",
+     {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "rediss", "rediss+sentinel",
+      "rediss+cluster"}},
     {"session_timeout=5s", {"zookeeper"}},
+    {"cacert=/etc/ssl/redis-ca.pem", kTlsSchemes},
+    {"cacertdir=/etc/ssl/certs", kTlsSchemes},
+    {"cert=/etc/ssl/client.pem", kTlsSchemes},
+    {"key=/etc/ssl/client.key", kTlsSchemes},
+    {"sni=cache.example.internal", kTlsSchemes},
+    {"insecure=false", kTlsSchemes},
 };
 
 bool takes(const Parameter& parameter, const std::string& scheme) {
@@ -74,17 +94,32 @@ TEST(UrlSchemes, EachSchemeTakesTheParametersOfTheGuidesTable) {
   }
 }
 
-TEST(UrlSchemes, TlsIsRefusedSayingSo) {
+// A unix socket does not leave its host: there is no TLS form of redis+unix://.
+TEST(UrlSchemes, RedissUnixIsRefusedSayingWhy) {
+  try {
+    (void)options_for_scheme(parse_url("rediss+unix://:secret@/run/redis.sock"),
+                             distlock::Options{});
+    ADD_FAILURE() << "rediss+unix:// was taken";
+  } catch (const distlock::ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("rediss+unix:// does not exist"), std::string::npos) << what;
+    EXPECT_NE(what.find("redis+unix:///path/to/redis.sock"), std::string::npos) << what;
+    EXPECT_EQ(what.find("secret"), std::string::npos) << what;
+  }
+}
+
+#if !DISTLOCK_WITH_TLS
+TEST(UrlSchemes, ABuildWithoutTlsRefusesRedissSayingSo) {
   try {
     (void)options_for_scheme(parse_url("rediss://user:secret@host:6380"), distlock::Options{});
     ADD_FAILURE() << "rediss:// was taken";
   } catch (const distlock::ConfigError& error) {
     const std::string what = error.what();
-    EXPECT_NE(what.find("TLS (rediss://) is not supported"), std::string::npos) << what;
-    EXPECT_NE(what.find("tunnel"), std::string::npos) << what;
+    EXPECT_NE(what.find("built without TLS (DISTLOCK_WITH_TLS=OFF)"), std::string::npos) << what;
     EXPECT_EQ(what.find("secret"), std::string::npos) << what;
   }
 }
+#endif
 
 // The backends and the distlock command's inspectors take the same URLs: a Redis Cluster
 // without a seed crashed the inspector, and a Redlock without masters listed nothing.

@@ -16,6 +16,7 @@
 #include "backends/redis/transport/connection.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/server_error.h"
+#include "backends/url_schemes.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -196,7 +197,8 @@ class RedisInspector final : public LockInspector {
 
 std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& options) {
   std::vector<ConnectionSettings> nodes;
-  if (url.scheme == "redis+cluster") {
+  const std::string topology = redis_topology(url);
+  if (topology == "redis+cluster") {
     // Read once: a slot that moves while the command runs shows as an error (MOVED) naming it.
     const std::vector<Address> seeds = seeds_of(url);
     SlotMap slots = read_slot_map(connection_settings(url_of_node(url, seeds.front()), options),
@@ -205,10 +207,10 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
       nodes.push_back(connection_settings(url_of_node(url, master), options));
     return std::make_unique<RedisInspector>(url.redacted(), std::move(nodes), std::move(slots));
   }
-  if (url.scheme == "redis+redlock") {
+  if (topology == "redis+redlock") {
     for (const auto& endpoint : url.endpoints) {
       Url one = url;
-      one.scheme = "redis";
+      one.scheme = uses_tls(url) ? "rediss" : "redis";
       one.endpoints = {endpoint};
       nodes.push_back(connection_settings(one, options));
     }

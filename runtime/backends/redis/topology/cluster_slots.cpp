@@ -8,6 +8,7 @@
 #include "backends/redis/transport/connection.h"
 #include "backends/redis/transport/reply.h"
 #include "backends/redis/transport/server_error.h"
+#include "backends/url_schemes.h"
 
 namespace distlock::detail::redis {
 
@@ -59,7 +60,9 @@ SlotMap read_slot_map(const ConnectionSettings& settings, const std::vector<Addr
 
 Url url_of_node(const Url& cluster, const Address& address) {
   Url node = cluster;
-  node.scheme = "redis";
+  // Every node, a MOVED or ASK target as much as a seed, over TLS when the cluster's URL is
+  // rediss+cluster://.
+  node.scheme = uses_tls(cluster) ? "rediss" : "redis";
   node.endpoints = {Endpoint{address.host, address.port}};
   return node;
 }

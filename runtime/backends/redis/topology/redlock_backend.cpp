@@ -11,6 +11,7 @@
 #include "backends/redis/locks/waiting.h"
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "backends/url_schemes.h"
 #include "core/validity.h"
 
 namespace distlock::detail::redis {
@@ -257,7 +258,8 @@ std::unique_ptr<Backend> make_redlock_backend(const Url& url, const Options& opt
   std::size_t reached = 0;
   for (const auto& endpoint : url.endpoints) {
     Url one = url;
-    one.scheme = "redis";
+    // Each master as a server of its own, over TLS when the URL is rediss+redlock://.
+    one.scheme = uses_tls(url) ? "rediss" : "redis";
     one.endpoints = {endpoint};
     auto& master = masters.emplace_back(std::make_unique<Master>(one, options, stats));
     try {

@@ -18,8 +18,8 @@ namespace {
 Stream connect_stream(const ConnectionSettings& settings, const Address& address,
                       SteadyClock::time_point deadline) {
   Socket::Failure failure;
-  std::optional<Socket> socket = Socket::connect(address, deadline, failure);
-  if (socket) return Stream(std::move(*socket));
+  if (std::optional<Stream> stream = Stream::connect(settings, address, deadline, failure))
+    return std::move(*stream);
   std::string reason = "cannot connect" +
                        (settings.sentinel() ? " to " + address.describe() : std::string()) + ": " +
                        failure.reason;
@@ -201,7 +201,7 @@ void Connection::fail(std::string_view doing, int error) {
                 ? "no reply to " + last_command_ + " within " + std::to_string(timeout_.count()) +
                       " ms (" + std::string(timeout_name_) + ")"
             : error == 0 ? std::string(doing) + ": the server closed the connection"
-                         : std::string(doing) + ": " + reason_text(std::strerror(error)),
+                         : std::string(doing) + ": " + stream_.error_text(error),
             timed_out);
 }
 

@@ -3,7 +3,11 @@
 
 #include <distlock/error.h>
 
+#include "backends/url_schemes.h"
 #include "util/decimal.h"
+#if DISTLOCK_WITH_TLS
+#include "backends/redis/transport/tls_context.h"
+#endif
 
 namespace distlock::detail::redis {
 namespace {
@@ -61,7 +65,12 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   if (const auto replicas = url.query_value("min_replicas"))
     settings.min_replicas = parse_replicas(url, *replicas);
 
-  if (url.scheme == "redis+unix") {
+#if DISTLOCK_WITH_TLS
+  if (uses_tls(url)) settings.tls = std::make_shared<const TlsContext>(url);
+#endif
+  const std::string topology = redis_topology(url);
+
+  if (topology == "redis+unix") {
     if (!url.endpoints.empty())
       bad_url(url, "redis+unix:// takes no host; write redis+unix:///path/to/redis.sock");
     if (url.path.empty() || url.path == "/")
@@ -72,28 +81,27 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
     return settings;
   }
 
-  if (url.scheme == "redis+sentinel") {
+  if (topology == "redis+sentinel") {
     if (url.endpoints.empty())
-      bad_url(url,
-              "no sentinel given; write redis+sentinel://host:26379[,host:port...]/master-name");
+      bad_url(url, "no sentinel given; write " + url.scheme +
+                       "://host:26379[,host:port...]/master-name");
     for (const auto& endpoint : url.endpoints) {
       settings.sentinels.push_back(address_of(endpoint));
       if (!endpoint.port) settings.sentinels.back().port = kDefaultSentinelPort;
     }
     settings.master_name = url.path.empty() ? std::string() : url.path.substr(1);
     if (settings.master_name.empty() || settings.master_name.find('/') != std::string::npos)
-      bad_url(url,
-              "the master name is missing; write redis+sentinel://host:port[,host:port...]/"
-              "master-name (the name the sentinels monitor), and ?db=N for a database");
+      bad_url(url, "the master name is missing; write " + url.scheme +
+                       "://host:port[,host:port...]/master-name (the name the sentinels monitor), "
+                       "and ?db=N for a database");
     if (const auto db = url.query_value("db"))
       settings.db = parse_db(url, *db, "query parameter 'db'");
     return settings;
   }
 
   if (url.endpoints.size() != 1)
-    bad_url(url,
-            "redis:// takes exactly one host; for a replicated Redis write "
-            "redis+sentinel://sentinel:26379[,sentinel:port...]/master-name");
+    bad_url(url, url.scheme + ":// takes exactly one host; for a replicated Redis write " +
+                     url.scheme + "+sentinel://sentinel:26379[,sentinel:port...]/master-name");
   settings.address = address_of(url.endpoints.front());
   if (!url.path.empty() && url.path != "/")
     settings.db =

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where and how the Redis backend connects, as a redis://, redis+unix:// or
-// redis+sentinel:// URL and the options say.
+// redis+sentinel:// URL (or its TLS form, rediss://, rediss+sentinel://) and the options say.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "util/url.h"
 
 namespace distlock::detail::redis {
+
+class TlsContext;
 
 // One Redis server (or sentinel) to connect to.
 struct Address {
@@ -33,6 +36,9 @@ struct ConnectionSettings {
   Address address;
   std::vector<Address> sentinels;  // redis+sentinel:// only
   std::string master_name;         // redis+sentinel:// only
+  // rediss:// (and its Sentinel, Cluster and Redlock forms): every connection, to the servers
+  // and to the sentinels, starts a TLS session from this context. None: in the clear.
+  std::shared_ptr<const TlsContext> tls;
   std::optional<std::string> user;
   std::optional<std::string> password;
   unsigned db = 0;
@@ -55,8 +61,9 @@ struct ConnectionSettings {
 
 // redis://[user:password@]host[:port][/db], redis+unix:///socket/path[?db=N] and
 // redis+sentinel://host:port[,host:port...]/master-name[?db=N]; each may add min_replicas=N.
+// rediss:// and rediss+sentinel:// are the same over TLS, with its keys (tls_context.h).
 // Throws ConfigError for what such a URL cannot mean (several hosts for redis://, a database
-// that is no number, a sentinel URL without a master name).
+// that is no number, a sentinel URL without a master name, a TLS file that cannot be read).
 ConnectionSettings connection_settings(const Url& url, const Options& options);
 
 }  // namespace distlock::detail::redis

@@ -88,7 +88,10 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
     // Nobody reads while nothing is owed, so a readable socket means the server closed it
     // while it sat idle: a command written now would be taken in and never run.
     if (owed_.empty() && !reading_ && stream_.peer_closed()) {
-      break_locked("the server closed the connection while it was idle", false, handed);
+      std::string tls_failure = stream_.tls_failure();
+      break_locked(tls_failure.empty() ? "the server closed the connection while it was idle"
+                                       : std::move(tls_failure),
+                   false, handed);
       return Written::no;
     }
     owed_.push_back(std::move(owed));
@@ -105,7 +108,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
   owed_.pop_back();
   break_locked(is_timeout(error) ? "cannot send " + owed.command + " within " +
                                        std::to_string(timeout_.count()) + " ms (command_timeout)"
-                                 : "sending a command: " + reason_text(std::strerror(error)),
+                                 : "sending a command: " + stream_.error_text(error),
                is_timeout(error), handed);
   return Written::no;
 }
@@ -215,7 +218,7 @@ bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& re
     const int error = errno;
     timed_out = n < 0 && is_timeout(error);
     reason = n == 0 ? std::string("the server closed the connection")
-                    : "waiting for a reply: " + reason_text(std::strerror(error));
+                    : "waiting for a reply: " + stream_.error_text(error);
     return false;
   }
   if (redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(n)) != REDIS_OK) {

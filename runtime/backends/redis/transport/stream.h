@@ -1,26 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bytes to and from one server over a connected socket (socket.h). Its calls that wait do
-// so by poll(), each until its own deadline, so that a blocked reader can be woken
-// (shutdown()) and no socket option carries a timeout. The one place the connections read and
-// write: the shared connection, the pooled ones and the subscriber's.
+// The bytes to and from one server over a connected socket (socket.h), in the clear or through
+// TLS (tls_session.h). Its calls that wait do so by poll(), each until its own deadline, so
+// that a blocked reader can be woken (shutdown()) and no socket option carries a timeout. The
+// one place the connections read and write: the shared connection, the pooled ones and the
+// subscriber's.
 #pragma once
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
+#include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/socket.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
 
+class TlsSession;
+
 // What one read takes in at most: the replies of many lock commands, or many release messages.
+// It is also the largest TLS record, so that a read takes in a whole record and leaves nothing
+// decrypted behind that a poll() of the socket would not see.
 inline constexpr std::size_t kStreamReadSize = std::size_t{16} * 1024;
 
 class Stream {
  public:
-  explicit Stream(Socket socket) : socket_(std::move(socket)) {}
+  // Connects to `address` by `deadline` and, for a rediss:// URL (settings.tls), makes the TLS
+  // handshake by the same deadline. Nullopt with `failure` said when it cannot, or when
+  // `stop_fd` (if not -1) becomes readable first (then `failure` is left empty).
+  static std::optional<Stream> connect(const ConnectionSettings& settings, const Address& address,
+                                       SteadyClock::time_point deadline, Socket::Failure& failure,
+                                       int stop_fd = -1);
+
+  Stream(Stream&&) noexcept = default;
+  Stream& operator=(Stream&&) = delete;
+  ~Stream();
 
   int fd() const { return socket_.fd(); }
 
@@ -36,12 +53,28 @@ class Stream {
   ssize_t read_now(char* into, std::size_t size);
   // Whether the server closed the connection; only for a connection that owes no reply, whose
   // socket has nothing else to read.
-  bool peer_closed() const;
+  bool peer_closed();
   // Ends both directions: a reader waiting in read_some() returns at once, with 0.
   void shutdown();
+  // The errno a call above failed with, in words (EPROTO: what went wrong in TLS).
+  std::string error_text(int error) const;
+  // What the server's TLS said when it ended the connection (an alert that peer_closed() read),
+  // in words; empty for a connection in the clear, or one the server simply closed.
+  std::string tls_failure() const;
 
  private:
+  struct TlsSessionFree {
+    void operator()(TlsSession* session) const;
+  };
+
+  Stream(Socket socket, std::unique_ptr<TlsSession, TlsSessionFree> tls);
+  // As write_now() and read_now(), but -1 with EAGAIN when the call must wait, and
+  // `wait_events` says for what (TLS may have to read to write, or write to read).
+  ssize_t send_some(std::string_view bytes, short& wait_events);
+  ssize_t receive_some(char* into, std::size_t size, short& wait_events);
+
   Socket socket_;
+  std::unique_ptr<TlsSession, TlsSessionFree> tls_;  // none for redis://
 };
 
 }  // namespace distlock::detail::redis

@@ -12,8 +12,8 @@
 
 namespace distlock::detail::redis {
 
-SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings, Socket socket)
-    : server_(settings.server), stream_(std::move(socket)), reader_(redisReaderCreate()) {
+SubscriberConnection::SubscriberConnection(const ConnectionSettings& settings, Stream stream)
+    : server_(settings.server), stream_(std::move(stream)), reader_(redisReaderCreate()) {
   if (!reader_) throw ServerError(server_, "cannot read replies: out of memory");
 }
 
@@ -28,14 +28,14 @@ std::unique_ptr<SubscriberConnection> SubscriberConnection::open(const Connectio
                        true);
   };
   Socket::Failure failure;
-  std::optional<Socket> socket = Socket::connect(address, deadline, failure, stop_fd);
-  if (!socket) {
+  std::optional<Stream> stream = Stream::connect(settings, address, deadline, failure, stop_fd);
+  if (!stream) {
     if (failure.reason.empty()) return nullptr;  // stopped
     if (failure.timed_out) throw not_ready();
     throw ServerError(settings.server, "cannot connect: " + failure.reason);
   }
   std::unique_ptr<SubscriberConnection> connection(
-      new SubscriberConnection(settings, std::move(*socket)));
+      new SubscriberConnection(settings, std::move(*stream)));
   if (!settings.password) return connection;
 
   std::vector<std::string_view> auth{"AUTH"};
@@ -69,7 +69,7 @@ void SubscriberConnection::send(std::span<const std::string_view> args) {
 
 void SubscriberConnection::flush() {
   const ssize_t written = stream_.write_now(output_);
-  if (written < 0) fail("sending: " + reason_text(std::strerror(errno)));
+  if (written < 0) fail("sending: " + stream_.error_text(errno));
   output_.erase(0, static_cast<std::size_t>(written));
   has_output_ = !output_.empty();
 }
@@ -79,7 +79,7 @@ std::vector<Reply> SubscriberConnection::receive() {
   const ssize_t got = stream_.read_now(buffer, sizeof buffer);
   if (got == 0) fail("receiving: the server closed the connection");
   if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-    fail("receiving: " + reason_text(std::strerror(errno)));
+    fail("receiving: " + stream_.error_text(errno));
   if (got > 0 && redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(got)) != REDIS_OK)
     fail("reading a reply: " + reason_text(reader_->errstr));
   std::vector<Reply> replies;

@@ -48,7 +48,7 @@ class SubscriberConnection {
     void operator()(redisReader* reader) const { redisReaderFree(reader); }
   };
 
-  SubscriberConnection(const ConnectionSettings& settings, Socket socket);
+  SubscriberConnection(const ConnectionSettings& settings, Stream stream);
   [[noreturn]] void fail(std::string reason) const;
 
   std::string server_;
