@@ -16,8 +16,10 @@ void Backend::release_unawaited(const ReleaseRequest& request, const ReleaseRepo
   report(made);
 }
 
-std::shared_ptr<PendingAcquisition> Backend::acquire_async(const AcquireRequest&, AsyncExecutor&,
-                                                           AcquireCompletion) {
+// The completion is a sink in the overrides, which keep it.
+std::shared_ptr<PendingAcquisition> Backend::acquire_async(
+    const AcquireRequest&, AsyncExecutor&,
+    AcquireCompletion) {  // NOLINT(performance-unnecessary-value-param)
   throw std::logic_error("acquire_async on a backend without supports_async()");
 }
 

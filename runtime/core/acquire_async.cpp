@@ -2,14 +2,33 @@
 // ClientCore::acquire_async: the blocking acquisition's steps (client_core.cpp), with the wait
 // between them left to the backend and the client's async executor.
 #include <exception>
+#include <string>
 #include <utility>
 
 #include <distlock/error.h>
+#include <distlock/log.h>
 
 #include "core/async_operation.h"
 #include "core/client_core.h"
 
 namespace distlock::detail {
+namespace {
+
+// Calls the user's handler on the client's async thread, which must go on whatever it does: an
+// exception it lets out is logged, not thrown there.
+void deliver_to_handler(const Client::AcquireHandler& handler, std::exception_ptr error,
+                        Lease lease) {
+  try {
+    handler(std::move(error), std::move(lease));
+  } catch (const std::exception& thrown) {
+    log(LogLevel::error, std::string("distlock: an acquire_async handler threw: ") + thrown.what() +
+                             " (the exception is dropped)");
+  } catch (...) {
+    log(LogLevel::error, "distlock: an acquire_async handler threw (the exception is dropped)");
+  }
+}
+
+}  // namespace
 
 AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
                                            Client::AcquireHandler handler) {
@@ -29,8 +48,9 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
                         "server yet: memory://, redis://, redis+unix://, redis+sentinel:// and "
                         "redis+cluster:// have it; Redlock and ZooKeeper follow");
   } catch (...) {
-    async_executor_.post(
-        [handler = std::move(handler), error = std::current_exception()] { handler(error, {}); });
+    async_executor_.post([handler = std::move(handler), error = std::current_exception()] {
+      deliver_to_handler(handler, error, {});
+    });
     return {};
   }
   job->start = SteadyClock::now();
@@ -50,7 +70,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
             error = std::current_exception();
           }
         }
-        handler(error, lease ? std::move(*lease) : Lease());
+        deliver_to_handler(handler, error, lease ? std::move(*lease) : Lease());
       });
   return AsyncAcquisition(
       std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));

@@ -328,6 +328,35 @@ INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
                          backend_name);
 #endif
 
+// A handler that throws does not take the client's async thread down: the exception is logged
+// and the next acquisition is served.
+TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
+  auto client = Client::connect("memory://" + unique_name("throwing"));
+  std::mutex logged_mutex;
+  std::string logged;
+  set_logger([&](LogLevel, std::string_view message) {
+    std::lock_guard lock(logged_mutex);
+    logged += std::string(message) + "\n";
+  });
+  // The logger refers to this test's locals: it goes with them, however the test ends.
+  struct LoggerReset {
+    ~LoggerReset() { set_logger({}); }
+  } reset_logger;
+  Event thrown;
+  client->acquire_async(spec("throwing", 10s), "a", [&](std::exception_ptr, Lease) {
+    thrown.set();
+    throw std::runtime_error("the handler's own failure");
+  });
+  ASSERT_TRUE(thrown.wait_for(30s));
+  auto next = start(*client, spec("throwing", 10s), "b");
+  Outcome outcome = outcome_of(next);
+  EXPECT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+  std::lock_guard lock(logged_mutex);
+  EXPECT_NE(logged.find("an acquire_async handler threw: the handler's own failure"),
+            std::string::npos)
+      << logged;
+}
+
 TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
   RedisServer masters[3];
   std::string url = "redis+redlock://";

@@ -299,8 +299,8 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
       }
       auto waiting = cluster_.master_of(slot_).acquire_async(
           request_, executor_,
-          [self = shared_from_this()](std::optional<Grant> grant, std::exception_ptr error) {
-            self->heard(grant, std::move(error));
+          [self = shared_from_this()](std::optional<Grant> grant, const std::exception_ptr& error) {
+            self->heard(grant, error);
           });
       std::lock_guard lock(mutex_);
       waiting_ = std::move(waiting);
@@ -313,7 +313,7 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
   }
 
   // The master's waiter ended.
-  void heard(std::optional<Grant> grant, std::exception_ptr error) {
+  void heard(std::optional<Grant> grant, const std::exception_ptr& error) {
     {
       std::lock_guard lock(mutex_);
       waiting_.reset();
