@@ -42,7 +42,7 @@
 #include <distlock/locked_call.h>
 
 namespace distlock {
-namespace asio_support {
+namespace asio_detail {
 
 // Standalone Asio's functions, for AcquireInitiation.
 struct StandaloneAsio {
@@ -71,7 +71,7 @@ struct StandaloneAsio {
   static std::error_code aborted() { return ::asio::error::operation_aborted; }
 };
 
-}  // namespace asio_support
+}  // namespace asio_detail
 
 // Acquires `spec`'s lock for `key` as Client::acquire does, without blocking the thread: the
 // operation completes when the lock is granted, the spec's wait runs out (LockTimeout), or it
@@ -79,11 +79,11 @@ struct StandaloneAsio {
 template <class CompletionToken>
 auto async_acquire(Client& client, const LockSpec& spec, const Key& key, CompletionToken&& token) {
   return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Lease)>(
-      asio_support::AcquireInitiation<asio_support::StandaloneAsio>{}, token, &client, spec, key);
+      asio_detail::AcquireInitiation<asio_detail::StandaloneAsio>{}, token, &client, spec, key);
 }
 
 #if defined(ASIO_HAS_CO_AWAIT)
-namespace asio_support {
+namespace asio_detail {
 
 // Standalone Asio's coroutines, for woven_coroutine.h.
 struct StandaloneAsioCoroutines {
@@ -94,7 +94,7 @@ struct StandaloneAsioCoroutines {
   }
 };
 
-}  // namespace asio_support
+}  // namespace asio_detail
 
 // What a woven coroutine's guard names (distlock-weave, for a [[distlock::lock]] on a function
 // returning asio::awaitable<T>): its locks taken without blocking the thread, and its result
@@ -104,13 +104,13 @@ namespace woven {
 template <std::size_t N>
 ::asio::awaitable<TakenLeases> async_take(LockSpec spec, std::array<Key, N> keys,
                                           Client& client = default_client()) {
-  return woven_coroutine::take<asio_support::StandaloneAsioCoroutines>(spec, keys, client);
+  return woven_coroutine::take<asio_detail::StandaloneAsioCoroutines>(spec, keys, client);
 }
 
 template <class Value, class Fallback, class Object, class... Args>
 ::asio::awaitable<Value> async_busy_result(const Annotation<Fallback>& annotation, Object object,
                                            Args&&... args) {
-  return woven_coroutine::busy_result<asio_support::StandaloneAsioCoroutines, Value>(
+  return woven_coroutine::busy_result<asio_detail::StandaloneAsioCoroutines, Value>(
       annotation, object, std::forward<Args>(args)...);
 }
 

@@ -14,7 +14,7 @@
 #include <distlock/client.h>
 #include <distlock/error.h>
 
-namespace distlock::asio_support {
+namespace distlock::asio_detail {
 
 // `Net` provides, for its flavour of Asio:
 //   executor_of(handler), slot_of(handler), work_for(executor), post(executor, function),
@@ -63,4 +63,4 @@ struct AcquireInitiation {
   }
 };
 
-}  // namespace distlock::asio_support
+}  // namespace distlock::asio_detail

@@ -45,7 +45,7 @@
 #include <distlock/locked_call.h>
 
 namespace distlock {
-namespace asio_support {
+namespace asio_detail {
 
 // Boost.Asio's functions, for AcquireInitiation.
 struct BoostAsio {
@@ -88,7 +88,7 @@ struct BoostAsio {
   static ::boost::system::error_code aborted() { return ::boost::asio::error::operation_aborted; }
 };
 
-}  // namespace asio_support
+}  // namespace asio_detail
 
 namespace boost_asio {
 
@@ -96,13 +96,13 @@ namespace boost_asio {
 template <class CompletionToken>
 auto async_acquire(Client& client, const LockSpec& spec, const Key& key, CompletionToken&& token) {
   return ::boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, Lease)>(
-      asio_support::AcquireInitiation<asio_support::BoostAsio>{}, token, &client, spec, key);
+      asio_detail::AcquireInitiation<asio_detail::BoostAsio>{}, token, &client, spec, key);
 }
 
 }  // namespace boost_asio
 
 #if defined(BOOST_ASIO_HAS_CO_AWAIT)
-namespace asio_support {
+namespace asio_detail {
 
 // Boost.Asio's coroutines, for woven_coroutine.h.
 struct BoostAsioCoroutines {
@@ -113,7 +113,7 @@ struct BoostAsioCoroutines {
   }
 };
 
-}  // namespace asio_support
+}  // namespace asio_detail
 
 // What a woven Boost.Asio coroutine's guard names (distlock-weave, for a [[distlock::lock]] on
 // a function returning boost::asio::awaitable<T>; woven_coroutine.h).
@@ -122,13 +122,13 @@ namespace woven {
 template <std::size_t N>
 ::boost::asio::awaitable<TakenLeases> boost_async_take(LockSpec spec, std::array<Key, N> keys,
                                                        Client& client = default_client()) {
-  return woven_coroutine::take<asio_support::BoostAsioCoroutines>(spec, keys, client);
+  return woven_coroutine::take<asio_detail::BoostAsioCoroutines>(spec, keys, client);
 }
 
 template <class Value, class Fallback, class Object, class... Args>
 ::boost::asio::awaitable<Value> boost_async_busy_result(const Annotation<Fallback>& annotation,
                                                         Object object, Args&&... args) {
-  return woven_coroutine::busy_result<asio_support::BoostAsioCoroutines, Value>(
+  return woven_coroutine::busy_result<asio_detail::BoostAsioCoroutines, Value>(
       annotation, object, std::forward<Args>(args)...);
 }
 

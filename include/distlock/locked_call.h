@@ -36,7 +36,7 @@ std::array<Key, sizeof...(Parts)> keys(const Parts&... parts) {
 // distlock/asio.h, for a woven coroutine), in the order taken: none when the locks stayed busy
 // and on_busy skips or falls back.
 struct TakenLeases {
-  std::vector<Lease> leases;
+  std::vector<Lease> leases;  // in the order taken; empty: busy
 };
 
 // The lock of one call of a locked function: see the top of this file.

@@ -6,7 +6,7 @@
 #         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>[ => <regex>]|..."
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
 #         [-DCXX_COMPILER=<path>] [-DCXX_STANDARD=17|20] [-DBUILD_TYPE=<type>]
-#         [-DCONFIG=<config>] -P run_consumer.cmake
+#         [-DCONFIG=<config>] [-DCONSUMER_OPTIONS=<-D...;-D...>] -P run_consumer.cmake
 #
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
 #             CMAKE_PREFIX_PATH=WORK_DIR/prefix.
@@ -47,6 +47,10 @@ if(BUILD_TYPE)
 endif()
 if(CXX_STANDARD)
   list(APPEND config_args -DCMAKE_CXX_STANDARD=${CXX_STANDARD} -DCMAKE_CXX_STANDARD_REQUIRED=ON)
+endif()
+# The consumer's own options (the examples' DISTLOCK_EXAMPLES_ASYNC_SHOP).
+if(CONSUMER_OPTIONS)
+  list(APPEND config_args ${CONSUMER_OPTIONS})
 endif()
 
 if(MODE STREQUAL "install")

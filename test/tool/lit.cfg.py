@@ -20,7 +20,7 @@ config.environment["DISTLOCK_URL"] = "memory://"
 common = "-Wall -Wno-unused-parameter -I" + config.distlock_include_dir
 # Woven code compiles as C++17 and as C++20 (the users' standards): each compile runs twice.
 each_standard = "sh " + os.path.join(config.test_source_root, "each_standard.sh") + " "
-link = " ".join([config.distlock_runtime_library, config.hiredis_libraries, "-pthread"])
+link = " ".join([config.distlock_runtime_library, config.runtime_dependencies, "-pthread"])
 
 config.substitutions.append(("%weave", config.distlock_weave))
 # Weaving flags for sources that include the runtime's headers themselves: the weaver parses
