@@ -16,7 +16,10 @@ void AsyncAcquisition::cancel() const {
 namespace detail {
 
 void AsyncOperation::cancel() const {
-  pending_->withdraw(std::make_exception_ptr(AcquisitionCancelled(
+  // Gone: it has ended, and its handler has the outcome.
+  const std::shared_ptr<PendingAcquisition> pending = pending_.lock();
+  if (!pending) return;
+  pending->withdraw(std::make_exception_ptr(AcquisitionCancelled(
       lock_, *server_, "cancelled while waiting: it holds nothing and left no place behind")));
 }
 

@@ -76,7 +76,9 @@ void AsyncExecutor::run() {
     if (timers_.empty()) {
       changed_.wait(lock);
     } else {
-      changed_.wait_until(lock, timers_.begin()->first);
+      // A copy: the first timer may be cancelled (erased) while this waits.
+      const SteadyClock::time_point next = timers_.begin()->first;
+      changed_.wait_until(lock, next);
     }
   }
 }

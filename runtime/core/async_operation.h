@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What an AsyncAcquisition handle refers to: the backend's pending acquisition, and the names
-// its cancellation error gives.
+// its cancellation error gives. The acquisition keeps itself while it waits; a handle kept
+// after it ended (in a cancellation slot, say) keeps nothing of it.
 #pragma once
 
 #include <memory>
@@ -13,7 +14,7 @@ namespace distlock::detail {
 class AsyncOperation {
  public:
   AsyncOperation(std::string lock, std::shared_ptr<const std::string> server,
-                 std::shared_ptr<PendingAcquisition> pending)
+                 std::weak_ptr<PendingAcquisition> pending)
       : lock_(std::move(lock)), server_(std::move(server)), pending_(std::move(pending)) {}
 
   void cancel() const;
@@ -21,7 +22,7 @@ class AsyncOperation {
  private:
   const std::string lock_;
   const std::shared_ptr<const std::string> server_;
-  const std::shared_ptr<PendingAcquisition> pending_;
+  const std::weak_ptr<PendingAcquisition> pending_;
 };
 
 }  // namespace distlock::detail

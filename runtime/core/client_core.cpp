@@ -114,19 +114,25 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
   }
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
-  std::string acquisition_id = make_acquisition_id(spec.type);
   Preparation preparation;
-  if (!on_this_thread) {
-    std::string owner = async_owner_token(instance_id_, next_serial_++);
-    preparation.identity = {std::move(name),
-                            std::move(acquisition_id),
-                            std::move(owner),
-                            0,
-                            ttl,
-                            {spec.mode, spec.permits, spec.fair},
-                            std::string(spec.type)};
-    return preparation;
+  std::string owner;
+  if (on_this_thread) {
+    owner = thread_owner_of(spec, name, preparation);
+  } else {
+    owner = async_owner_token(instance_id_, next_serial_++);
   }
+  preparation.identity = {std::move(name),
+                          make_acquisition_id(spec.type),
+                          std::move(owner),
+                          0,
+                          ttl,
+                          {spec.mode, spec.permits, spec.fair},
+                          std::string(spec.type)};
+  return preparation;
+}
+
+std::string ClientCore::thread_owner_of(const LockSpec& spec, const std::string& name,
+                                        Preparation& preparation) const {
   const bool semaphore = spec.permits > 0;
   // A reentry holds under the token of the lease it re-enters; a reader that holds the write
   // lock reads under the writer's; anything else under the thread's token of the moment.
@@ -139,9 +145,6 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
                       "this thread holds the read lock: taking the write lock would wait for "
                       "itself (a read lock cannot be upgraded; release it first)");
   preparation.thread_owner = ThreadOwner::of_this_thread();
-  std::string owner = reentered != nullptr ? reentered->identity().owner
-                      : writing != nullptr ? writing->identity().owner
-                                           : preparation.thread_owner->token(instance_id_);
   // A reentry of the exclusive lock or the write side shares the fence of the lease it
   // re-enters (each read has a fence of its own). The backend's may be higher: a Redlock round
   // can reach a master the outer round missed, whose own hold counts from its own fence.
@@ -149,14 +152,9 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
     preparation.reentered_fence = reentered->identity().fence;
   preparation.reentry = reentered != nullptr;
   preparation.under_writer = writing != nullptr;
-  preparation.identity = {std::move(name),
-                          std::move(acquisition_id),
-                          std::move(owner),
-                          0,
-                          ttl,
-                          {spec.mode, spec.permits, spec.fair},
-                          std::string(spec.type)};
-  return preparation;
+  return reentered != nullptr ? reentered->identity().owner
+         : writing != nullptr ? writing->identity().owner
+                              : preparation.thread_owner->token(instance_id_);
 }
 
 AcquireRequest ClientCore::request_for(const Preparation& preparation,

@@ -92,6 +92,10 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // for an asynchronous acquisition, on a token of its own.
   Preparation prepare(const LockSpec& spec, const Key& key, bool on_this_thread);
   AcquireRequest request_for(const Preparation& preparation, SteadyClock::time_point deadline);
+  // The owner token the calling thread acquires `name` under (its own, or that of the lease it
+  // re-enters or reads under), the reentry noted in `preparation`.
+  std::string thread_owner_of(const LockSpec& spec, const std::string& name,
+                              Preparation& preparation) const;
   // The lease for a grant; without one, the timeout: LockTimeout, or nullopt when
   // `if_busy` says so.
   std::optional<Lease> settle(Preparation& preparation, const LockSpec& spec,

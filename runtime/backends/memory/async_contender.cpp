@@ -99,8 +99,9 @@ void AsyncContender::give_up(const Contest& contest, TableAccess& table) {
 
 void AsyncContender::complete(std::optional<Grant> grant, std::exception_ptr error) {
   finished_ = true;
-  executor_.post(
-      [done = std::move(done_), grant, error = std::move(error)] { done(grant, error); });
+  // Its last reference may go with the task, after the caller's step has let go of the table.
+  executor_.post([done = std::move(done_), grant, error = std::move(error),
+                  self = std::move(keep_alive_)] { done(grant, error); });
 }
 
 }  // namespace distlock::detail::memory
