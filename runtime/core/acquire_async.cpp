@@ -48,9 +48,10 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
                         "server yet: memory://, redis://, redis+unix://, redis+sentinel:// and "
                         "redis+cluster:// have it; Redlock and ZooKeeper follow");
   } catch (...) {
-    async_executor_.post([handler = std::move(handler), error = std::current_exception()] {
-      deliver_to_handler(handler, error, {});
-    });
+    async_executor_.post(
+        [handler = std::move(handler), error = std::current_exception()]() mutable {
+          deliver_to_handler(handler, std::move(error), {});
+        });
     return {};
   }
   job->start = SteadyClock::now();
@@ -70,7 +71,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
             error = std::current_exception();
           }
         }
-        deliver_to_handler(handler, error, lease ? std::move(*lease) : Lease());
+        deliver_to_handler(handler, std::move(error), lease ? std::move(*lease) : Lease());
       });
   return AsyncAcquisition(
       std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));

@@ -164,6 +164,12 @@ TEST_F(AsioAcquire, ACoroutineDestroyedWhileHoldingReleases) {
   }
   ASSERT_TRUE(holding);
   EXPECT_FALSE(client_->try_acquire(spec("abandoned", 30s), "a").has_value());
+  // The client's thread may still be returning from its post into `io`, which must not be
+  // destroyed meanwhile: its next task, this one's handler, runs after that post returned.
+  Event drained;
+  client_->acquire_async(spec("drain", 30s), "a",
+                         [&](std::exception_ptr, Lease) { drained.set(); });
+  ASSERT_TRUE(drained.wait_for(30s));
   io.reset();
   EXPECT_TRUE(client_->try_acquire(spec("abandoned", 30s), "a").has_value())
       << "the destroyed coroutine's lease was not released";

@@ -100,8 +100,9 @@ void AsyncContender::give_up(const Contest& contest, TableAccess& table) {
 void AsyncContender::complete(std::optional<Grant> grant, std::exception_ptr error) {
   finished_ = true;
   // Its last reference may go with the task, after the caller's step has let go of the table.
+  // The error moves on to the handler: no copy of it stays on this thread.
   executor_.post([done = std::move(done_), grant, error = std::move(error),
-                  self = std::move(keep_alive_)] { done(grant, error); });
+                  self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });
 }
 
 }  // namespace distlock::detail::memory

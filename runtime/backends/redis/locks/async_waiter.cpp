@@ -132,7 +132,7 @@ void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error)
   ticket_.reset();
   if (counted_waiting_) --stats_.waiting;
   executor_.post([done = std::move(done_), grant, error = std::move(error),
-                  self = std::move(keep_alive_)] { done(grant, error); });
+                  self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });
 }
 
 }  // namespace distlock::detail::redis

@@ -390,7 +390,7 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
       finished_ = true;
     }
     executor_.post([done = std::move(done_), grant, error = std::move(error),
-                    self = shared_from_this()] { done(grant, error); });
+                    self = shared_from_this()]() mutable { done(grant, std::move(error)); });
   }
 
   ClusterBackend& cluster_;
