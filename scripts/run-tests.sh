@@ -4,7 +4,7 @@
 # integration (real servers), the tool's lit and unit tests, package, example and fuzz
 # tests, and clang-tidy; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
-# ThreadSanitizer (preset tsan, build-tsan/, with four configurations of the reliability
+# ThreadSanitizer (preset tsan, build-tsan/, with some configurations of the reliability
 # checker and a wider timing slack: test/reliability/CMakeLists.txt); the shared
 # lock-behaviour suite runs there on the single-server backends only, its
 # Sentinel/Cluster/Redlock variants in the main build (each topology's own tests run under
@@ -12,7 +12,8 @@
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
 # and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
-# each logging to build/background/<name>.log, printed if it fails. clang-tidy checks the
+# and the two sanitizer builds' tests run at once after them; each background job logs to
+# build/background/<name>.log, printed if it fails. clang-tidy checks the
 # files changed on this branch (test/lint/clang_tidy.sh.in: --changed); the full lint is
 # `cmake --build --preset test --target tidy`, or DISTLOCK_TIDY=full here.
 #
@@ -40,14 +41,19 @@ timed() {
   { time "$@" 2>&3 3>&-; } 3>&2 2>"${timing_dir}/${phase}"
 }
 
-# run_timed_tests <preset> [ctest arguments...]: also writes each test's time and whole output
-# (JUnit XML; ctest keeps only the first KB of a passing test's output by default, and a
-# suite's GoogleTest summary comes last).
-run_timed_tests() {
+# run_recorded_tests <preset> [ctest arguments...]: runs the tests, and writes each test's time
+# and whole output (JUnit XML; ctest keeps only the first KB of a passing test's output by
+# default, and a suite's GoogleTest summary comes last).
+run_recorded_tests() {
   local preset="$1"
   shift
-  timed "${preset}-tests" run_tests "$preset" --output-junit "${timing_dir}/${preset}.xml" \
+  run_tests "$preset" --output-junit "${timing_dir}/${preset}.xml" \
     --test-output-size-passed 4194304 --test-output-size-failed 4194304 "$@"
+}
+
+# run_timed_tests <preset> [ctest arguments...]: as run_recorded_tests, timed.
+run_timed_tests() {
+  timed "${1}-tests" run_recorded_tests "$@"
 }
 
 # report_timings [preset...]: with --timings, the phases' times, the GoogleTest cases run and
@@ -109,8 +115,7 @@ stop_background() {
 }
 trap stop_background EXIT
 
-# clang-tidy first, then the asan build, then the tsan build, which goes on beside the asan
-# tests.
+# clang-tidy first, then the asan build, then the tsan build, all beside the main tests.
 tidy_arguments=(--changed)
 if [[ "${DISTLOCK_TIDY:-changed}" == full ]]; then
   tidy_arguments=()
@@ -122,8 +127,12 @@ start_in_background tsan-build 19 eval 'configure tsan && build tsan'
 run_timed_tests test -E '^lint\.clang_tidy$'
 finish_background clang-tidy
 finish_background asan-build
-run_timed_tests asan
 finish_background tsan-build
-run_timed_tests tsan
+# The sanitizer builds' tests mostly wait as well (half a core each): they run at once, the
+# ThreadSanitizer build's in the background.
+start_in_background tsan-tests 0 run_recorded_tests tsan
+run_timed_tests asan
+finish_background tsan-tests
+grep -h "tests passed" "${background_dir}/tsan-tests.log"
 log "all tests passed"
 report_timings test asan tsan
