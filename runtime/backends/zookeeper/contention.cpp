@@ -217,12 +217,12 @@ Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNod
                                  const Entered& entered, const ChildrenReply& listed) {
   if (status::session_gone(listed.rc)) {
     own.gone();
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (status::connection_trouble(listed.rc)) {
-    if (same_session_again(session)) return {Next::list_again};
+    if (same_session_again(session)) return Judged::to(Next::list_again);
     own.gone();
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
 
@@ -235,23 +235,23 @@ Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNod
                 detail::failure_message(request_.hold.name, context_.settings.server,
                                         "our contender node " + entered.path +
                                             " vanished while waiting; contending again"));
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (verdict.granted) {
     own.keep();
     std::string sequence;
     if (const auto parsed = parse_contender(ours)) sequence = parsed->sequence;
-    return {Next::won,
-            Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
+    return Judged::winning(
+        Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
                          session->id()},
-                listed.sent_at}};
+                listed.sent_at});
   }
-  if (SteadyClock::now() >= request_.deadline) return {Next::timed_out};
+  if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
   if (!contended_) {
     contended_ = true;
     ++context_.stats.contended;
   }
-  return {Next::wait, std::nullopt, verdict.watch};
+  return Judged::waiting_behind(verdict.watch);
 }
 
 WaitBehind Contention::wait_behind(const std::shared_ptr<Session>& session,

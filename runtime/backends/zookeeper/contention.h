@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "backends/backend.h"
 #include "backends/zookeeper/context.h"
@@ -44,6 +45,12 @@ struct Judged {
   Next next = Next::start_over;
   std::optional<Won> won;
   std::string watch;  // for a lock's wait: the contender to wait behind
+
+  static Judged to(Next next) { return {next, std::nullopt, {}}; }
+  static Judged winning(Won won) { return {Next::won, std::move(won), {}}; }
+  static Judged waiting_behind(std::string watch) {
+    return {Next::wait, std::nullopt, std::move(watch)};
+  }
 };
 
 // A wait behind one contender: the watch registered with the session, the listing its release

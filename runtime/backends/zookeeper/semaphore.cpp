@@ -109,12 +109,12 @@ Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session
                                          const CreatedLease& ours, const ChildrenReply& listed) {
   if (status::session_gone(listed.rc)) {
     lease.gone();
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (status::connection_trouble(listed.rc)) {
-    if (same_session_again(session)) return {Next::list_again};
+    if (same_session_again(session)) return Judged::to(Next::list_again);
     lease.gone();
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the leases");
   const auto& leases = listed.children;
@@ -126,22 +126,22 @@ Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session
                 detail::failure_message(request_.hold.name, context_.settings.server,
                                         "our lease node " + ours.created.path +
                                             " vanished while waiting; contending again"));
-    return {Next::start_over};
+    return Judged::to(Next::start_over);
   }
   if (leases.size() <= request_.hold.kind.permits) {
     lease.keep();
-    return {Next::won,
-            Won{HeldNode{ours.created.path, name.substr(ours.prefix.size()),
+    return Judged::winning(
+        Won{HeldNode{ours.created.path, name.substr(ours.prefix.size()),
                          static_cast<std::uint64_t>(ours.created.stat.czxid), session->id()},
-                listed.sent_at}};
+                listed.sent_at});
   }
-  if (SteadyClock::now() >= request_.deadline) return {Next::timed_out};
+  if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
   if (!contended_) {
     contended_ = true;
     ++context_.stats.contended;
   }
   // All taken: the listing left a watch on the leases, and a lease that goes wakes us.
-  return {Next::wait};
+  return Judged::to(Next::wait);
 }
 
 ChildrenReply SemaphoreContention::list_leases(const std::shared_ptr<Session>& session,
