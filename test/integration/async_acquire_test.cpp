@@ -24,6 +24,7 @@
 
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "integration_helpers.h"
 #include "zookeeper_helpers.h"
 
@@ -31,44 +32,6 @@ namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// What one asynchronous acquisition ended with, and on which thread.
-struct Outcome {
-  std::exception_ptr error;
-  Lease lease;
-  std::thread::id thread;
-};
-
-// Starts an acquisition whose outcome the returned future gets.
-std::future<Outcome> start(Client& client, const LockSpec& spec, const std::string& key,
-                           AsyncAcquisition* handle = nullptr) {
-  auto promise = std::make_shared<std::promise<Outcome>>();
-  auto future = promise->get_future();
-  AsyncAcquisition started =
-      client.acquire_async(spec, key, [promise](std::exception_ptr error, Lease lease) {
-        promise->set_value({error, std::move(lease), std::this_thread::get_id()});
-      });
-  if (handle != nullptr) *handle = started;
-  return future;
-}
-
-Outcome outcome_of(std::future<Outcome>& future) {
-  if (future.wait_for(30s) != std::future_status::ready)
-    throw std::runtime_error("the acquisition's handler was not called within 30 s");
-  return future.get();
-}
-
-template <class ErrorType>
-std::string error_of_type(const Outcome& outcome) {
-  if (!outcome.error) return "no error";
-  try {
-    std::rethrow_exception(outcome.error);
-  } catch (const ErrorType& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    return std::string("another error: ") + error.what();
-  }
-}
 
 // The threads of this process.
 int thread_count() {
@@ -170,7 +133,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
 };
 
 TEST_P(AsyncAcquire, AFreeLockIsGrantedToTheHandlerOnAnotherThread) {
-  auto granted = start(*client_, spec("free", 10s), key_);
+  auto granted = start_acquisition(*client_, spec("free", 10s), key_);
   Outcome outcome = outcome_of(granted);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   EXPECT_NE(outcome.thread, std::this_thread::get_id());
@@ -183,7 +146,7 @@ TEST_P(AsyncAcquire, AFreeLockIsGrantedToTheHandlerOnAnotherThread) {
 
 TEST_P(AsyncAcquire, AWaiterIsGrantedByTheRelease) {
   Lease held = client_->acquire(spec("released", 10s), key_);
-  auto waiting = start(*client_, spec("released", 10s), key_);
+  auto waiting = start_acquisition(*client_, spec("released", 10s), key_);
   ASSERT_TRUE(waiters_reach(1));
   held.release();
   Outcome outcome = outcome_of(waiting);
@@ -199,7 +162,7 @@ class ExpiringAsyncAcquire : public AsyncAcquire {};
 
 TEST_P(ExpiringAsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
   Lease held = client_->acquire(spec("expiring", 300ms, renew(false)), key_);
-  auto waiting = start(*client_, spec("expiring", 10s), key_);
+  auto waiting = start_acquisition(*client_, spec("expiring", 10s), key_);
   Outcome outcome = outcome_of(waiting);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   EXPECT_FALSE(held.valid());
@@ -209,7 +172,7 @@ TEST_P(ExpiringAsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
 
 TEST_P(AsyncAcquire, AWaitThatRunsOutIsALockTimeout) {
   Lease held = client_->acquire(spec("busy", 30s), key_);
-  auto waiting = start(*client_, spec("busy", 30s, wait(200ms)), key_);
+  auto waiting = start_acquisition(*client_, spec("busy", 30s, wait(200ms)), key_);
   Outcome outcome = outcome_of(waiting);
   EXPECT_NE(error_of_type<LockTimeout>(outcome).find("lock 'busy:" + key_ + "'"), std::string::npos)
       << error_of_type<LockTimeout>(outcome);
@@ -221,7 +184,7 @@ TEST_P(AsyncAcquire, AWaitThatRunsOutIsALockTimeout) {
 TEST_P(AsyncAcquire, ABadSpecIsAConfigErrorInTheHandler) {
   LockSpec bad = spec("bad", 10s);
   bad.ttl = Millis{0};
-  auto refused = start(*client_, bad, key_);
+  auto refused = start_acquisition(*client_, bad, key_);
   Outcome outcome = outcome_of(refused);
   EXPECT_NE(error_of_type<ConfigError>(outcome).find("ttl"), std::string::npos)
       << error_of_type<ConfigError>(outcome);
@@ -231,9 +194,9 @@ TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
   const auto fair_lock = spec("fair", 30s, fair);
   Lease held = client_->acquire(fair_lock, key_);
   AsyncAcquisition first;
-  auto cancelled = start(*client_, fair_lock, key_, &first);
+  auto cancelled = start_acquisition(*client_, fair_lock, key_, &first);
   ASSERT_TRUE(waiters_reach(1));
-  auto second = start(*client_, fair_lock, key_);
+  auto second = start_acquisition(*client_, fair_lock, key_);
   ASSERT_TRUE(waiters_reach(2));
   first.cancel();
   Outcome withdrawn = outcome_of(cancelled);
@@ -251,10 +214,10 @@ TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
 TEST_P(AsyncAcquire, ACancelledWriterLetsTheReadersItHeldBackIn) {
   Lease reading = client_->acquire(spec("report", 30s, read), key_);
   AsyncAcquisition writer;
-  auto writing = start(*client_, spec("report", 30s, write), key_, &writer);
+  auto writing = start_acquisition(*client_, spec("report", 30s, write), key_, &writer);
   ASSERT_TRUE(waiters_reach(1));
   // A waiting writer holds new readers back.
-  auto second_reader = start(*client_, spec("report", 30s, read), key_);
+  auto second_reader = start_acquisition(*client_, spec("report", 30s, read), key_);
   ASSERT_TRUE(waiters_reach(2));
   writer.cancel();
   EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(writing)), "no error");
@@ -268,9 +231,9 @@ TEST_P(AsyncAcquire, ACancelledPermitRequestLeavesThePermitToTheNext) {
   const auto one_permit = spec("slot", 30s, permits(1));
   Lease held = client_->acquire(one_permit, key_);
   AsyncAcquisition first;
-  auto cancelled = start(*client_, one_permit, key_, &first);
+  auto cancelled = start_acquisition(*client_, one_permit, key_, &first);
   ASSERT_TRUE(waiters_reach(1));
-  auto second = start(*client_, one_permit, key_);
+  auto second = start_acquisition(*client_, one_permit, key_);
   ASSERT_TRUE(waiters_reach(2));
   first.cancel();
   EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(cancelled)), "no error");
@@ -281,7 +244,7 @@ TEST_P(AsyncAcquire, ACancelledPermitRequestLeavesThePermitToTheNext) {
 
 TEST_P(AsyncAcquire, ACancelAfterTheGrantDoesNothing) {
   AsyncAcquisition handle;
-  auto granted = start(*client_, spec("kept", 10s), key_, &handle);
+  auto granted = start_acquisition(*client_, spec("kept", 10s), key_, &handle);
   Outcome outcome = outcome_of(granted);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   handle.cancel();
@@ -299,7 +262,7 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
     holders.push_back(client_->acquire(spec("crowd", 30s), key_ + "-" + std::to_string(i)));
   // The first acquisition starts the client's async thread; measure after it.
   Outcome warm = [&] {
-    auto warmup = start(*client_, spec("warmup", 30s), key_);
+    auto warmup = start_acquisition(*client_, spec("warmup", 30s), key_);
     return outcome_of(warmup);
   }();
   ASSERT_FALSE(warm.error);
@@ -375,7 +338,7 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
     throw std::runtime_error("the handler's own failure");
   });
   ASSERT_TRUE(thrown.wait_for(30s));
-  auto next = start(*client, spec("throwing", 10s), "b");
+  auto next = start_acquisition(*client, spec("throwing", 10s), "b");
   Outcome outcome = outcome_of(next);
   EXPECT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   std::lock_guard lock(logged_mutex);
@@ -390,10 +353,9 @@ TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
   for (const auto& master : masters)
     url += (url.size() > 16 ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(master.port());
   auto client = Client::connect(url);
-  auto refused = start(*client, spec("elsewhere", 10s), "a");
+  auto refused = start_acquisition(*client, spec("elsewhere", 10s), "a");
   Outcome outcome = outcome_of(refused);
-  EXPECT_NE(error_of_type<ConfigError>(outcome).find("Redlock follows"),
-            std::string::npos)
+  EXPECT_NE(error_of_type<ConfigError>(outcome).find("Redlock follows"), std::string::npos)
       << error_of_type<ConfigError>(outcome);
 }
 

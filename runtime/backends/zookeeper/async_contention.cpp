@@ -88,8 +88,8 @@ bool AsyncContention::consider(std::optional<ChildrenReply> next) {
     // Refused before it went out: no callback comes.
     session_->remove_watch(wait.watch_id);
     ++generation_;
-    if (contention_.after_wait(session_, *own_, wait, Wakeup::Cause::watch_failed, wait.sent,
-                               false, next) == Next::start_over)
+    if (contention_.after_wait(session_, *own_, wait, Wakeup::Cause::watch_failed, wait.sent, false,
+                               next) == Next::start_over)
       return false;
   }
 }
@@ -98,9 +98,10 @@ void AsyncContention::begin_waiting(WaitBehind wait) {
   waiting_on_ = std::move(wait);
   counted_waiting_.emplace(context_.stats);
   if (request_.deadline == SteadyClock::time_point::max()) return;
-  timer_ = executor_.post_at(request_.deadline, [self = shared_from_this(), generation = generation_] {
-    self->guarded([&] { self->woken(generation); });
-  });
+  timer_ =
+      executor_.post_at(request_.deadline, [self = shared_from_this(), generation = generation_] {
+        self->guarded([&] { self->woken(generation); });
+      });
 }
 
 void AsyncContention::woken(std::uint64_t generation) {
@@ -132,8 +133,9 @@ void AsyncContention::finish(std::optional<Won> won, std::exception_ptr error) {
   // A node not won goes now: a waiter that gave up keeps no place in the queue.
   own_.reset();
   // The error moves on to the completion: no copy of it stays on this thread.
-  executor_.post([done = std::move(done_), won = std::move(won), contended = contention_.contended(),
-                  error = std::move(error), self = std::move(keep_alive_)]() mutable {
+  executor_.post([done = std::move(done_), won = std::move(won),
+                  contended = contention_.contended(), error = std::move(error),
+                  self = std::move(keep_alive_)]() mutable {
     done(std::move(won), contended, std::move(error));
   });
 }

@@ -40,8 +40,7 @@ class AsyncContention final : public PendingAcquisition,
   // `write_hold`: as Contention's. The request's names stay valid until `done` has been
   // called (backend.h).
   AsyncContention(const ZkContext& context, const AcquireRequest& request, std::string path,
-                  std::optional<HeldNode> write_hold, AsyncExecutor& executor,
-                  ContentionDone done);
+                  std::optional<HeldNode> write_hold, AsyncExecutor& executor, ContentionDone done);
 
   // Posts the first round: the caller's thread makes no round trip.
   void start();

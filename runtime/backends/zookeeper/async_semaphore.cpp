@@ -6,9 +6,8 @@
 namespace distlock::detail::zookeeper {
 
 AsyncSemaphoreContention::AsyncSemaphoreContention(const ZkContext& context,
-                                                   const AcquireRequest& request,
-                                                   std::string path, AsyncExecutor& executor,
-                                                   ContentionDone done)
+                                                   const AcquireRequest& request, std::string path,
+                                                   AsyncExecutor& executor, ContentionDone done)
     : request_(request),
       context_(context),
       semaphore_(context, request_, std::move(path)),
@@ -52,8 +51,7 @@ void AsyncSemaphoreContention::round(bool first) {
       context_, semaphore_.mutex_request(), semaphore_.mutex_path(), std::nullopt, executor_,
       [self = shared_from_this()](std::optional<Won> mutex, bool contended,
                                   std::exception_ptr error) mutable {
-        self->guarded(
-            [&] { self->mutex_taken(std::move(mutex), contended, std::move(error)); });
+        self->guarded([&] { self->mutex_taken(std::move(mutex), contended, std::move(error)); });
       });
   mutex_waiter_->start();
 }
@@ -120,13 +118,13 @@ bool AsyncSemaphoreContention::consider(ChildrenReply listed) {
 
 void AsyncSemaphoreContention::watch_leases() {
   // Called where the wakeup is notified (the completion thread, mostly): it only posts.
-  watch_.emplace(session_, [weak = weak_from_this(), generation = generation_,
-                            &executor = executor_] {
-    if (auto self = weak.lock())
-      executor.post([self = std::move(self), generation] {
-        self->guarded([&] { self->woken(generation); });
-      });
-  });
+  watch_.emplace(session_,
+                 [weak = weak_from_this(), generation = generation_, &executor = executor_] {
+                   if (auto self = weak.lock())
+                     executor.post([self = std::move(self), generation] {
+                       self->guarded([&] { self->woken(generation); });
+                     });
+                 });
 }
 
 void AsyncSemaphoreContention::woken(std::uint64_t generation) {
@@ -162,9 +160,8 @@ void AsyncSemaphoreContention::finish(std::optional<Won> won, std::exception_ptr
   held_mutex_.reset();
   withdrawn_ = nullptr;
   // The error moves on to the completion: no copy of it stays on this thread.
-  executor_.post([done = std::move(done_), won = std::move(won),
-                  contended = semaphore_.contended(), error = std::move(error),
-                  self = std::move(keep_alive_)]() mutable {
+  executor_.post([done = std::move(done_), won = std::move(won), contended = semaphore_.contended(),
+                  error = std::move(error), self = std::move(keep_alive_)]() mutable {
     done(std::move(won), contended, std::move(error));
   });
 }

@@ -243,8 +243,8 @@ Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNod
     if (const auto parsed = parse_contender(ours)) sequence = parsed->sequence;
     return Judged::winning(
         Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
-                         session->id()},
-                listed.sent_at});
+                     session->id()},
+            listed.sent_at});
   }
   if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
   if (!contended_) {
@@ -277,8 +277,8 @@ WaitBehind Contention::wait_behind(const std::shared_ptr<Session>& session,
 }
 
 Next Contention::after_wait(const std::shared_ptr<Session>& session, OwnNode& own,
-                            const WaitBehind& wait, Wakeup::Cause cause, int failure,
-                            bool waited, std::optional<ChildrenReply>& next) {
+                            const WaitBehind& wait, Wakeup::Cause cause, int failure, bool waited,
+                            std::optional<ChildrenReply>& next) {
   switch (cause) {
     case Wakeup::Cause::node_event:
       ++context_.stats.woken_by_release;

@@ -82,8 +82,8 @@ std::optional<CreatedLease> SemaphoreContention::create_lease(
   CreateReply& created = ours.created;
   for (int parent_rounds = 0;;) {
     std::tie(created, listed) = context_.requests.create_and_list(
-        *session, leases_ + "/" + ours.prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(),
-        data, leases_, watch_id);
+        *session, leases_ + "/" + ours.prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), data,
+        leases_, watch_id);
     if (created.rc != ZNONODE) break;
     if (++parent_rounds > kParentRounds)
       fail(created.rc, "creating the leases node " + leases_ + " kept failing");
@@ -132,8 +132,8 @@ Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session
     lease.keep();
     return Judged::winning(
         Won{HeldNode{ours.created.path, name.substr(ours.prefix.size()),
-                         static_cast<std::uint64_t>(ours.created.stat.czxid), session->id()},
-                listed.sent_at});
+                     static_cast<std::uint64_t>(ours.created.stat.czxid), session->id()},
+            listed.sent_at});
   }
   if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
   if (!contended_) {

@@ -83,8 +83,7 @@ class SemaphoreContention {
   Judged judge_leases(const std::shared_ptr<Session>& session, OwnNode& lease,
                       const CreatedLease& ours, const ChildrenReply& listed);
   // Lists the leases again, leaving `watch_id`'s watch on them.
-  ChildrenReply list_leases(const std::shared_ptr<Session>& session,
-                            std::uint64_t watch_id) const;
+  ChildrenReply list_leases(const std::shared_ptr<Session>& session, std::uint64_t watch_id) const;
   // Counts how a wait for the leases ended.
   void count_wake(Wakeup::Cause cause) const;
 
