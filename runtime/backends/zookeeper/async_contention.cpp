@@ -106,7 +106,7 @@ void AsyncContention::begin_waiting(WaitBehind wait) {
 
 void AsyncContention::woken(std::uint64_t generation) {
   if (finished_ || generation != generation_) return;
-  // Not notified: the deadline's timer, as a waiting thread's wait runs out.
+  // Cause none: the deadline's timer ended the wait, as a waiting thread's timed wait ends.
   const Wakeup::Cause cause = waiting_on_->wakeup->cause();
   const int failure = waiting_on_->wakeup->failure();
   const WaitBehind wait = *waiting_on_;

@@ -129,7 +129,7 @@ void AsyncSemaphoreContention::watch_leases() {
 
 void AsyncSemaphoreContention::woken(std::uint64_t generation) {
   if (finished_ || generation != generation_) return;
-  // Not notified: the deadline's timer, as a waiting thread's wait runs out.
+  // Cause none: the deadline's timer ended the wait, as a waiting thread's timed wait ends.
   semaphore_.count_wake(watch_->wakeup().cause());
   stop_waiting();
   watch_leases();
