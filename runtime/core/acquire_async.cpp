@@ -45,8 +45,8 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
     if (!backend_->supports_async())
       throw ConfigError(job->preparation.identity.name, server(),
                         "acquire_async (waiting without a thread) is not available on this "
-                        "server yet: memory://, redis://, redis+unix://, redis+sentinel:// and "
-                        "redis+cluster:// have it; Redlock and ZooKeeper follow");
+                        "server yet: memory://, redis://, redis+unix://, redis+sentinel://, "
+                        "redis+cluster:// and zookeeper:// have it; Redlock follows");
   } catch (...) {
     async_executor_.post(
         [handler = std::move(handler), error = std::current_exception()]() mutable {

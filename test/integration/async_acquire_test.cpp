@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Client::acquire_async on memory://, on a private redis-server, on a private replicated Redis
-// behind three sentinels and on a private Redis Cluster, and over TLS on the first two (each
-// started once for the suite): the handler is called once, off the caller's thread, with the lease
-// or why there is none; a waiter is woken by the release, not by a thread of its own; a cancelled
-// waiter leaves no fair queue place, writer intent or permit request behind. Waiters start waiting
-// in a known order by watching the client's count of waiters. Each test locks a key of its own.
+// behind three sentinels, on a private Redis Cluster and on a private ZooKeeper, and over TLS on
+// the first two Redis topologies (each started once for the suite): the handler is called once,
+// off the caller's thread, with the lease or why there is none; a waiter is woken by the release,
+// not by a thread of its own; a cancelled waiter leaves no fair queue place, writer intent or
+// permit request behind. Waiters start waiting in a known order by watching the client's count of
+// waiters. Each test locks a key of its own. (ZooKeeper's nodes themselves: zookeeper_async_test.)
 #include <dirent.h>
 
 #include <atomic>
@@ -23,50 +24,14 @@
 
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "integration_helpers.h"
+#include "zookeeper_helpers.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// What one asynchronous acquisition ended with, and on which thread.
-struct Outcome {
-  std::exception_ptr error;
-  Lease lease;
-  std::thread::id thread;
-};
-
-// Starts an acquisition whose outcome the returned future gets.
-std::future<Outcome> start(Client& client, const LockSpec& spec, const std::string& key,
-                           AsyncAcquisition* handle = nullptr) {
-  auto promise = std::make_shared<std::promise<Outcome>>();
-  auto future = promise->get_future();
-  AsyncAcquisition started =
-      client.acquire_async(spec, key, [promise](std::exception_ptr error, Lease lease) {
-        promise->set_value({error, std::move(lease), std::this_thread::get_id()});
-      });
-  if (handle != nullptr) *handle = started;
-  return future;
-}
-
-Outcome outcome_of(std::future<Outcome>& future) {
-  if (future.wait_for(30s) != std::future_status::ready)
-    throw std::runtime_error("the acquisition's handler was not called within 30 s");
-  return future.get();
-}
-
-template <class ErrorType>
-std::string error_of_type(const Outcome& outcome) {
-  if (!outcome.error) return "no error";
-  try {
-    std::rethrow_exception(outcome.error);
-  } catch (const ErrorType& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    return std::string("another error: ") + error.what();
-  }
-}
 
 // The threads of this process.
 int thread_count() {
@@ -80,7 +45,15 @@ int thread_count() {
 }
 
 // rediss, rediss_sentinel: servers (and sentinels) that speak TLS only (a build with TLS).
-enum class Backend { memory, redis, redis_sentinel, redis_cluster, rediss, rediss_sentinel };
+enum class Backend {
+  memory,
+  redis,
+  redis_sentinel,
+  redis_cluster,
+  rediss,
+  rediss_sentinel,
+  zookeeper
+};
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   switch (info.param) {
@@ -96,6 +69,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "rediss";
     case Backend::rediss_sentinel:
       return "rediss_sentinel";
+    case Backend::zookeeper:
+      return "zookeeper";
   }
   return "?";
 }
@@ -108,6 +83,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     cluster_.stop();
     tls_redis_.stop();
     tls_sentinel_group_.stop();
+    zookeeper_.stop();
   }
 
   void SetUp() override {
@@ -132,6 +108,9 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
         case Backend::rediss_sentinel:
           client_ = Client::connect(with_test_ca(tls_sentinel_group_.get().url()));
           break;
+        case Backend::zookeeper:
+          client_ = Client::connect(with_session_timeout(zookeeper_.get().url()));
+          break;
       }
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
@@ -148,12 +127,13 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedisCluster cluster_;
   static inline SuiteTlsRedis tls_redis_;
   static inline SuiteTlsSentinelGroup tls_sentinel_group_;
+  static inline SuiteZooKeeper zookeeper_;
   std::shared_ptr<Client> client_;
   std::string key_;
 };
 
 TEST_P(AsyncAcquire, AFreeLockIsGrantedToTheHandlerOnAnotherThread) {
-  auto granted = start(*client_, spec("free", 10s), key_);
+  auto granted = start_acquisition(*client_, spec("free", 10s), key_);
   Outcome outcome = outcome_of(granted);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   EXPECT_NE(outcome.thread, std::this_thread::get_id());
@@ -166,7 +146,7 @@ TEST_P(AsyncAcquire, AFreeLockIsGrantedToTheHandlerOnAnotherThread) {
 
 TEST_P(AsyncAcquire, AWaiterIsGrantedByTheRelease) {
   Lease held = client_->acquire(spec("released", 10s), key_);
-  auto waiting = start(*client_, spec("released", 10s), key_);
+  auto waiting = start_acquisition(*client_, spec("released", 10s), key_);
   ASSERT_TRUE(waiters_reach(1));
   held.release();
   Outcome outcome = outcome_of(waiting);
@@ -177,9 +157,12 @@ TEST_P(AsyncAcquire, AWaiterIsGrantedByTheRelease) {
   EXPECT_EQ(client_->stats().waiting, 0u);
 }
 
-TEST_P(AsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
+// Where a lease ends with its ttl (on ZooKeeper, it ends with its holder's session).
+class ExpiringAsyncAcquire : public AsyncAcquire {};
+
+TEST_P(ExpiringAsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
   Lease held = client_->acquire(spec("expiring", 300ms, renew(false)), key_);
-  auto waiting = start(*client_, spec("expiring", 10s), key_);
+  auto waiting = start_acquisition(*client_, spec("expiring", 10s), key_);
   Outcome outcome = outcome_of(waiting);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   EXPECT_FALSE(held.valid());
@@ -189,7 +172,7 @@ TEST_P(AsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
 
 TEST_P(AsyncAcquire, AWaitThatRunsOutIsALockTimeout) {
   Lease held = client_->acquire(spec("busy", 30s), key_);
-  auto waiting = start(*client_, spec("busy", 30s, wait(200ms)), key_);
+  auto waiting = start_acquisition(*client_, spec("busy", 30s, wait(200ms)), key_);
   Outcome outcome = outcome_of(waiting);
   EXPECT_NE(error_of_type<LockTimeout>(outcome).find("lock 'busy:" + key_ + "'"), std::string::npos)
       << error_of_type<LockTimeout>(outcome);
@@ -201,7 +184,7 @@ TEST_P(AsyncAcquire, AWaitThatRunsOutIsALockTimeout) {
 TEST_P(AsyncAcquire, ABadSpecIsAConfigErrorInTheHandler) {
   LockSpec bad = spec("bad", 10s);
   bad.ttl = Millis{0};
-  auto refused = start(*client_, bad, key_);
+  auto refused = start_acquisition(*client_, bad, key_);
   Outcome outcome = outcome_of(refused);
   EXPECT_NE(error_of_type<ConfigError>(outcome).find("ttl"), std::string::npos)
       << error_of_type<ConfigError>(outcome);
@@ -211,9 +194,9 @@ TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
   const auto fair_lock = spec("fair", 30s, fair);
   Lease held = client_->acquire(fair_lock, key_);
   AsyncAcquisition first;
-  auto cancelled = start(*client_, fair_lock, key_, &first);
+  auto cancelled = start_acquisition(*client_, fair_lock, key_, &first);
   ASSERT_TRUE(waiters_reach(1));
-  auto second = start(*client_, fair_lock, key_);
+  auto second = start_acquisition(*client_, fair_lock, key_);
   ASSERT_TRUE(waiters_reach(2));
   first.cancel();
   Outcome withdrawn = outcome_of(cancelled);
@@ -231,10 +214,10 @@ TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
 TEST_P(AsyncAcquire, ACancelledWriterLetsTheReadersItHeldBackIn) {
   Lease reading = client_->acquire(spec("report", 30s, read), key_);
   AsyncAcquisition writer;
-  auto writing = start(*client_, spec("report", 30s, write), key_, &writer);
+  auto writing = start_acquisition(*client_, spec("report", 30s, write), key_, &writer);
   ASSERT_TRUE(waiters_reach(1));
   // A waiting writer holds new readers back.
-  auto second_reader = start(*client_, spec("report", 30s, read), key_);
+  auto second_reader = start_acquisition(*client_, spec("report", 30s, read), key_);
   ASSERT_TRUE(waiters_reach(2));
   writer.cancel();
   EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(writing)), "no error");
@@ -248,9 +231,9 @@ TEST_P(AsyncAcquire, ACancelledPermitRequestLeavesThePermitToTheNext) {
   const auto one_permit = spec("slot", 30s, permits(1));
   Lease held = client_->acquire(one_permit, key_);
   AsyncAcquisition first;
-  auto cancelled = start(*client_, one_permit, key_, &first);
+  auto cancelled = start_acquisition(*client_, one_permit, key_, &first);
   ASSERT_TRUE(waiters_reach(1));
-  auto second = start(*client_, one_permit, key_);
+  auto second = start_acquisition(*client_, one_permit, key_);
   ASSERT_TRUE(waiters_reach(2));
   first.cancel();
   EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(cancelled)), "no error");
@@ -261,7 +244,7 @@ TEST_P(AsyncAcquire, ACancelledPermitRequestLeavesThePermitToTheNext) {
 
 TEST_P(AsyncAcquire, ACancelAfterTheGrantDoesNothing) {
   AsyncAcquisition handle;
-  auto granted = start(*client_, spec("kept", 10s), key_, &handle);
+  auto granted = start_acquisition(*client_, spec("kept", 10s), key_, &handle);
   Outcome outcome = outcome_of(granted);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   handle.cancel();
@@ -279,7 +262,7 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
     holders.push_back(client_->acquire(spec("crowd", 30s), key_ + "-" + std::to_string(i)));
   // The first acquisition starts the client's async thread; measure after it.
   Outcome warm = [&] {
-    auto warmup = start(*client_, spec("warmup", 30s), key_);
+    auto warmup = start_acquisition(*client_, spec("warmup", 30s), key_);
     return outcome_of(warmup);
   }();
   ASSERT_FALSE(warm.error);
@@ -315,18 +298,25 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   EXPECT_EQ(client_->stats().waiting, 0u);
 }
 
+// The backends this build has: rediss... with TLS, zookeeper with ZooKeeper.
+std::vector<Backend> built(bool with_zookeeper) {
+  std::vector<Backend> backends = {Backend::memory, Backend::redis, Backend::redis_sentinel,
+                                   Backend::redis_cluster};
 #if DISTLOCK_TEST_TLS
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster, Backend::rediss,
-                                           Backend::rediss_sentinel),
-                         backend_name);
-#else
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire,
-                         ::testing::Values(Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                           Backend::redis_cluster),
-                         backend_name);
+  backends.push_back(Backend::rediss);
+  backends.push_back(Backend::rediss_sentinel);
 #endif
+#ifdef DISTLOCK_TEST_ZOOKEEPER
+  if (with_zookeeper) backends.push_back(Backend::zookeeper);
+#else
+  (void)with_zookeeper;
+#endif
+  return backends;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built(true)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built(false)),
+                         backend_name);
 
 // A handler that throws does not take the client's async thread down: the exception is logged
 // and the next acquisition is served.
@@ -348,7 +338,7 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
     throw std::runtime_error("the handler's own failure");
   });
   ASSERT_TRUE(thrown.wait_for(30s));
-  auto next = start(*client, spec("throwing", 10s), "b");
+  auto next = start_acquisition(*client, spec("throwing", 10s), "b");
   Outcome outcome = outcome_of(next);
   EXPECT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   std::lock_guard lock(logged_mutex);
@@ -363,10 +353,9 @@ TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
   for (const auto& master : masters)
     url += (url.size() > 16 ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(master.port());
   auto client = Client::connect(url);
-  auto refused = start(*client, spec("elsewhere", 10s), "a");
+  auto refused = start_acquisition(*client, spec("elsewhere", 10s), "a");
   Outcome outcome = outcome_of(refused);
-  EXPECT_NE(error_of_type<ConfigError>(outcome).find("Redlock and ZooKeeper follow"),
-            std::string::npos)
+  EXPECT_NE(error_of_type<ConfigError>(outcome).find("Redlock follows"), std::string::npos)
       << error_of_type<ConfigError>(outcome);
 }
 

@@ -24,23 +24,31 @@ bool Contention::same_session_again(const std::shared_ptr<Session>& session) con
   return context_.ready_session(request_.hold.name) == session;
 }
 
+std::shared_ptr<Session> Contention::begin_round() {
+  auto session = context_.ready_session(request_.hold.name);
+  // A read by the write holder sorts with its write node, in the same session only.
+  downgrade_.reset();
+  if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
+  return session;
+}
+
+std::optional<Won> Contention::downgraded(const std::shared_ptr<Session>& session, OwnNode& own,
+                                          const Entered& entered) const {
+  if (!downgrade_) return std::nullopt;
+  own.keep();
+  return Won{HeldNode{entered.path, downgrade_->sequence,
+                      static_cast<std::uint64_t>(entered.stat.czxid), session->id()},
+             entered.sent_at};
+}
+
 std::optional<Won> Contention::run() {
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
-    const auto session = context_.ready_session(request_.hold.name);
-    // A read by the write holder sorts with its write node, in the same session only.
-    downgrade_.reset();
-    if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
-
+    const auto session = begin_round();
     auto entered = enter(session);
     if (!entered) continue;
     OwnNode own(context_, session, entered->path);
-    if (downgrade_) {
-      own.keep();
-      return Won{HeldNode{entered->path, downgrade_->sequence,
-                          static_cast<std::uint64_t>(entered->stat.czxid), session->id()},
-                 entered->sent_at};
-    }
+    if (auto won = downgraded(session, own, *entered)) return won;
     std::optional<Won> won;
     switch (contend(session, own, *entered, won)) {
       case Outcome::won:
@@ -166,108 +174,142 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
 
 Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session, OwnNode& own,
                                         Entered& entered, std::optional<Won>& won) {
-  const std::string ours = base_name(entered.path);
   // A listing asked for already: right behind the create, or when the contender we waited
   // behind went.
   std::optional<ChildrenReply> next = std::move(entered.listed);
   for (;;) {
-    const ChildrenReply listed =
-        next ? std::move(*next) : context_.requests.children(*session, path_);
+    const ChildrenReply listed = next ? std::move(*next) : list(session);
     next.reset();
-    if (status::session_gone(listed.rc)) {
-      own.gone();
-      return Outcome::session_ended;
+    Judged judged = judge_listing(session, own, entered, listed);
+    switch (judged.next) {
+      case Next::won:
+        won = std::move(judged.won);
+        return Outcome::won;
+      case Next::timed_out:
+        return Outcome::timed_out;
+      case Next::start_over:
+        return Outcome::session_ended;
+      case Next::list_again:
+        continue;
+      case Next::wait:
+        break;
     }
-    if (status::connection_trouble(listed.rc)) {
+    const WaitBehind wait = wait_behind(session, judged.watch);
+    auto cause = Wakeup::Cause::watch_failed;
+    int failure = wait.sent;
+    const bool waited = failure == ZOK;
+    if (waited) {
+      WaitingScope waiting(context_.stats);
+      cause = wait.wakeup->wait_until(request_.deadline);
+      failure = wait.wakeup->failure();
+    }
+    session->remove_watch(wait.watch_id);
+    if (after_wait(session, own, wait, cause, failure, waited, next) == Next::start_over)
+      return Outcome::session_ended;
+  }
+}
+
+ChildrenReply Contention::list(const std::shared_ptr<Session>& session) const {
+  return context_.requests.children(*session, path_);
+}
+
+Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNode& own,
+                                 const Entered& entered, const ChildrenReply& listed) {
+  if (status::session_gone(listed.rc)) {
+    own.gone();
+    return Judged::to(Next::start_over);
+  }
+  if (status::connection_trouble(listed.rc)) {
+    if (same_session_again(session)) return Judged::to(Next::list_again);
+    own.gone();
+    return Judged::to(Next::start_over);
+  }
+  if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
+
+  const std::string ours = base_name(entered.path);
+  const auto verdict = judge(contenders(listed.children), ours, request_.hold.kind.mode);
+  if (!verdict.present) {
+    // Deleted behind our back (or gone with the session): start over.
+    own.gone();
+    detail::log(LogLevel::warning,
+                detail::failure_message(request_.hold.name, context_.settings.server,
+                                        "our contender node " + entered.path +
+                                            " vanished while waiting; contending again"));
+    return Judged::to(Next::start_over);
+  }
+  if (verdict.granted) {
+    own.keep();
+    std::string sequence;
+    if (const auto parsed = parse_contender(ours)) sequence = parsed->sequence;
+    return Judged::winning(
+        Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
+                     session->id()},
+            listed.sent_at});
+  }
+  if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
+  if (!contended_) {
+    contended_ = true;
+    ++context_.stats.contended;
+  }
+  return Judged::waiting_behind(verdict.watch);
+}
+
+WaitBehind Contention::wait_behind(const std::shared_ptr<Session>& session,
+                                   const std::string& watch, Wakeup::OnWoken on_woken) const {
+  // Wait behind the one contender that must go first; nothing else wakes us. When it goes,
+  // the completion thread lists the contenders at once, and the listing's reply wakes us.
+  WaitBehind wait;
+  wait.watched = watch;
+  wait.relisted = std::make_shared<ChildrenReply>();
+  wait.wakeup = std::make_shared<Wakeup>(
+      [relisted = wait.relisted, &requests = context_.requests, path = path_](
+          Session& watched, const std::shared_ptr<Wakeup>& woken) {
+        requests.list_ahead(watched, path, [relisted, woken](ChildrenReply reply) {
+          *relisted = std::move(reply);
+          woken->notify(Wakeup::Cause::node_event);
+        });
+      },
+      std::move(on_woken));
+  wait.watch_id = session->add_watch(wait.wakeup);
+  // The watch's reply wakes us only when it failed: its success just leaves us waiting.
+  wait.sent = context_.requests.watch(*session, path_ + "/" + watch, wait.watch_id, wait.wakeup);
+  return wait;
+}
+
+Next Contention::after_wait(const std::shared_ptr<Session>& session, OwnNode& own,
+                            const WaitBehind& wait, Wakeup::Cause cause, int failure, bool waited,
+                            std::optional<ChildrenReply>& next) {
+  switch (cause) {
+    case Wakeup::Cause::node_event:
+      ++context_.stats.woken_by_release;
+      // Written before the wake-up, which the wakeup's mutex orders after it.
+      next = std::move(*wait.relisted);
+      break;
+    case Wakeup::Cause::none:
+      ++context_.stats.woken_by_timeout;
+      break;
+    case Wakeup::Cause::session_event:
+      break;  // the next listing finds the session gone
+    case Wakeup::Cause::watch_failed:
+      // Gone already: it left after our listing, and when we were waiting by then (the
+      // refusal answers a request sent before), that release is what ended the wait. Look
+      // again, keeping our place.
+      if (failure == ZNONODE) {
+        if (waited) ++context_.stats.woken_by_release;
+        break;
+      }
+      if (status::session_gone(failure)) {
+        own.gone();
+        return Next::start_over;
+      }
+      if (!status::connection_trouble(failure)) fail(failure, "watching " + wait.watched);
       if (!same_session_again(session)) {
         own.gone();
-        return Outcome::session_ended;
+        return Next::start_over;
       }
-      continue;
-    }
-    if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
-
-    const auto ordered = contenders(listed.children);
-    const auto verdict = judge(ordered, ours, request_.hold.kind.mode);
-    if (!verdict.present) {
-      // Deleted behind our back (or gone with the session): start over.
-      own.gone();
-      detail::log(LogLevel::warning,
-                  detail::failure_message(request_.hold.name, context_.settings.server,
-                                          "our contender node " + entered.path +
-                                              " vanished while waiting; contending again"));
-      return Outcome::session_ended;
-    }
-    if (verdict.granted) {
-      own.keep();
-      const auto& name = ours;
-      std::string sequence;
-      if (const auto parsed = parse_contender(name)) sequence = parsed->sequence;
-      won = Won{HeldNode{entered.path, sequence, static_cast<std::uint64_t>(entered.stat.czxid),
-                         session->id()},
-                listed.sent_at};
-      return Outcome::won;
-    }
-    if (SteadyClock::now() >= request_.deadline) return Outcome::timed_out;
-    if (!contended_) {
-      contended_ = true;
-      ++context_.stats.contended;
-    }
-
-    // Wait behind the one contender that must go first; nothing else wakes us. When it goes,
-    // the completion thread lists the contenders at once, and the listing's reply wakes us.
-    const auto relisted = std::make_shared<ChildrenReply>();
-    const auto wakeup =
-        std::make_shared<Wakeup>([relisted, &requests = context_.requests, path = path_](
-                                     Session& watched, const std::shared_ptr<Wakeup>& woken) {
-          requests.list_ahead(watched, path, [relisted, woken](ChildrenReply reply) {
-            *relisted = std::move(reply);
-            woken->notify(Wakeup::Cause::node_event);
-          });
-        });
-    const auto watch_id = session->add_watch(wakeup);
-    // The watch's reply wakes us only when it failed: its success just leaves us waiting.
-    int failure = context_.requests.watch(*session, path_ + "/" + verdict.watch, watch_id, wakeup);
-    auto cause = Wakeup::Cause::watch_failed;
-    bool waited = false;
-    if (failure == ZOK) {
-      WaitingScope waiting(context_.stats);
-      cause = wakeup->wait_until(request_.deadline);
-      failure = wakeup->failure();
-      waited = true;
-    }
-    session->remove_watch(watch_id);
-    switch (cause) {
-      case Wakeup::Cause::node_event:
-        ++context_.stats.woken_by_release;
-        // Written before the wake-up, which the wakeup's mutex orders after it.
-        next = std::move(*relisted);
-        break;
-      case Wakeup::Cause::none:
-        ++context_.stats.woken_by_timeout;
-        break;
-      case Wakeup::Cause::session_event:
-        break;  // the next listing finds the session gone
-      case Wakeup::Cause::watch_failed:
-        // Gone already: it left after our listing, and when we were waiting by then (the
-        // refusal answers a request sent before), that release is what ended the wait. Look
-        // again, keeping our place.
-        if (failure == ZNONODE) {
-          if (waited) ++context_.stats.woken_by_release;
-          break;
-        }
-        if (status::session_gone(failure)) {
-          own.gone();
-          return Outcome::session_ended;
-        }
-        if (!status::connection_trouble(failure)) fail(failure, "watching " + verdict.watch);
-        if (!same_session_again(session)) {
-          own.gone();
-          return Outcome::session_ended;
-        }
-        break;
-    }
+      break;
   }
+  return Next::list_again;
 }
 
 }  // namespace distlock::detail::zookeeper

@@ -7,44 +7,31 @@
 #include <distlock/log.h>
 
 #include "backends/zookeeper/lock_nodes.h"
-#include "backends/zookeeper/own_node.h"
 #include "backends/zookeeper/status.h"
-#include "backends/zookeeper/wakeup.h"
 
 namespace distlock::detail::zookeeper {
-namespace {
 
-// A watch registered with the session for as long as the scope lasts; a listing sent with its
-// id leaves it on the children, and any change to them wakes the waiter.
-class ChildrenWatch {
- public:
-  explicit ChildrenWatch(std::shared_ptr<Session> session)
-      : session_(std::move(session)),
-        wakeup_(std::make_shared<Wakeup>([](Session&, const std::shared_ptr<Wakeup>& woken) {
-          woken->notify(Wakeup::Cause::node_event);
-        })),
-        id_(session_->add_watch(wakeup_)) {}
-  ~ChildrenWatch() { session_->remove_watch(id_); }
-  ChildrenWatch(const ChildrenWatch&) = delete;
-  ChildrenWatch& operator=(const ChildrenWatch&) = delete;
+ChildrenWatch::ChildrenWatch(std::shared_ptr<Session> session, Wakeup::OnWoken on_woken)
+    : session_(std::move(session)),
+      wakeup_(std::make_shared<Wakeup>(
+          [](Session&, const std::shared_ptr<Wakeup>& woken) {
+            woken->notify(Wakeup::Cause::node_event);
+          },
+          std::move(on_woken))),
+      id_(session_->add_watch(wakeup_)) {}
 
-  std::uint64_t id() const { return id_; }
-  Wakeup& wakeup() const { return *wakeup_; }
-
- private:
-  const std::shared_ptr<Session> session_;
-  const std::shared_ptr<Wakeup> wakeup_;
-  const std::uint64_t id_;
-};
-
-}  // namespace
+ChildrenWatch::~ChildrenWatch() { session_->remove_watch(id_); }
 
 SemaphoreContention::SemaphoreContention(const ZkContext& context, const AcquireRequest& request,
                                          std::string path)
     : context_(context),
       request_(request),
       path_(std::move(path)),
-      leases_(semaphore_leases_path(path_)) {}
+      leases_(semaphore_leases_path(path_)),
+      mutex_path_(semaphore_mutex_path(path_)),
+      mutex_request_{request_.hold, request_.ttl, false, false, request_.deadline} {
+  mutex_request_.hold.kind = LockKind{};
+}
 
 void SemaphoreContention::fail(int rc, const std::string& doing) const {
   status::throw_failure(request_.hold.name, context_.settings.server, leases_, rc, doing);
@@ -55,114 +42,150 @@ bool SemaphoreContention::same_session_again(const std::shared_ptr<Session>& ses
 }
 
 std::optional<Won> SemaphoreContention::run() {
-  // The mutex is an exclusive lock of its own; only its deadline comes from the request.
-  AcquireRequest mutex_request{request_.hold, request_.ttl, false, false, request_.deadline};
-  mutex_request.hold.kind = LockKind{};
-  const std::string mutex_path = semaphore_mutex_path(path_);
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
-    Contention mutex_contention(context_, mutex_request, mutex_path, std::nullopt);
+    Contention mutex_contention(context_, mutex_request_, mutex_path_, std::nullopt);
     const auto mutex = mutex_contention.run();
-    contended_ = contended_ || mutex_contention.contended();
     if (!mutex) return std::nullopt;
-    const auto session = context_.ready_session(request_.hold.name);
-    // Its session ended meanwhile, and the mutex node with it.
-    if (session->id() != mutex->node.session) continue;
+    const auto session = holding_mutex(*mutex, mutex_contention.contended());
+    if (!session) continue;
     // Released when this round ends, whatever came of it, as Curator releases it.
     OwnNode held_mutex(context_, session, mutex->node.node);
     std::optional<Won> won;
     switch (take_lease(session, won)) {
-      case Outcome::won:
+      case Next::won:
         return won;
-      case Outcome::timed_out:
+      case Next::timed_out:
         return std::nullopt;
-      case Outcome::start_over:
+      case Next::wait:
+      case Next::list_again:
+      case Next::start_over:
         break;
     }
   }
 }
 
-SemaphoreContention::Outcome SemaphoreContention::take_lease(
-    const std::shared_ptr<Session>& session, std::optional<Won>& won) {
+std::shared_ptr<Session> SemaphoreContention::holding_mutex(const Won& mutex,
+                                                            bool mutex_contended) {
+  contended_ = contended_ || mutex_contended;
+  auto session = context_.ready_session(request_.hold.name);
+  // Its session ended meanwhile, and the mutex node with it.
+  if (session->id() != mutex.node.session) return nullptr;
+  return session;
+}
+
+std::optional<CreatedLease> SemaphoreContention::create_lease(
+    const std::shared_ptr<Session>& session, std::uint64_t watch_id, ChildrenReply& listed) {
   const std::string uuid = random_uuid();
-  const std::string prefix = lease_prefix(uuid);
-  std::optional<ChildrenWatch> watch(std::in_place, session);
+  CreatedLease ours{lease_prefix(uuid), {}};
   const std::string data = context_.node_data(request_.hold.acquisition_id);
-  CreateReply created;
-  ChildrenReply listed;
+  CreateReply& created = ours.created;
   for (int parent_rounds = 0;;) {
     std::tie(created, listed) = context_.requests.create_and_list(
-        *session, leases_ + "/" + prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), data,
-        leases_, watch->id());
+        *session, leases_ + "/" + ours.prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), data,
+        leases_, watch_id);
     if (created.rc != ZNONODE) break;
     if (++parent_rounds > kParentRounds)
       fail(created.rc, "creating the leases node " + leases_ + " kept failing");
     const int rc =
         context_.requests.create(*session, leases_, ZOO_CONTAINER, context_.acls.lock()).rc;
     if (rc == ZOK || rc == ZNODEEXISTS) continue;
-    if (status::session_gone(rc)) return Outcome::start_over;
+    if (status::session_gone(rc)) return std::nullopt;
     if (!status::connection_trouble(rc)) fail(rc, "creating the leases node " + leases_);
-    if (!same_session_again(session)) return Outcome::start_over;
+    if (!same_session_again(session)) return std::nullopt;
   }
-  if (status::session_gone(created.rc)) return Outcome::start_over;
+  if (status::session_gone(created.rc)) return std::nullopt;
   if (status::connection_trouble(created.rc)) {
     // The create may have been applied or not. Whatever bears our uuid, the reaper deletes
     // (the session's later requests come after the create); the next round has a new uuid.
     context_.reaper.sweep(leases_, uuid, session->id(), SteadyClock::now());
-    return Outcome::start_over;
+    return std::nullopt;
   }
   if (created.rc != ZOK) fail(created.rc, "creating a lease node");
+  return ours;
+}
 
+Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session, OwnNode& lease,
+                                         const CreatedLease& ours, const ChildrenReply& listed) {
+  if (status::session_gone(listed.rc)) {
+    lease.gone();
+    return Judged::to(Next::start_over);
+  }
+  if (status::connection_trouble(listed.rc)) {
+    if (same_session_again(session)) return Judged::to(Next::list_again);
+    lease.gone();
+    return Judged::to(Next::start_over);
+  }
+  if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the leases");
+  const auto& leases = listed.children;
+  const std::string name = base_name(ours.created.path);
+  if (std::find(leases.begin(), leases.end(), name) == leases.end()) {
+    // Deleted behind our back (or gone with the session): start over.
+    lease.gone();
+    detail::log(LogLevel::warning,
+                detail::failure_message(request_.hold.name, context_.settings.server,
+                                        "our lease node " + ours.created.path +
+                                            " vanished while waiting; contending again"));
+    return Judged::to(Next::start_over);
+  }
+  if (leases.size() <= request_.hold.kind.permits) {
+    lease.keep();
+    return Judged::winning(
+        Won{HeldNode{ours.created.path, name.substr(ours.prefix.size()),
+                     static_cast<std::uint64_t>(ours.created.stat.czxid), session->id()},
+            listed.sent_at});
+  }
+  if (SteadyClock::now() >= request_.deadline) return Judged::to(Next::timed_out);
+  if (!contended_) {
+    contended_ = true;
+    ++context_.stats.contended;
+  }
+  // All taken: the listing left a watch on the leases, and a lease that goes wakes us.
+  return Judged::to(Next::wait);
+}
+
+ChildrenReply SemaphoreContention::list_leases(const std::shared_ptr<Session>& session,
+                                               std::uint64_t watch_id) const {
+  return context_.requests.children(*session, leases_, watch_id);
+}
+
+void SemaphoreContention::count_wake(Wakeup::Cause cause) const {
+  if (cause == Wakeup::Cause::node_event) ++context_.stats.woken_by_release;
+  if (cause == Wakeup::Cause::none) ++context_.stats.woken_by_timeout;
+  // session_event: the next listing finds the session gone.
+}
+
+Next SemaphoreContention::take_lease(const std::shared_ptr<Session>& session,
+                                     std::optional<Won>& won) {
+  std::optional<ChildrenWatch> watch(std::in_place, session);
+  ChildrenReply listed;
+  const auto ours = create_lease(session, watch->id(), listed);
+  if (!ours) return Next::start_over;
   // Deleted at once if we give up (a timed-out waiter must not hold a place among the N).
-  OwnNode lease(context_, session, created.path);
-  const std::string ours = base_name(created.path);
+  OwnNode lease(context_, session, ours->created.path);
   for (;;) {
-    if (status::session_gone(listed.rc)) {
-      lease.gone();
-      return Outcome::start_over;
-    }
-    if (status::connection_trouble(listed.rc)) {
-      if (!same_session_again(session)) {
-        lease.gone();
-        return Outcome::start_over;
+    Judged judged = judge_leases(session, lease, *ours, listed);
+    switch (judged.next) {
+      case Next::won:
+        won = std::move(judged.won);
+        return Next::won;
+      case Next::timed_out:
+      case Next::start_over:
+        return judged.next;
+      case Next::list_again:
+        break;
+      case Next::wait: {
+        Wakeup::Cause cause = Wakeup::Cause::none;
+        {
+          WaitingScope waiting(context_.stats);
+          cause = watch->wakeup().wait_until(request_.deadline);
+        }
+        count_wake(cause);
+        break;
       }
-    } else {
-      if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the leases");
-      const auto& leases = listed.children;
-      if (std::find(leases.begin(), leases.end(), ours) == leases.end()) {
-        // Deleted behind our back (or gone with the session): start over.
-        lease.gone();
-        detail::log(LogLevel::warning,
-                    detail::failure_message(request_.hold.name, context_.settings.server,
-                                            "our lease node " + created.path +
-                                                " vanished while waiting; contending again"));
-        return Outcome::start_over;
-      }
-      if (leases.size() <= request_.hold.kind.permits) {
-        lease.keep();
-        won = Won{HeldNode{created.path, ours.substr(prefix.size()),
-                           static_cast<std::uint64_t>(created.stat.czxid), session->id()},
-                  listed.sent_at};
-        return Outcome::won;
-      }
-      if (SteadyClock::now() >= request_.deadline) return Outcome::timed_out;
-      if (!contended_) {
-        contended_ = true;
-        ++context_.stats.contended;
-      }
-
-      // All taken: the listing left a watch on the leases, and a lease that goes wakes us.
-      Wakeup::Cause cause = Wakeup::Cause::none;
-      {
-        WaitingScope waiting(context_.stats);
-        cause = watch->wakeup().wait_until(request_.deadline);
-      }
-      if (cause == Wakeup::Cause::node_event) ++context_.stats.woken_by_release;
-      if (cause == Wakeup::Cause::none) ++context_.stats.woken_by_timeout;
-      // session_event: the next listing finds the session gone.
     }
     watch.emplace(session);
-    listed = context_.requests.children(*session, leases_, watch->id());
+    listed = list_leases(session, watch->id());
   }
 }
 

@@ -16,6 +16,7 @@
 // grants, and zxids only grow.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,9 +24,38 @@
 #include "backends/backend.h"
 #include "backends/zookeeper/contention.h"
 #include "backends/zookeeper/context.h"
+#include "backends/zookeeper/own_node.h"
+#include "backends/zookeeper/wakeup.h"
 
 namespace distlock::detail::zookeeper {
 
+// A watch registered with the session for as long as it lives; a listing sent with its id
+// leaves it on the children, and any change to them wakes the waiter (and calls `on_woken`).
+class ChildrenWatch {
+ public:
+  explicit ChildrenWatch(std::shared_ptr<Session> session, Wakeup::OnWoken on_woken = {});
+  ~ChildrenWatch();
+  ChildrenWatch(const ChildrenWatch&) = delete;
+  ChildrenWatch& operator=(const ChildrenWatch&) = delete;
+
+  std::uint64_t id() const { return id_; }
+  Wakeup& wakeup() const { return *wakeup_; }
+
+ private:
+  const std::shared_ptr<Session> session_;
+  const std::shared_ptr<Wakeup> wakeup_;
+  const std::uint64_t id_;
+};
+
+// Our lease node, as created.
+struct CreatedLease {
+  std::string prefix;  // "_c_<uuid>-lease-": what its name has before the sequence number
+  CreateReply created;
+};
+
+// One acquisition's permit: run() waits on the calling thread; the steps below it are public
+// for the acquisition that waits without a thread (async_semaphore.h), which takes the same
+// steps between watch callbacks and timers.
 class SemaphoreContention {
  public:
   // `path`: the lock path; the permits are request.hold.kind.permits.
@@ -37,12 +67,29 @@ class SemaphoreContention {
   // Whether it found the mutex or every permit taken (counted once in stats.contended).
   bool contended() const { return contended_; }
 
- private:
-  enum class Outcome { won, timed_out, start_over };
+  // The mutex: an exclusive lock of its own, whose deadline only comes from the request.
+  const AcquireRequest& mutex_request() const { return mutex_request_; }
+  const std::string& mutex_path() const { return mutex_path_; }
+  // The mutex was won, after finding it taken or not: the ready session it is held in, or
+  // null when its session ended meanwhile (and the mutex node with it: a new round).
+  std::shared_ptr<Session> holding_mutex(const Won& mutex, bool mutex_contended);
+  // With the mutex held in `session`: creates our lease node and, in the same round trip,
+  // lists the leases (into `listed`), leaving `watch_id`'s watch on them. Nullopt when the
+  // round must start over.
+  std::optional<CreatedLease> create_lease(const std::shared_ptr<Session>& session,
+                                           std::uint64_t watch_id, ChildrenReply& listed);
+  // What a listing of the leases says, our lease being `lease` (kept when won, known gone
+  // when starting over).
+  Judged judge_leases(const std::shared_ptr<Session>& session, OwnNode& lease,
+                      const CreatedLease& ours, const ChildrenReply& listed);
+  // Lists the leases again, leaving `watch_id`'s watch on them.
+  ChildrenReply list_leases(const std::shared_ptr<Session>& session, std::uint64_t watch_id) const;
+  // Counts how a wait for the leases ended.
+  void count_wake(Wakeup::Cause cause) const;
 
+ private:
   // With the mutex held in `session`: adds our lease node and waits until it is among N.
-  // start_over when the session ended or our node went (the mutex is then no longer ours).
-  Outcome take_lease(const std::shared_ptr<Session>& session, std::optional<Won>& won);
+  Next take_lease(const std::shared_ptr<Session>& session, std::optional<Won>& won);
   // After a connection problem: true when the same session is ready again.
   bool same_session_again(const std::shared_ptr<Session>& session) const;
 
@@ -52,6 +99,8 @@ class SemaphoreContention {
   const AcquireRequest& request_;
   const std::string path_;
   const std::string leases_;
+  const std::string mutex_path_;
+  AcquireRequest mutex_request_;
   bool contended_ = false;  // counted in stats.contended, waiting for the mutex or a lease
 };
 

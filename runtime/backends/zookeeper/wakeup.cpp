@@ -3,7 +3,8 @@
 
 namespace distlock::detail::zookeeper {
 
-Wakeup::Wakeup(OnNodeEvent on_node_event) : on_node_event_(std::move(on_node_event)) {}
+Wakeup::Wakeup(OnNodeEvent on_node_event, OnWoken on_woken)
+    : on_node_event_(std::move(on_node_event)), on_woken_(std::move(on_woken)) {}
 
 void Wakeup::node_event(Session& session) { on_node_event_(session, shared_from_this()); }
 
@@ -19,6 +20,7 @@ void Wakeup::wake(Cause cause, int failure) {
     failure_ = failure;
   }
   notified_.notify_all();
+  if (on_woken_) on_woken_();
 }
 
 Wakeup::Cause Wakeup::wait_until(SteadyClock::time_point until) {
@@ -28,6 +30,11 @@ Wakeup::Cause Wakeup::wait_until(SteadyClock::time_point until) {
     notified_.wait(lock, woken);
   else
     notified_.wait_until(lock, until, woken);
+  return cause_;
+}
+
+Wakeup::Cause Wakeup::cause() const {
+  std::lock_guard lock(mutex_);
   return cause_;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a waiting caller sleeps on: a watch event on the node it waits behind, the failure of
 // the request that set the watch, or the end of its session. Notified from the ZooKeeper
-// client's completion thread, which it never blocks for longer than a short mutex.
+// client's completion thread, which it never blocks for longer than a short mutex. A waiter
+// that sleeps on no thread (Client::acquire_async) is told through a callback instead.
 #pragma once
 
 #include <condition_variable>
@@ -24,11 +25,14 @@ class Wakeup : public std::enable_shared_from_this<Wakeup> {
     watch_failed,   // the watch was not set: failure() says why
   };
   using OnNodeEvent = std::function<void(Session&, const std::shared_ptr<Wakeup>&)>;
+  using OnWoken = std::function<void()>;
 
   // `on_node_event` runs on the completion thread when the watched node changes, with the
   // session whose watch fired and this wakeup. It sends what the waiter needs next (without
   // waiting for it) and has the reply notify node_event, so the waiter wakes once, with it.
-  explicit Wakeup(OnNodeEvent on_node_event);
+  // `on_woken`, if any, runs once the first cause is in, on the thread that notified: it must
+  // only post the waiter's next step.
+  explicit Wakeup(OnNodeEvent on_node_event, OnWoken on_woken = {});
 
   // The watched node changed: runs on_node_event.
   void node_event(Session& session);
@@ -38,6 +42,8 @@ class Wakeup : public std::enable_shared_from_this<Wakeup> {
   void notify(Cause cause);
   // Waits until notified or `until` (SteadyClock::time_point::max(): no limit).
   Cause wait_until(SteadyClock::time_point until);
+  // The cause so far, without waiting (none: not notified yet).
+  Cause cause() const;
   // The code of watch_failed.
   int failure() const;
 
@@ -45,6 +51,7 @@ class Wakeup : public std::enable_shared_from_this<Wakeup> {
   void wake(Cause cause, int failure);
 
   const OnNodeEvent on_node_event_;
+  const OnWoken on_woken_;
   mutable std::mutex mutex_;
   std::condition_variable notified_;
   Cause cause_ = Cause::none;

@@ -7,6 +7,8 @@
 #include <distlock/log.h>
 
 #include "backends/zookeeper/acls.h"
+#include "backends/zookeeper/async_contention.h"
+#include "backends/zookeeper/async_semaphore.h"
 #include "backends/zookeeper/contention.h"
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/holds.h"
@@ -27,6 +29,11 @@ class ZooKeeperBackend final : public Backend {
   ~ZooKeeperBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
+  // Waiters watch their predecessor's node as waiting threads do, with no thread each.
+  bool supports_async() const override { return true; }
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override;
   ReleaseOutcome release(const ReleaseRequest& request) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
@@ -42,7 +49,8 @@ class ZooKeeperBackend final : public Backend {
  private:
   // A reentrant acquisition joins the owner's hold once the server confirms its node.
   std::optional<Grant> reenter(const AcquireRequest& request, const std::string& path);
-  std::optional<Grant> take_permit(const AcquireRequest& request, const std::string& path);
+  // Records what an acquisition won as its hold.
+  Grant hold(const AcquireRequest& request, const std::string& path, Won won, bool contended);
   ReleaseOutcome delete_held(std::string_view name, const HeldNode& held);
   void session_ended(const Session& session);
   void check_chroot();
@@ -106,7 +114,12 @@ void ZooKeeperBackend::session_ended(const Session& session) {
 
 std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   const std::string path = lock_path(request.hold.name);
-  if (request.hold.kind.semaphore()) return take_permit(request, path);
+  if (request.hold.kind.semaphore()) {
+    SemaphoreContention contention(context_, request, path);
+    auto won = contention.run();
+    if (!won) return std::nullopt;
+    return hold(request, path, std::move(*won), contention.contended());
+  }
   if (auto grant = reenter(request, path)) return grant;
 
   std::optional<HeldNode> write_hold;
@@ -125,22 +138,47 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
   Contention contention(context_, request, path, std::move(write_hold));
   auto won = contention.run();
   if (!won) return std::nullopt;
-  const Grant grant{won->node.fence, won->sent_at, contention.contended()};
-  holds_.add(path, request.hold.owner, side_of(request.hold.kind.mode), std::move(won->node),
-             request.hold.acquisition_id);
-  return grant;
+  return hold(request, path, std::move(*won), contention.contended());
 }
 
-// Each acquisition holds a lease node of its own, so its hold is keyed by its acquisition id;
-// renewal and release then treat it as any other hold.
-std::optional<Grant> ZooKeeperBackend::take_permit(const AcquireRequest& request,
-                                                   const std::string& path) {
-  SemaphoreContention contention(context_, request, path);
-  auto won = contention.run();
-  if (!won) return std::nullopt;
-  const Grant grant{won->node.fence, won->sent_at, contention.contended()};
-  holds_.add(path, request.hold.acquisition_id, Side::permit, std::move(won->node),
-             request.hold.acquisition_id);
+// An asynchronous acquisition holds under an owner token of its own (ClientCore::prepare): it
+// re-enters nothing and holds no write lock for a read to sort with, so it contends at once.
+std::shared_ptr<PendingAcquisition> ZooKeeperBackend::acquire_async(const AcquireRequest& request,
+                                                                    AsyncExecutor& executor,
+                                                                    AcquireCompletion done) {
+  std::string path = lock_path(request.hold.name);
+  // On the executor's thread, in the contention's completion task.
+  auto granted = [this, request, path, done = std::move(done)](
+                     std::optional<Won> won, bool contended, std::exception_ptr error) mutable {
+    if (!won) {
+      done(std::nullopt, std::move(error));
+      return;
+    }
+    done(hold(request, path, std::move(*won), contended), nullptr);
+  };
+  if (request.hold.kind.semaphore()) {
+    auto waiter = std::make_shared<AsyncSemaphoreContention>(context_, request, std::move(path),
+                                                             executor, std::move(granted));
+    waiter->start();
+    return waiter;
+  }
+  auto waiter = std::make_shared<AsyncContention>(context_, request, std::move(path), std::nullopt,
+                                                  executor, std::move(granted));
+  waiter->start();
+  return waiter;
+}
+
+// A permit is a hold of its own, keyed by its acquisition id (it never reenters); renewal and
+// release then treat it as any other hold.
+Grant ZooKeeperBackend::hold(const AcquireRequest& request, const std::string& path, Won won,
+                             bool contended) {
+  const Grant grant{won.node.fence, won.sent_at, contended};
+  if (request.hold.kind.semaphore())
+    holds_.add(path, request.hold.acquisition_id, Side::permit, std::move(won.node),
+               request.hold.acquisition_id);
+  else
+    holds_.add(path, request.hold.owner, side_of(request.hold.kind.mode), std::move(won.node),
+               request.hold.acquisition_id);
   return grant;
 }
 
