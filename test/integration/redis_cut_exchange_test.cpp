@@ -73,6 +73,22 @@ TEST_P(RedisCutExchange, AnAcquisitionWhoseRepliesAreLostIsGrantedOnceByItsId) {
   EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:" + key + "}"}), "0");
 }
 
+// The release ran, and its connection was cut before the reply came back: sent again, it finds
+// the hold gone by its own doing, which is no loss (the master killed between a release and
+// its reply, with a replica promoted that had it, looks the same).
+TEST_P(RedisCutExchange, AReleaseWhoseReplyIsLostIsReleasedNotLost) {
+  TcpProxy proxy(redis().port());
+  auto client = connect_through(proxy);
+  const std::string key = key_for("lost-release-reply");
+  Lease lease = client->acquire(spec("order", 60s), key);
+  proxy.cut_after_reply_to(
+      redis().cli({"SCRIPT", "LOAD", redis_script_text({"lib/release_hold", "release"})}));
+  EXPECT_NO_THROW(lease.release());
+  EXPECT_EQ(proxy.reply_cuts(), 1) << "the release's reply was not cut";
+  EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:" + key + "}"}), "0");
+  EXPECT_EQ(client->stats().lost, 0u);
+}
+
 TEST_P(RedisCutExchange, AnAcquisitionThroughAPartitionIsSettledWhenItEnds) {
   TcpProxy proxy(redis().port());
   auto client = connect_through(proxy, "&command_timeout=300ms&outage_limit=60s");

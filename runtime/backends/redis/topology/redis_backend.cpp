@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <utility>
 
 #include <distlock/log.h>
 
@@ -363,21 +364,29 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
 ReleaseOutcome RedisBackend::release_through_outage(const ReleaseRequest& request, Asking asking,
                                                     Outage& outage,
                                                     SteadyClock::time_point deadline) {
+  bool sent_before = false;
   return outage.ride_through(request.hold.name, deadline,
-                             [&] { return release_once(request, asking); });
+                             [&] { return release_once(request, asking, sent_before); });
 }
 
-ReleaseOutcome RedisBackend::release_once(const ReleaseRequest& request, Asking asking) {
+ReleaseOutcome RedisBackend::release_once(const ReleaseRequest& request, Asking asking,
+                                          bool& sent_before) {
   KindCall texts;
   const ScriptCall call = texts.release(request.hold, request.keep_for, publish_command());
-  // The script is idempotent per acquisition id, so a retry after a lost reply is safe.
+  // The script is idempotent per acquisition id, so a retry after a lost reply is safe; but
+  // the retry's `not_held` may be the lost attempt's doing (the server ran it, and died or
+  // dropped the connection before its reply came): either way the hold is gone, as the courier
+  // reads a release not awaited that it sends again.
+  const auto run = [&](auto& connection) {
+    const bool retried = std::exchange(sent_before, true);
+    const ReleaseOutcome outcome = read_release_reply(*scripts_.run(connection, call));
+    return retried ? ReleaseOutcome::released : outcome;
+  };
   if (asking == Asking::no && shares_lock_connection())
-    return with_lock_connection(Retry::after_any_failure, [&](SharedConnection& connection) {
-      return read_release_reply(*scripts_.run(connection, call));
-    });
+    return with_lock_connection(Retry::after_any_failure, run);
   return with_connection(Retry::after_any_failure, [&](Connection& connection) {
     if (asking == Asking::yes) send_asking(connection);
-    return read_release_reply(*scripts_.run(connection, call));
+    return run(connection);
   });
 }
 

@@ -164,8 +164,9 @@ class RedisBackend final : public Backend {
   // of the lock.
   ReleaseOutcome release_through_outage(const ReleaseRequest& request, Asking asking,
                                         Outage& outage, SteadyClock::time_point deadline);
-  // One release, retried once on a new connection; a failure is a ServerError.
-  ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking);
+  // One release, retried once on a new connection; a failure is a ServerError. `sent_before`:
+  // an earlier attempt may have reached the server (set as this one sends).
+  ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking, bool& sent_before);
   // One try; a failure is a ServerError, not yet told of the lock.
   Attempt attempt(const AcquireRequest& request, Asking asking);
   // One try that gets through, made again through `outage` as long as it lets; a failure told
