@@ -105,6 +105,13 @@ ssize_t Stream::receive_some(char* into, std::size_t size, short& wait_events) {
   }
 }
 
+bool Stream::holds_input() const {
+#if DISTLOCK_WITH_TLS
+  if (tls_) return tls_->holds_input();
+#endif
+  return false;
+}
+
 bool Stream::peer_closed() {
 #if DISTLOCK_WITH_TLS
   if (tls_) return tls_->peer_closed();

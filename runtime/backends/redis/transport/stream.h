@@ -21,9 +21,8 @@ namespace distlock::detail::redis {
 
 class TlsSession;
 
-// What one read takes in at most: the replies of many lock commands, or many release messages.
-// It is also the largest TLS record, so that a read takes in a whole record and leaves nothing
-// decrypted behind that a poll() of the socket would not see.
+// What one read takes in at most: the replies of many lock commands, or many release messages;
+// also the largest TLS record.
 inline constexpr std::size_t kStreamReadSize = std::size_t{16} * 1024;
 
 class Stream {
@@ -51,6 +50,9 @@ class Stream {
   ssize_t read_some(char* into, std::size_t size, SteadyClock::time_point deadline);
   // Reads what has come, without waiting: as read_some(), and -1 with EAGAIN when nothing has.
   ssize_t read_now(char* into, std::size_t size);
+  // Whether bytes have come that a read would return but a poll() of fd() would not show:
+  // TLS records read ahead of the last read's (never for a connection in the clear).
+  bool holds_input() const;
   // Whether the server closed the connection; only for a connection that owes no reply, whose
   // socket has nothing else to read.
   bool peer_closed();

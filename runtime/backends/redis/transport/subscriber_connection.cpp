@@ -76,12 +76,17 @@ void SubscriberConnection::flush() {
 
 std::vector<Reply> SubscriberConnection::receive() {
   char buffer[kStreamReadSize];
-  const ssize_t got = stream_.read_now(buffer, sizeof buffer);
-  if (got == 0) fail("receiving: the server closed the connection");
-  if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-    fail("receiving: " + stream_.error_text(errno));
-  if (got > 0 && redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(got)) != REDIS_OK)
-    fail("reading a reply: " + reason_text(reader_->errstr));
+  // Until the stream holds nothing that the caller's next poll() would miss.
+  for (bool more = true; more;) {
+    const ssize_t got = stream_.read_now(buffer, sizeof buffer);
+    if (got == 0) fail("receiving: the server closed the connection");
+    if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+      fail("receiving: " + stream_.error_text(errno));
+    if (got > 0 &&
+        redisReaderFeed(reader_.get(), buffer, static_cast<std::size_t>(got)) != REDIS_OK)
+      fail("reading a reply: " + reason_text(reader_->errstr));
+    more = got > 0 && stream_.holds_input();
+  }
   std::vector<Reply> replies;
   for (;;) {
     void* reply = nullptr;

@@ -75,6 +75,10 @@ TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method(
   // after WANT_WRITE may come from another buffer holding the same bytes (the subscriber's
   // output, grown meanwhile).
   SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // A read takes in what the socket has, not a record's header and then its body: one recv()
+  // per reply rather than two. What it reads ahead of the record it returns stays in the
+  // session, where a poll() of the socket does not see it (Stream::holds_input()).
+  SSL_CTX_set_read_ahead(context, 1);
   SSL_CTX_set_default_passwd_cb(context, refuse_passphrase);
   SSL_CTX_set_client_cert_cb(context, note_certificate_withheld);
 

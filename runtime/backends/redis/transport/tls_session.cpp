@@ -234,11 +234,25 @@ ssize_t TlsSession::read_now(char* into, std::size_t size, short& wait_events) {
   errno = 0;
   std::size_t got = 0;
   const int result = SSL_read_ex(ssl_.get(), into, size, &got);
-  if (result == 1) {
-    received_ = true;
-    return static_cast<ssize_t>(got);
+  if (result != 1) return outcome_locked(result, wait_events);
+  received_ = true;
+  // A read returns one record's data; the records read ahead with it are taken too, while
+  // there is room, so that the caller's next poll() finds the socket empty.
+  while (got < size && SSL_has_pending(ssl_.get()) == 1) {
+    std::size_t more = 0;
+    if (SSL_read_ex(ssl_.get(), into + got, size - got, &more) != 1) {
+      // Part of a record has come, or an alert that the next read reports.
+      ERR_clear_error();
+      break;
+    }
+    got += more;
   }
-  return outcome_locked(result, wait_events);
+  return static_cast<ssize_t>(got);
+}
+
+bool TlsSession::holds_input() const {
+  const std::lock_guard lock(mutex_);
+  return SSL_has_pending(ssl_.get()) == 1;
 }
 
 ssize_t TlsSession::outcome_locked(int result, short& wait_events) {

@@ -37,6 +37,9 @@ class TlsSession {
   // `wait_events` says for what (POLLIN or POLLOUT), EPROTO for a TLS failure (failure_text()).
   ssize_t write_now(std::string_view bytes, short& wait_events);
   ssize_t read_now(char* into, std::size_t size, short& wait_events);
+  // Whether the session holds bytes read from the socket that no read has returned yet (read
+  // ahead: a poll() of the socket would not wake for them).
+  bool holds_input() const;
   // Whether the server closed the connection (or failed it, with a TLS alert), on a connection
   // that owes no reply. Reads what has come without waiting: TLS records that are no data
   // (a session ticket) are taken in on the way.
