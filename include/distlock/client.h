@@ -99,12 +99,11 @@ class Client {
   // `handler` is called exactly once, never before this returns, on that thread, and never
   // while the library holds a lock: keep it short (post the work to your own executor, as
   // distlock/asio.h does); an exception it lets out is logged and dropped. The lease belongs to no
-  // thread: it is not re-entered, and current() does not show it. On memory://, redis://,
-  // redis+unix://, redis+sentinel://, redis+cluster:// and zookeeper:// in this version (on Redis
-  // each attempt is a round trip made on the client's thread, and an outage is not ridden
-  // through: BackendUnavailable; on ZooKeeper the round trips are made on that thread too, and a
-  // disconnection is ridden out there, up to connect_timeout); on Redlock the handler gets a
-  // ConfigError.
+  // thread: it is not re-entered, and current() does not show it. On Redis each attempt is
+  // made on the client's thread (a round trip; on Redlock one per master, a minority of them
+  // down as acquire() allows), and an outage is not ridden through: BackendUnavailable; on
+  // ZooKeeper the round trips are made on that thread too, and a disconnection is ridden out
+  // there, up to connect_timeout.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key, AcquireHandler handler);
 
   // The server as error messages name it: the URL without its password.

@@ -2,7 +2,6 @@
 #include "backends/backend.h"
 
 #include <exception>
-#include <stdexcept>
 
 namespace distlock::detail {
 
@@ -14,13 +13,6 @@ void Backend::release_unawaited(const ReleaseRequest& request, const ReleaseRepo
     made.failure = error.what();
   }
   report(made);
-}
-
-// The completion is a sink in the overrides, which keep it.
-std::shared_ptr<PendingAcquisition> Backend::acquire_async(
-    const AcquireRequest&, AsyncExecutor&,
-    AcquireCompletion) {  // NOLINT(performance-unnecessary-value-param)
-  throw std::logic_error("acquire_async on a backend without supports_async()");
 }
 
 }  // namespace distlock::detail

@@ -111,14 +111,13 @@ class Backend {
   // Throws BackendUnavailable (naming the lock and the server) when the server fails.
   virtual std::optional<Grant> acquire(const AcquireRequest& request) = 0;
 
-  // Whether acquire_async is: waiting driven by releases and timers, with no thread per waiter.
-  virtual bool supports_async() const { return false; }
-  // Starts taking the lock as acquire() does, without blocking: the first attempt may be made
-  // before it returns, every later step runs on `executor`, and `done` is called once there.
-  // The request's names must stay valid until then. Only where supports_async().
+  // Starts taking the lock as acquire() does, without blocking: waiting is driven by releases
+  // and timers, with no thread per waiter. The first attempt may be made before it returns,
+  // every later step runs on `executor`, and `done` is called once there. The request's names
+  // must stay valid until then.
   virtual std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                             AsyncExecutor& executor,
-                                                            AcquireCompletion done);
+                                                            AcquireCompletion done) = 0;
 
   // Removes one acquisition's hold. Idempotent: a retry after a lost reply is harmless.
   virtual ReleaseOutcome release(const ReleaseRequest& request) = 0;

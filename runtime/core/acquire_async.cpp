@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-#include <distlock/error.h>
 #include <distlock/log.h>
 
 #include "core/async_operation.h"
@@ -42,11 +41,6 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   job->spec = spec;
   try {
     job->preparation = prepare(spec, key, false);
-    if (!backend_->supports_async())
-      throw ConfigError(job->preparation.identity.name, server(),
-                        "acquire_async (waiting without a thread) is not available on this "
-                        "server yet: memory://, redis://, redis+unix://, redis+sentinel://, "
-                        "redis+cluster:// and zookeeper:// have it; Redlock follows");
   } catch (...) {
     async_executor_.post(
         [handler = std::move(handler), error = std::current_exception()]() mutable {

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // Client::acquire_async on memory://, on a private redis-server, on a private replicated Redis
-// behind three sentinels, on a private Redis Cluster and on a private ZooKeeper, and over TLS on
-// the first two Redis topologies (each started once for the suite): the handler is called once,
-// off the caller's thread, with the lease or why there is none; a waiter is woken by the release,
-// not by a thread of its own; a cancelled waiter leaves no fair queue place, writer intent or
-// permit request behind. Waiters start waiting in a known order by watching the client's count of
-// waiters. Each test locks a key of its own. (ZooKeeper's nodes themselves: zookeeper_async_test.)
+// behind three sentinels, on a private Redis Cluster, on three private Redlock masters and on a
+// private ZooKeeper, and over TLS on the Redis topologies but the Cluster (each started once for
+// the suite): the handler is called once, off the caller's thread, with the lease or why there is
+// none; a waiter is woken by the release, not by a thread of its own; a cancelled waiter leaves
+// no fair queue place, writer intent or permit request behind; Redlock refuses the lock kinds it
+// lacks as acquire() does, and its waiters are granted by the majority left when a master dies.
+// Waiters start waiting in a known order by watching the client's count of waiters. Each test
+// locks a key of its own. (ZooKeeper's nodes themselves: zookeeper_async_test.)
 #include <dirent.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <future>
 #include <memory>
@@ -44,14 +48,17 @@ int thread_count() {
   return count;
 }
 
-// rediss, rediss_sentinel: servers (and sentinels) that speak TLS only (a build with TLS).
+// rediss, rediss_sentinel, rediss_redlock: servers (and sentinels) that speak TLS only (a build
+// with TLS).
 enum class Backend {
   memory,
   redis,
   redis_sentinel,
   redis_cluster,
+  redis_redlock,
   rediss,
   rediss_sentinel,
+  rediss_redlock,
   zookeeper
 };
 
@@ -65,10 +72,14 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "redis_sentinel";
     case Backend::redis_cluster:
       return "redis_cluster";
+    case Backend::redis_redlock:
+      return "redis_redlock";
     case Backend::rediss:
       return "rediss";
     case Backend::rediss_sentinel:
       return "rediss_sentinel";
+    case Backend::rediss_redlock:
+      return "rediss_redlock";
     case Backend::zookeeper:
       return "zookeeper";
   }
@@ -81,8 +92,10 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     redis_.stop();
     sentinel_group_.stop();
     cluster_.stop();
+    redlock_masters_.stop();
     tls_redis_.stop();
     tls_sentinel_group_.stop();
+    tls_redlock_masters_.stop();
     zookeeper_.stop();
   }
 
@@ -102,11 +115,17 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
         case Backend::redis_cluster:
           client_ = Client::connect(cluster_.get().url());
           break;
+        case Backend::redis_redlock:
+          client_ = Client::connect(redlock_masters_.url());
+          break;
         case Backend::rediss:
           client_ = Client::connect(with_test_ca(tls_redis_.get().url()));
           break;
         case Backend::rediss_sentinel:
           client_ = Client::connect(with_test_ca(tls_sentinel_group_.get().url()));
+          break;
+        case Backend::rediss_redlock:
+          client_ = Client::connect(with_test_ca(tls_redlock_masters_.url()));
           break;
         case Backend::zookeeper:
           client_ = Client::connect(with_session_timeout(zookeeper_.get().url()));
@@ -125,8 +144,10 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteRedisCluster cluster_;
+  static inline SuiteRedlockMasters redlock_masters_;
   static inline SuiteTlsRedis tls_redis_;
   static inline SuiteTlsSentinelGroup tls_sentinel_group_;
+  static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
   static inline SuiteZooKeeper zookeeper_;
   std::shared_ptr<Client> client_;
   std::string key_;
@@ -190,7 +211,34 @@ TEST_P(AsyncAcquire, ABadSpecIsAConfigErrorInTheHandler) {
       << error_of_type<ConfigError>(outcome);
 }
 
-TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
+TEST_P(AsyncAcquire, ACancelledWaiterEndsAtOnceAndTakesNothing) {
+  const auto lock_spec = spec("cancelled", 30s, wait(30s));
+  Lease held = client_->acquire(lock_spec, key_);
+  AsyncAcquisition first;
+  auto cancelled = start_acquisition(*client_, lock_spec, key_, &first);
+  ASSERT_TRUE(waiters_reach(1));
+  auto second = start_acquisition(*client_, lock_spec, key_);
+  ASSERT_TRUE(waiters_reach(2));
+  first.cancel();
+  // Long before its wait (30 s) or the holder's ttl ran out.
+  Outcome withdrawn = outcome_of(cancelled);
+  EXPECT_NE(error_of_type<AcquisitionCancelled>(withdrawn).find("lock 'cancelled:" + key_ + "'"),
+            std::string::npos)
+      << error_of_type<AcquisitionCancelled>(withdrawn);
+  ASSERT_TRUE(waiters_reach(1));
+  held.release();
+  Outcome granted = outcome_of(second);
+  ASSERT_FALSE(granted.error) << error_of_type<Error>(granted);
+  granted.lease.release();
+  // Had the cancelled waiter gone on, the release would have let it take the lock.
+  EXPECT_TRUE(client_->try_acquire(lock_spec, key_).has_value());
+  EXPECT_EQ(client_->stats().acquired, 3u);
+}
+
+// Where every lock kind is: fair locks, read-write locks and semaphores.
+class AsyncAcquireEveryKind : public AsyncAcquire {};
+
+TEST_P(AsyncAcquireEveryKind, ACancelledFairWaiterLeavesNoPlaceBehind) {
   const auto fair_lock = spec("fair", 30s, fair);
   Lease held = client_->acquire(fair_lock, key_);
   AsyncAcquisition first;
@@ -211,7 +259,7 @@ TEST_P(AsyncAcquire, ACancelledFairWaiterLeavesNoPlaceBehind) {
   EXPECT_TRUE(granted.lease.valid());
 }
 
-TEST_P(AsyncAcquire, ACancelledWriterLetsTheReadersItHeldBackIn) {
+TEST_P(AsyncAcquireEveryKind, ACancelledWriterLetsTheReadersItHeldBackIn) {
   Lease reading = client_->acquire(spec("report", 30s, read), key_);
   AsyncAcquisition writer;
   auto writing = start_acquisition(*client_, spec("report", 30s, write), key_, &writer);
@@ -227,7 +275,7 @@ TEST_P(AsyncAcquire, ACancelledWriterLetsTheReadersItHeldBackIn) {
   EXPECT_TRUE(read_granted.lease.valid());
 }
 
-TEST_P(AsyncAcquire, ACancelledPermitRequestLeavesThePermitToTheNext) {
+TEST_P(AsyncAcquireEveryKind, ACancelledPermitRequestLeavesThePermitToTheNext) {
   const auto one_permit = spec("slot", 30s, permits(1));
   Lease held = client_->acquire(one_permit, key_);
   AsyncAcquisition first;
@@ -298,24 +346,58 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   EXPECT_EQ(client_->stats().waiting, 0u);
 }
 
-// The backends this build has: rediss... with TLS, zookeeper with ZooKeeper.
-std::vector<Backend> built(bool with_zookeeper) {
+// Redlock: a lock kind it lacks is the ConfigError acquire() throws, in the handler.
+class RedlockAsyncAcquire : public AsyncAcquire {};
+
+TEST_P(RedlockAsyncAcquire, TheLockKindsItLacksAreRefusedAsAcquireRefusesThem) {
+  for (const LockSpec& lacking : {spec("kinds", 10s, fair), spec("kinds", 10s, read),
+                                  spec("kinds", 10s, write), spec("kinds", 10s, permits(2))}) {
+    std::string refused_blocking = "no error";
+    try {
+      (void)client_->acquire(lacking, key_);
+    } catch (const ConfigError& error) {
+      refused_blocking = error.what();
+    }
+    auto refused = start_acquisition(*client_, lacking, key_);
+    const std::string refused_async = error_of_type<ConfigError>(outcome_of(refused));
+    EXPECT_NE(refused_async.find("need a redis:// (one server, Sentinel or Cluster)"),
+              std::string::npos)
+        << refused_async;
+    EXPECT_EQ(refused_async, refused_blocking);
+  }
+  EXPECT_EQ(client_->stats().acquired, 0u);
+}
+
+// The backends this build has (rediss... with TLS, zookeeper with ZooKeeper) that `keep` keeps.
+template <class Keep>
+std::vector<Backend> built_where(Keep keep) {
   std::vector<Backend> backends = {Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                   Backend::redis_cluster};
+                                   Backend::redis_cluster, Backend::redis_redlock};
 #if DISTLOCK_TEST_TLS
-  backends.push_back(Backend::rediss);
-  backends.push_back(Backend::rediss_sentinel);
+  backends.insert(backends.end(),
+                  {Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock});
 #endif
 #ifdef DISTLOCK_TEST_ZOOKEEPER
-  if (with_zookeeper) backends.push_back(Backend::zookeeper);
-#else
-  (void)with_zookeeper;
+  backends.push_back(Backend::zookeeper);
 #endif
+  std::erase_if(backends, [&](Backend backend) { return !keep(backend); });
   return backends;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built(true)), backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built(false)),
+bool any(Backend) { return true; }
+bool redlock(Backend backend) {
+  return backend == Backend::redis_redlock || backend == Backend::rediss_redlock;
+}
+bool with_every_kind(Backend backend) { return !redlock(backend); }
+bool expiring(Backend backend) { return backend != Backend::zookeeper; }
+
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_where(any)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquireEveryKind,
+                         ::testing::ValuesIn(built_where(with_every_kind)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built_where(expiring)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire, ::testing::ValuesIn(built_where(redlock)),
                          backend_name);
 
 // A handler that throws does not take the client's async thread down: the exception is logged
@@ -347,16 +429,65 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
       << logged;
 }
 
-TEST(AsyncAcquireElsewhere, AServerWithoutItSaysSoInTheHandler) {
-  RedisServer masters[3];
+// The outcomes of acquisitions that end in an order not known beforehand, as they come.
+class Arrivals {
+ public:
+  Client::AcquireHandler handler() {
+    return [this](std::exception_ptr error, Lease lease) {
+      std::lock_guard lock(mutex_);
+      arrived_.push_back({std::move(error), std::move(lease), std::this_thread::get_id()});
+      changed_.notify_all();
+    };
+  }
+  // The next outcome; throws if none comes within 30 s.
+  Outcome next() {
+    std::unique_lock lock(mutex_);
+    if (!changed_.wait_for(lock, 30s, [this] { return !arrived_.empty(); }))
+      throw std::runtime_error("no acquisition's handler was called within 30 s");
+    Outcome outcome = std::move(arrived_.front());
+    arrived_.pop_front();
+    return outcome;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Outcome> arrived_;
+};
+
+// Asynchronous waiters listen through the first master (the first that answers); it dies, and
+// the holder's release reaches the two others: each waiter is granted in turn by those two, a
+// majority, as the one before it releases. Waiters that kept listening through the dead master
+// would sleep until the holder's ttl or their wait ran out (60 s), past the 30 s allowed each.
+TEST(AsyncAcquireRedlock, WaitersAreGrantedByTheMajorityLeftWhenAMasterDies) {
+  constexpr int kWaiters = 3;
+  std::vector<std::unique_ptr<RedisServer>> masters;
   std::string url = "redis+redlock://";
-  for (const auto& master : masters)
-    url += (url.size() > 16 ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(master.port());
+  for (int i = 0; i < 3; ++i) {
+    const auto& master = masters.emplace_back(std::make_unique<RedisServer>());
+    url += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(master->port());
+  }
   auto client = Client::connect(url);
-  auto refused = start_acquisition(*client, spec("elsewhere", 10s), "a");
-  Outcome outcome = outcome_of(refused);
-  EXPECT_NE(error_of_type<ConfigError>(outcome).find("Redlock follows"), std::string::npos)
-      << error_of_type<ConfigError>(outcome);
+  const auto lock_spec = spec("majority", 60s, wait(60s));
+  const std::string hash = "distlock:{majority:a}";
+  Lease held = client->acquire(lock_spec, "a");
+  Arrivals arrivals;
+  for (int i = 0; i < kWaiters; ++i) client->acquire_async(lock_spec, "a", arrivals.handler());
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == kWaiters; }));
+
+  masters[0].reset();
+  held.release();
+  std::uint64_t previous_fence = held.fence();
+  for (int granted = 0; granted < kWaiters; ++granted) {
+    Outcome outcome = arrivals.next();
+    ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+    EXPECT_GT(outcome.lease.fence(), previous_fence);
+    previous_fence = outcome.lease.fence();
+    EXPECT_EQ(masters[1]->cli({"EXISTS", hash}), "1");
+    EXPECT_EQ(masters[2]->cli({"EXISTS", hash}), "1");
+    outcome.lease.release();
+  }
+  EXPECT_EQ(client->stats().waiting, 0u);
 }
 
 }  // namespace

@@ -31,6 +31,11 @@ using namespace std::chrono_literals;
 class RecordingBackend final : public Backend {
  public:
   std::optional<Grant> acquire(const AcquireRequest&) override { return std::nullopt; }
+  // Renewals only: nothing waits for a lock here.
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest&, AsyncExecutor&,
+                                                    AcquireCompletion) override {
+    return nullptr;
+  }
   ReleaseOutcome release(const ReleaseRequest&) override { return ReleaseOutcome::released; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point) override {
     std::unique_lock lock(mutex_);

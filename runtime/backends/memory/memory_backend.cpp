@@ -29,7 +29,6 @@ class MemoryBackend final : public Backend {
   std::optional<Grant> acquire(const AcquireRequest& request) override {
     return table_->acquire(request, stats_);
   }
-  bool supports_async() const override { return true; }
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,
                                                     AcquireCompletion done) override {

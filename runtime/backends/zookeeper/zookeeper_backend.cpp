@@ -30,7 +30,6 @@ class ZooKeeperBackend final : public Backend {
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   // Waiters watch their predecessor's node as waiting threads do, with no thread each.
-  bool supports_async() const override { return true; }
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,
                                                     AcquireCompletion done) override;

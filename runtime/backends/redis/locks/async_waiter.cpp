@@ -6,14 +6,13 @@
 
 namespace distlock::detail::redis {
 
-AsyncWaiter::AsyncWaiter(RedisBackend& backend, const AcquireRequest& request, Asking asking,
-                         GrantMessage grant_message, bool leaves_trace, StatsCounters& stats,
-                         AsyncExecutor& executor, AcquireCompletion done)
-    : backend_(backend),
-      request_(request),
-      asking_(asking),
+AsyncWaiter::AsyncWaiter(const AcquireRequest& request, Unheard unheard, GrantMessage grant_message,
+                         AsyncWaitSteps steps, StatsCounters& stats, AsyncExecutor& executor,
+                         AcquireCompletion done)
+    : request_(request),
+      unheard_(unheard),
       grant_message_(grant_message),
-      leaves_trace_(leaves_trace),
+      steps_(std::move(steps)),
       stats_(stats),
       executor_(executor),
       done_(std::move(done)) {}
@@ -32,13 +31,14 @@ void AsyncWaiter::withdraw(std::exception_ptr why) {
 void AsyncWaiter::attempt() {
   if (finished_) return;
   cancel_timer();
+  awaiting_subscription_ = false;
   // Only an attempt made after the server confirmed the subscription is sure to hear of every
   // later release (release_listener.h); one made before is bounded by the holder's ttl alone.
   heard_ = ticket_ && ticket_->subscribed();
   seen_ = ticket_ ? ticket_->generation() : 0;
   Attempt found;
   try {
-    found = backend_.try_acquire(request_, asking_);
+    found = steps_.try_once(request_);
   } catch (const Redirected&) {
     // A Cluster goes on with this acquisition on the master named, where its trace moved too.
     complete(std::nullopt, std::current_exception());
@@ -69,17 +69,31 @@ void AsyncWaiter::attempt() {
   if (!ticket_) {
     ++stats_.contended;
     keep_alive_ = shared_from_this();
+    watch();
+    return;
+  }
+  arm_timer();
+}
+
+void AsyncWaiter::watch() {
+  cancel_timer();
+  try {
     // Called under the listener's mutex: only post the next step.
-    ticket_ = backend_.watch_releases_async(request_.hold, [this] {
+    ticket_ = steps_.watch(request_.hold, [this] {
       executor_.post([self = shared_from_this()] { self->woken(Wake::change, 0); });
     });
-    seen_ = ticket_->generation();
-    // Subscribed already (another waiter of this client watches the lock): an attempt now
-    // cannot miss a release. Otherwise the confirmation wakes it for that attempt.
-    if (ticket_->subscribed()) {
-      executor_.post([self = shared_from_this()] { self->attempt(); });
-      return;
-    }
+  } catch (...) {
+    give_up(std::current_exception());
+    return;
+  }
+  seen_ = ticket_->generation();
+  heard_ = false;
+  awaiting_subscription_ = true;
+  // Subscribed already (another waiter of this client watches the lock): an attempt now
+  // cannot miss a release. Otherwise the confirmation wakes it for that attempt.
+  if (ticket_->subscribed()) {
+    executor_.post([self = shared_from_this()] { self->attempt(); });
+    return;
   }
   arm_timer();
 }
@@ -89,25 +103,43 @@ void AsyncWaiter::woken(Wake wake, std::uint64_t timer_generation) {
   if (wake == Wake::timer) {
     if (timer_generation != timer_generation_) return;
     ++stats_.woken_by_timeout;
-    attempt();
+  } else if (ticket_->generation() != seen_) {
+    // Counted only when subscribed since the last attempt: not the confirmation's own wake.
+    if (heard_) ++stats_.woken_by_release;
+    if (grant_message_ == GrantMessage::taken)
+      if (const auto granted = ticket_->granted();
+          granted && granted->attempt == attempt_token(last_sent_at_)) {
+        complete(Grant{granted->fence, last_sent_at_, true}, nullptr);
+        return;
+      }
+  } else if (lost_subscription()) {
+    // Its wait ended without a release, as a waiting thread counts it.
+    ++stats_.woken_by_timeout;
+  } else {
+    // A lost subscription wakes every waiter; one that waits for it to come back waits for
+    // the holder's ttl as before.
     return;
   }
-  // A lost subscription wakes every waiter; this one waits for the holder's ttl as before.
-  if (ticket_->generation() == seen_) return;
-  // Counted only when subscribed since the last attempt: not the confirmation's own wake.
-  if (heard_) ++stats_.woken_by_release;
-  if (grant_message_ == GrantMessage::taken)
-    if (const auto granted = ticket_->granted();
-        granted && granted->attempt == attempt_token(last_sent_at_)) {
-      complete(Grant{granted->fence, last_sent_at_, true}, nullptr);
-      return;
-    }
+  // Unheard, a waiter that watches elsewhere listens again before it tries again: the server
+  // it listened through may be down, and a holder that takes the lock again at once could
+  // keep it out for its whole wait.
+  if (unheard_ == Unheard::watch_elsewhere && !awaiting_subscription_ && !ticket_->subscribed()) {
+    ticket_.reset();
+    watch();
+    return;
+  }
   attempt();
+}
+
+bool AsyncWaiter::lost_subscription() const {
+  return unheard_ == Unheard::watch_elsewhere && heard_ && !ticket_->subscribed();
 }
 
 void AsyncWaiter::arm_timer() {
   cancel_timer();
-  const auto wake_at = std::min(holder_gone(holder_pttl_, request_.ttl), request_.deadline);
+  auto wake_at = std::min(holder_gone(holder_pttl_, request_.ttl), request_.deadline);
+  if (unheard_ == Unheard::watch_elsewhere && !heard_)
+    wake_at = std::min(wake_at, SteadyClock::now() + kUnheardRetry);
   timer_ = executor_.post_at(wake_at, [self = shared_from_this(), armed = timer_generation_] {
     self->woken(Wake::timer, armed);
   });
@@ -122,7 +154,7 @@ void AsyncWaiter::cancel_timer() {
 void AsyncWaiter::give_up(std::exception_ptr error) {
   // The place it kept (or a grant a release made to it meanwhile) would otherwise hold the
   // others back for its ttl.
-  if (leaves_trace_) backend_.withdraw(request_.hold);
+  if (steps_.withdraw) steps_.withdraw(request_.hold);
   complete(std::nullopt, std::move(error));
 }
 

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // A Redis acquisition that waits without a thread (Client::acquire_async on redis://,
-// redis+unix:// and redis+sentinel://): the protocol of waiting.h, each step a task on the
-// client's executor. It tries; finding the lock busy, it watches the lock's release channel
-// (release_listener.h), whose confirmed subscription, releases and grants post its next
-// step, and arms a timer for when the holder's lease would run out by itself.
+// redis+unix://, redis+sentinel:// and Redlock): the protocol of waiting.h, each step a task on
+// the client's executor. It tries; finding the lock busy, it watches the lock's release channel
+// (release_listener.h), whose confirmed subscription, releases and grants post its next step,
+// and arms a timer for when the holder's lease would run out by itself. Where the waiter watches
+// elsewhere while unheard (a Redlock quorum), a lost subscription or the short retry timer
+// makes it watch again, through whichever server the steps pick then.
 //
-// Each attempt is one round trip, made on the executor's thread; an outage is not ridden
-// through (the acquisition fails with BackendUnavailable, as a try does). A Cluster's MOVED,
-// ASK or TRYAGAIN ends it with Redirected or TryAgain, for the cluster to go on elsewhere.
+// Each attempt is one round trip (one per master for Redlock), made on the executor's thread;
+// an outage is not ridden through (the acquisition fails with BackendUnavailable, as a try
+// does). A Cluster's MOVED, ASK or TRYAGAIN ends it with Redirected or TryAgain, for the cluster
+// to go on elsewhere.
 #pragma once
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -25,15 +29,27 @@
 
 namespace distlock::detail::redis {
 
+// What an AsyncWaiter does on the server (or servers) it waits on: the steps wait_for_grant
+// is given to a waiting thread.
+struct AsyncWaitSteps {
+  // One try at the lock, never waiting; throws as RedisBackend::try_acquire does.
+  std::function<Attempt(const AcquireRequest&)> try_once;
+  // A ticket for the lock's release notifications; `on_change` wakes the waiter.
+  std::function<std::unique_ptr<ReleaseListener::AsyncTicket>(const HoldId&,
+                                                              std::function<void()> on_change)>
+      watch;
+  // Takes back the place a waiter of this lock kind keeps on the server (a fair waiter's, a
+  // writer's mark) once it gives up; empty where a waiter keeps none. Never throws.
+  std::function<void(const HoldId&)> withdraw;
+};
+
 class AsyncWaiter final : public PendingAcquisition,
                           public std::enable_shared_from_this<AsyncWaiter> {
  public:
-  // `leaves_trace`: a waiter of this kind keeps a place on the server, withdrawn when it
-  // gives up. The request's names stay valid until `done` has been called (backend.h).
-  // `asking`: on a Cluster master importing the lock's slot (an ASK redirect).
-  AsyncWaiter(RedisBackend& backend, const AcquireRequest& request, Asking asking,
-              GrantMessage grant_message, bool leaves_trace, StatsCounters& stats,
-              AsyncExecutor& executor, AcquireCompletion done);
+  // The request's names stay valid until `done` has been called (backend.h).
+  AsyncWaiter(const AcquireRequest& request, Unheard unheard, GrantMessage grant_message,
+              AsyncWaitSteps steps, StatsCounters& stats, AsyncExecutor& executor,
+              AcquireCompletion done);
 
   // Posts the first attempt: the caller's thread makes no round trip.
   void start();
@@ -44,17 +60,22 @@ class AsyncWaiter final : public PendingAcquisition,
 
   void attempt();
   void woken(Wake wake, std::uint64_t timer_generation);
+  // Watches the lock's releases with a new ticket; the next attempt comes when the server
+  // confirms the subscription, or by the timer.
+  void watch();
+  // Whether a change that moved nothing on is the loss of the subscription a waiter that
+  // watches elsewhere (Unheard::watch_elsewhere) was listening through.
+  bool lost_subscription() const;
   void arm_timer();
   void cancel_timer();
   // Not granted: withdraws the waiter's place on the server, if its kind leaves one.
   void give_up(std::exception_ptr error);
   void complete(std::optional<Grant> grant, std::exception_ptr error);
 
-  RedisBackend& backend_;
   const AcquireRequest request_;
-  const Asking asking_;
+  const Unheard unheard_;
   const GrantMessage grant_message_;
-  const bool leaves_trace_;
+  const AsyncWaitSteps steps_;
   StatsCounters& stats_;
   AsyncExecutor& executor_;
   AcquireCompletion done_;
@@ -66,6 +87,8 @@ class AsyncWaiter final : public PendingAcquisition,
   std::uint64_t seen_ = 0;
   // Whether the subscription was confirmed when the latest attempt went out.
   bool heard_ = false;
+  // The ticket is new and no attempt has been made since: the next wake is for an attempt.
+  bool awaiting_subscription_ = false;
   bool counted_waiting_ = false;
   long long holder_pttl_ = 0;
   SteadyClock::time_point last_sent_at_;

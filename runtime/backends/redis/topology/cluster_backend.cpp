@@ -36,7 +36,6 @@ class ClusterBackend final : public Backend {
   ClusterBackend(Url url, const Options& options, StatsCounters& stats);
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  bool supports_async() const override { return true; }
   // Waits on the master of the lock's slot without a thread (AsyncOnMaster).
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,

@@ -212,10 +212,18 @@ std::shared_ptr<PendingAcquisition> RedisBackend::acquire_async(const AcquireReq
                                                                 AsyncExecutor& executor,
                                                                 AcquireCompletion done,
                                                                 Asking asking) {
+  AsyncWaitSteps steps{
+      [this, asking](const AcquireRequest& asked) { return try_acquire(asked, asking); },
+      [this](const HoldId& hold, std::function<void()> on_change) {
+        return watch_releases_async(hold, std::move(on_change));
+      },
+      nullptr};
+  if (leaves_trace_when_waiting(request.hold.kind))
+    steps.withdraw = [this](const HoldId& hold) { withdraw(hold); };
   auto waiter = std::make_shared<AsyncWaiter>(
-      *this, request, asking,
-      settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
-      leaves_trace_when_waiting(request.hold.kind), stats_, executor, std::move(done));
+      request, Unheard::wait,
+      settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for, std::move(steps),
+      stats_, executor, std::move(done));
   waiter->start();
   return waiter;
 }

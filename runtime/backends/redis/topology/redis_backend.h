@@ -60,7 +60,6 @@ class RedisBackend final : public Backend {
   ~RedisBackend() override;
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
-  bool supports_async() const override { return true; }
   // Waits as acquire() does, each step on `executor` (async_waiter.h).
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,

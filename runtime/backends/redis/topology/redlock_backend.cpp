@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <vector>
 
 #include <distlock/error.h>
 
+#include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/waiting.h"
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/connection_settings.h"
@@ -91,12 +93,22 @@ class RedlockBackend final : public Backend {
       : server_(std::move(server)), masters_(std::move(masters)), stats_(stats) {}
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
+  // Waits as acquire() does, each round and each wait a step on `executor` (async_waiter.h).
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override;
   ReleaseOutcome release(const ReleaseRequest& request) override;
   bool supports_keeping() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return server_; }
 
  private:
+  // How a waiter waits between rounds, on a thread or not: unheard, it listens again through
+  // a master that answers (herald()); a release only sends it to ask, as only a round over
+  // the masters can grant.
+  static constexpr Unheard kUnheard = Unheard::watch_elsewhere;
+  static constexpr GrantMessage kGrantMessage = GrantMessage::asked_for;
+
   std::size_t majority() const { return masters_.size() / 2 + 1; }
   // One round over every master: a grant when a majority gave one in time (else every hold
   // taken in the round is released again), or the longest PTTL a busy master reported: by
@@ -126,8 +138,24 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
   const Attempt round = try_once(request);
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
   return wait_for_grant(
-      request, stats_, round, Unheard::watch_elsewhere, GrantMessage::asked_for,
+      request, stats_, round, kUnheard, kGrantMessage,
       [&] { return herald().watch_releases(request.hold); }, [&] { return try_once(request); });
+}
+
+std::shared_ptr<PendingAcquisition> RedlockBackend::acquire_async(const AcquireRequest& request,
+                                                                  AsyncExecutor& executor,
+                                                                  AcquireCompletion done) {
+  // A round undoes what it took unless it won, so a waiter keeps nothing between rounds: there
+  // is nothing to withdraw when it gives up.
+  AsyncWaitSteps steps{[this](const AcquireRequest& asked) { return try_once(asked); },
+                       [this](const HoldId& hold, std::function<void()> on_change) {
+                         return herald().watch_releases_async(hold, std::move(on_change));
+                       },
+                       nullptr};
+  auto waiter = std::make_shared<AsyncWaiter>(request, kUnheard, kGrantMessage, std::move(steps),
+                                              stats_, executor, std::move(done));
+  waiter->start();
+  return waiter;
 }
 
 Attempt RedlockBackend::try_once(const AcquireRequest& request) {
