@@ -23,6 +23,9 @@ namespace woven {
 using ::distlock::annotation;
 using ::distlock::busy_result;
 using ::distlock::calls_fallback;
+using ::distlock::checked;
+using ::distlock::current;
+using ::distlock::current_leases;
 using ::distlock::fallback_fits;
 using ::distlock::keys;
 using ::distlock::LockedCall;
