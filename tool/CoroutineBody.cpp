@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-//===- CoroutineBody.cpp - The lease and the reentries of a woven coroutine
-//===//
+//===- CoroutineBody.cpp - A woven coroutine's lease and reentries --------===//
 
 #include "CoroutineBody.h"
 
