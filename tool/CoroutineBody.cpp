@@ -53,7 +53,7 @@ public:
     return Continue;
   }
 
-  // Visited before its operand.
+  // Visited before its operand, whose call then finds itself awaited.
   bool VisitCoawaitExpr(CoawaitExpr *Await) {
     if (const CallExpr *Call = awaitedCall(*Await))
       AwaitedBy[Call] = Await;
@@ -81,8 +81,8 @@ bool isInDistlockNamespace(const FunctionDecl &Function) {
 }
 
 bool isLeaseFunction(const NamedDecl *Candidate, const LeaseFunction &Lease) {
-  const auto *Function = dyn_cast_or_null<FunctionDecl>(
-      Candidate ? Candidate->getUnderlyingDecl()->getAsFunction() : nullptr);
+  const FunctionDecl *Function =
+      Candidate ? Candidate->getUnderlyingDecl()->getAsFunction() : nullptr;
   return Function && Function->getIdentifier() &&
          Function->getName() == Lease.Name &&
          Function->getNumParams() == Lease.Parameters &&

@@ -40,6 +40,7 @@ asio::awaitable<bool> sees_a_thread_lease() { co_return distlock::current() != n
 // CHECK: const distlock::Lease* mine = ::distlock::woven::current(distlock_woven_guard_);
 // CHECK: if (::distlock::woven::current(distlock_woven_guard_) != mine ||
 // CHECK: ::distlock::woven::current_leases(distlock_woven_guard_).size() != 1)
+// CHECK: auto lease_of = [lease = ::distlock::woven::current(distlock_woven_guard_)] { return lease; };
 // CHECK: ::distlock::woven::checked(distlock_woven_guard_, [&] { return ++checked_steps; }, [] {});
 [[distlock::lock("job", 30s)]]
 asio::awaitable<void> job([[distlock::key]] int id, asio::io_context& io) {
@@ -53,6 +54,9 @@ asio::awaitable<void> job([[distlock::key]] int id, asio::io_context& io) {
       ++mismatches;
   }
   if (co_await sees_a_thread_lease()) ++mismatches;
+  // A lambda's capture is initialized in the body: the coroutine's lease, for the lambda.
+  auto lease_of = [lease = distlock::current()] { return lease; };
+  if (lease_of() != mine) ++mismatches;
   distlock::checked([&] { return ++checked_steps; }, [] {});
 }
 
