@@ -19,8 +19,9 @@
 # The weaver records each locked function it weaves; distlock-lock-order merges the records
 # into ${CMAKE_BINARY_DIR}/<target>.distlock-locks.json before <target> builds, and fails the
 # build on a lock-order cycle among the target's locked functions (a locked function calling
-# another directly, in opposite orders elsewhere). DISTLOCK_LOCK_ORDER_CHECK OFF writes the
-# inventory without the check.
+# another directly, in opposite orders elsewhere) and on a locked coroutine that takes its own
+# lock type again through them. DISTLOCK_LOCK_ORDER_CHECK OFF writes the inventory without
+# the check.
 include_guard(GLOBAL)
 
 function(distlock_weave target)

@@ -28,6 +28,27 @@ distlockAttributes(const Decl *D, llvm::StringRef Annotation) {
   return Found;
 }
 
+llvm::SmallVector<const AnnotateAttr *, 1>
+writtenAttributes(const Decl *D, llvm::StringRef Annotation) {
+  llvm::SmallVector<const AnnotateAttr *, 1> Result;
+  for (const AnnotateAttr *A : distlockAttributes(D, Annotation))
+    if (!A->isInherited())
+      Result.push_back(A);
+  return Result;
+}
+
+llvm::SmallVector<const AnnotateAttr *, 1>
+lockAttributesOf(const FunctionDecl &FD) {
+  llvm::SmallVector<const AnnotateAttr *, 1> Locks;
+  for (const FunctionDecl *Redecl : FD.getFirstDecl()->redecls())
+    for (const AnnotateAttr *A : writtenAttributes(Redecl, LockAnnotation))
+      if (llvm::none_of(Locks, [&](const AnnotateAttr *Seen) {
+            return Seen->getLocation() == A->getLocation();
+          }))
+        Locks.push_back(A);
+  return Locks;
+}
+
 namespace {
 
 /// Clang skips the arguments of plugin attributes, so any number is accepted

@@ -25,6 +25,15 @@ inline constexpr llvm::StringLiteral KeyAnnotation = "distlock::key";
 llvm::SmallVector<const clang::AnnotateAttr *, 1>
 distlockAttributes(const clang::Decl *D, llvm::StringRef Annotation);
 
+/// Those of them written on \p D itself, not inherited from an earlier
+/// declaration.
+llvm::SmallVector<const clang::AnnotateAttr *, 1>
+writtenAttributes(const clang::Decl *D, llvm::StringRef Annotation);
+
+/// The distinct lock attributes over all declarations of \p FD, first first.
+llvm::SmallVector<const clang::AnnotateAttr *, 1>
+lockAttributesOf(const clang::FunctionDecl &FD);
+
 } // namespace weave
 } // namespace distlock
 

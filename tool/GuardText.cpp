@@ -76,14 +76,14 @@ void writeBusyReturn(llvm::raw_ostream &OS, const BusyReturn &Busy,
   if (!Busy.ResultType)
     return;
   if (Coroutine)
-    OS << " if (distlock_woven_guard_.busy()) co_return co_await "
-          "::distlock::woven::"
+    OS << " if (" << GuardVariable
+       << ".busy()) co_return co_await ::distlock::woven::"
        << (Coroutine->BoostAsio ? "boost_" : "") << "async_busy_result<"
        << Coroutine->ValueType << ">(";
   else
-    OS << " if (distlock_woven_guard_.busy()) return "
-          "::distlock::woven::busy_result<"
-       << *Busy.ResultType << ">(";
+    OS << " if (" << GuardVariable
+       << ".busy()) return ::distlock::woven::busy_result<" << *Busy.ResultType
+       << ">(";
   OS << Annotation << ", "
      << (Busy.OnThis ? "this" : "::distlock::woven::no_object");
   // Each argument as the function received it: the body does not run, so a
@@ -96,6 +96,10 @@ void writeBusyReturn(llvm::raw_ostream &OS, const BusyReturn &Busy,
 }
 
 } // namespace
+
+std::string guardLeaseFunction(llvm::StringRef Name) {
+  return ("::distlock::woven::" + Name).str();
+}
 
 std::string lineDirective(unsigned Line, llvm::StringRef File) {
   std::string Directive;
@@ -129,7 +133,7 @@ std::string guardText(const GuardParts &Parts) {
      << "); }();\n";
   writeBusyChecks(OS, Parts.Busy, Parts.Coroutine, AtAttribute);
   OS << lineDirective(Parts.BodyLine, Parts.BodyFile) << "\n"
-     << "::distlock::woven::LockedCall distlock_woven_guard_(" << Annotation
+     << "::distlock::woven::LockedCall " << GuardVariable << "(" << Annotation
      << ".spec, ";
   // A coroutine's locks are taken without blocking its thread: awaited.
   if (Parts.Coroutine)

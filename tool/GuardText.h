@@ -74,6 +74,24 @@ struct GuardParts {
 
 std::string guardText(const GuardParts &Parts);
 
+/// The LockedCall the guard declares: a woven coroutine's body names it for
+/// its lease.
+inline constexpr llvm::StringLiteral GuardVariable = "distlock_woven_guard_";
+
+/// A function of namespace distlock that answers for the lease of the call it
+/// is made in, by the number of parameters it has: current(),
+/// current_leases() and checked(op, undo).
+struct LeaseFunction {
+  llvm::StringLiteral Name;
+  unsigned Parameters;
+};
+inline constexpr LeaseFunction LeaseFunctions[] = {
+    {"current", 0}, {"current_leases", 0}, {"checked", 2}};
+
+/// What a woven coroutine's body calls instead of distlock::<Name>: the
+/// overload of distlock::woven that takes the guard as its first argument.
+std::string guardLeaseFunction(llvm::StringRef Name);
+
 /// The one runtime header a woven file includes: the names the guard uses.
 inline constexpr const char *WovenRuntimeHeader = "distlock/woven.h";
 /// What a file with a woven Asio coroutine includes too: the names its guard

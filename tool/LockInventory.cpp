@@ -12,8 +12,26 @@ namespace weave {
 
 namespace json = llvm::json;
 
+namespace {
+
+std::string typeIdentityOf(const std::optional<std::string> &Type,
+                           llvm::StringRef AsWritten) {
+  return Type ? *Type : "expression " + AsWritten.str();
+}
+
+} // namespace
+
 std::string LockRecord::typeIdentity() const {
-  return Type ? *Type : "expression " + TypeAsWritten;
+  return typeIdentityOf(Type, TypeAsWritten);
+}
+
+std::string lockTypeAsWritten(llvm::StringRef LockArguments) {
+  std::vector<std::string> Arguments = splitArguments(LockArguments);
+  return Arguments.empty() ? std::string() : Arguments.front();
+}
+
+std::string lockTypeIdentity(llvm::StringRef AsWritten) {
+  return typeIdentityOf(plainStringLiteral(AsWritten), AsWritten);
 }
 
 std::vector<std::string> splitArguments(llvm::StringRef Text) {
@@ -96,6 +114,7 @@ json::Value toValue(const CallRecord &Call) {
   for (const std::string &Argument : Call.Arguments)
     Arguments.push_back(Argument);
   Object.try_emplace("arguments", std::move(Arguments));
+  Object.try_emplace("awaited", Call.Awaited);
   return Object;
 }
 
@@ -121,6 +140,7 @@ json::Value toValue(const LockRecord &Lock) {
   for (const CallRecord &Call : Lock.Calls)
     Calls.push_back(toValue(Call));
   Object.try_emplace("calls", std::move(Calls));
+  Object.try_emplace("coroutine", Lock.Coroutine);
   return Object;
 }
 
@@ -140,6 +160,8 @@ public:
       return false;
     if (std::optional<llvm::StringRef> Type = Object->getString("type"))
       Lock.Type = Type->str();
+    // Absent from earlier weavers' inventories, which did not tell.
+    Lock.Coroutine = Object->getBoolean("coroutine").value_or(false);
     const json::Array *Keys = Object->getArray("keys");
     const json::Array *Calls = Object->getArray("calls");
     if (!Keys || !Calls)
@@ -163,6 +185,7 @@ public:
           !strings(*Call, "arguments", Record.Arguments))
         return fail("has a call without name, usr, file, line, column and "
                     "arguments");
+      Record.Awaited = Call->getBoolean("awaited").value_or(false);
       Lock.Calls.push_back(std::move(Record));
     }
     return true;

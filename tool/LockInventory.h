@@ -43,6 +43,8 @@ struct CallRecord {
   std::string Usr; // clang's unified symbol resolution: one per function
   SourcePlace At;
   std::vector<std::string> Arguments; // as written
+  /// The caller, a coroutine, co_awaits the call where it makes it.
+  bool Awaited = false;
 };
 
 struct LockRecord {
@@ -56,6 +58,9 @@ struct LockRecord {
   std::vector<KeyRecord> Keys;
   SourcePlace At;
   std::vector<CallRecord> Calls;
+  /// An Asio coroutine, whose guard awaits its locks: its leases belong to no
+  /// thread and are not re-entered.
+  bool Coroutine = false;
 
   /// What the lock-order check compares: the type, or the expression that
   /// names it when the weaver cannot know its value.
@@ -68,6 +73,12 @@ std::vector<std::string> splitArguments(llvm::StringRef Text);
 /// A string literal's value ("order" for "\"order\""); std::nullopt for
 /// anything else.
 std::optional<std::string> plainStringLiteral(llvm::StringRef Text);
+
+/// The lock type as written in a lock attribute's arguments: the first.
+std::string lockTypeAsWritten(llvm::StringRef LockArguments);
+
+/// LockRecord::typeIdentity() of a lock whose type is written \p AsWritten.
+std::string lockTypeIdentity(llvm::StringRef AsWritten);
 
 std::string inventoryText(llvm::ArrayRef<LockRecord> Locks,
                           llvm::StringRef Target = "");

@@ -152,6 +152,91 @@ std::string quotedType(const LockRecord &Lock) {
   return Lock.Type ? "'" + *Lock.Type + "'" : Lock.TypeAsWritten;
 }
 
+/// Whether \p Callee, called at \p Call, runs while its caller holds its
+/// lock: a function that locks on the thread runs inside its caller, a
+/// coroutine only where its caller awaits it.
+bool runsInside(const CallRecord &Call, const LockRecord &Callee) {
+  return !Callee.Coroutine || Call.Awaited;
+}
+
+/// The nestings among a target's locked functions, by caller.
+class CallGraph {
+public:
+  explicit CallGraph(const std::vector<LockRecord> &Locks) {
+    llvm::StringMap<const LockRecord *> ByUsr;
+    for (const LockRecord &Lock : Locks)
+      ByUsr.try_emplace(Lock.Usr, &Lock);
+    for (const LockRecord &Holder : Locks)
+      for (const CallRecord &Call : Holder.Calls) {
+        auto Found = ByUsr.find(Call.Usr);
+        if (Found != ByUsr.end())
+          Nestings[&Holder].push_back({&Holder, &Call, Found->second});
+      }
+  }
+
+  llvm::ArrayRef<Nesting> callsOf(const LockRecord &Holder) const {
+    auto Found = Nestings.find(&Holder);
+    return Found == Nestings.end() ? llvm::ArrayRef<Nesting>()
+                                   : llvm::ArrayRef<Nesting>(Found->second);
+  }
+
+  /// The fewest nestings, each run inside the one before, from the coroutine
+  /// \p Holder to a function that takes a lock of its type; empty when none
+  /// does.
+  std::vector<Nesting> reentryOf(const LockRecord &Holder) const {
+    std::map<const LockRecord *, Nesting> ReachedBy;
+    std::deque<const LockRecord *> Queue{&Holder};
+    while (!Queue.empty()) {
+      const LockRecord *Node = Queue.front();
+      Queue.pop_front();
+      for (const Nesting &Edge : callsOf(*Node)) {
+        if (!runsInside(*Edge.Call, *Edge.Callee))
+          continue;
+        if (Edge.Callee->typeIdentity() == Holder.typeIdentity())
+          return pathTo(Edge, Holder, ReachedBy);
+        if (ReachedBy.emplace(Edge.Callee, Edge).second)
+          Queue.push_back(Edge.Callee);
+      }
+    }
+    return {};
+  }
+
+private:
+  static std::vector<Nesting>
+  pathTo(const Nesting &Last, const LockRecord &Holder,
+         const std::map<const LockRecord *, Nesting> &ReachedBy) {
+    std::vector<Nesting> Path{Last};
+    while (Path.back().Holder != &Holder)
+      Path.push_back(ReachedBy.at(Path.back().Holder));
+    std::reverse(Path.begin(), Path.end());
+    return Path;
+  }
+
+  std::map<const LockRecord *, std::vector<Nesting>> Nestings;
+};
+
+void reportReentry(llvm::raw_ostream &OS, const std::vector<Nesting> &Path) {
+  const LockRecord &Holder = *Path.front().Holder;
+  std::string Chain = "'" + Holder.Name + "'";
+  for (const Nesting &Edge : Path)
+    Chain += " -> '" + Edge.Callee->Name + "'";
+  report(OS, Path.front().Call->At, "error",
+         "coroutine reentry " + Chain + ": '" + Holder.Name +
+             "' holds its lock of type " + quotedType(Holder) + " and '" +
+             Path.back().Callee->Name +
+             "' takes a lock of that type inside it; a coroutine's lease "
+             "belongs to no thread and is not re-entered, so with the same "
+             "key this waits for the coroutine itself until the spec's wait "
+             "runs out; do that work in a function without "
+             "[[distlock::lock]], or outside '" +
+             Holder.Name + "'");
+  for (const Nesting &Edge : Path)
+    report(OS, Edge.Call->At, "note",
+           "'" + Edge.Holder->Name + "' " +
+               (Edge.Call->Awaited ? "awaits" : "calls") + " '" +
+               Edge.Callee->Name + "' here");
+}
+
 } // namespace
 
 std::vector<LockRecord>
@@ -176,22 +261,20 @@ mergeInventories(const std::vector<std::vector<LockRecord>> &Inventories) {
 
 LockOrderFindings checkLockOrder(const std::vector<LockRecord> &Locks,
                                  llvm::raw_ostream &OS) {
-  llvm::StringMap<const LockRecord *> ByUsr;
-  for (const LockRecord &Lock : Locks)
-    ByUsr.try_emplace(Lock.Usr, &Lock);
+  const CallGraph Calls(Locks);
   LockOrderFindings Findings;
   TypeGraph Graph;
   for (const LockRecord &Holder : Locks)
-    for (const CallRecord &Call : Holder.Calls) {
-      auto Found = ByUsr.find(Call.Usr);
-      if (Found == ByUsr.end())
-        continue;
-      const LockRecord &Callee = *Found->second;
+    for (const Nesting &Edge : Calls.callsOf(Holder)) {
+      const LockRecord &Callee = *Edge.Callee;
+      const CallRecord &Call = *Edge.Call;
       if (Callee.typeIdentity() != Holder.typeIdentity()) {
-        Graph.add({&Holder, &Call, &Callee});
+        Graph.add(Edge);
         continue;
       }
-      if (keysAtCall(Callee, Call) == keysOfHolder(Holder))
+      // A coroutine's reentry is an error of its own, below.
+      if (keysAtCall(Callee, Call) == keysOfHolder(Holder) ||
+          (Holder.Coroutine && runsInside(Call, Callee)))
         continue;
       ++Findings.NestedSameType;
       report(OS, Call.At, "warning",
@@ -204,6 +287,15 @@ LockOrderFindings checkLockOrder(const std::vector<LockRecord> &Locks,
              "'" + Callee.Name + "' takes its lock of type " +
                  quotedType(Callee) + " here");
     }
+  for (const LockRecord &Holder : Locks) {
+    if (!Holder.Coroutine)
+      continue;
+    std::vector<Nesting> Path = Calls.reentryOf(Holder);
+    if (Path.empty())
+      continue;
+    ++Findings.CoroutineReentries;
+    reportReentry(OS, Path);
+  }
   for (const std::vector<Nesting> &Cycle : Graph.cycles()) {
     ++Findings.Cycles;
     std::string Types;

@@ -5,8 +5,9 @@
 // which its locked functions take locks: a locked function that calls another
 // locked function directly holds the first lock while it takes the second.
 // Two functions that do so in opposite orders can deadlock when they run at
-// once, in two processes as in two threads. Only direct calls in woven
-// sources are seen.
+// once, in two processes as in two threads. A locked coroutine that takes
+// another lock of its own type, directly or through other locked functions,
+// waits for itself. Only direct calls in woven sources are seen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,13 +32,18 @@ mergeInventories(const std::vector<std::vector<LockRecord>> &Inventories);
 struct LockOrderFindings {
   unsigned Cycles = 0;
   unsigned NestedSameType = 0;
+  unsigned CoroutineReentries = 0;
 };
 
 /// Reports on \p OS, as clang reports: each cycle among different lock types
 /// as an error at its first call, with a note naming each function and call
 /// site of the cycle; each call from a locked function to another of the same
 /// type under a different key as a warning. Calls under the same key are
-/// reentrant and fine.
+/// reentrant and fine, except in a coroutine: its lease belongs to no thread
+/// and is not re-entered, so each coroutine that, directly or through other
+/// locked functions, takes another lock of its own type is an error at its
+/// first call, with a note for each call on the way. A coroutine is gone
+/// through only where its caller awaits it.
 LockOrderFindings checkLockOrder(const std::vector<LockRecord> &Locks,
                                  llvm::raw_ostream &OS);
 

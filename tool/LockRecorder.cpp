@@ -3,6 +3,8 @@
 
 #include "LockRecorder.h"
 
+#include "CoroutineBody.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -41,8 +43,13 @@ SourcePlace placeOf(const SourceManager &SM, SourceLocation Loc) {
 
 class CallCollector : public RecursiveASTVisitor<CallCollector> {
 public:
-  CallCollector(ASTContext &Context, std::vector<CallRecord> &Calls)
-      : Context(Context), SM(Context.getSourceManager()), Calls(Calls) {}
+  CallCollector(ASTContext &Context, const Stmt &Body,
+                std::vector<CallRecord> &Calls)
+      : Context(Context), SM(Context.getSourceManager()), Calls(Calls) {
+    for (const BodyCall &Call : callsInBody(Body))
+      if (Call.AwaitedBy && !Call.InNestedFunction)
+        Awaited.insert(Call.Call);
+  }
 
   bool VisitCallExpr(CallExpr *Call) {
     if (const FunctionDecl *Callee = Call->getDirectCallee()) {
@@ -52,7 +59,7 @@ public:
       if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) &&
           !Arguments.empty())
         Arguments = Arguments.drop_front();
-      record(*Callee, Call->getExprLoc(), Arguments);
+      record(*Callee, Call->getExprLoc(), Arguments, Awaited.count(Call));
     }
     return true;
   }
@@ -60,20 +67,22 @@ public:
   bool VisitCXXConstructExpr(CXXConstructExpr *Construct) {
     record(*Construct->getConstructor(), Construct->getLocation(),
            llvm::ArrayRef<const Expr *>(Construct->getArgs(),
-                                        Construct->getNumArgs()));
+                                        Construct->getNumArgs()),
+           /*Awaited=*/false);
     return true;
   }
 
 private:
   void record(const FunctionDecl &Callee, SourceLocation At,
-              llvm::ArrayRef<const Expr *> Arguments) {
+              llvm::ArrayRef<const Expr *> Arguments, bool Awaited) {
     const FunctionDecl &Written = pattern(Callee);
     if (Written.isImplicit() || SM.isInSystemHeader(Written.getLocation()))
       return;
     CallRecord Call{Written.getQualifiedNameAsString(),
                     usrOf(Written),
                     placeOf(SM, At),
-                    {}};
+                    {},
+                    Awaited};
     for (const Expr *Argument : Arguments)
       Call.Arguments.push_back(
           Lexer::getSourceText(
@@ -87,6 +96,8 @@ private:
   ASTContext &Context;
   const SourceManager &SM;
   std::vector<CallRecord> &Calls;
+  /// The calls the function, a coroutine, awaits itself.
+  llvm::DenseSet<const CallExpr *> Awaited;
 };
 
 } // namespace
@@ -110,7 +121,8 @@ LockRecord recordLock(const FunctionDecl &Definition,
     Record.Options.push_back(Arguments[I]);
   Record.Keys = Locked.Keys;
   Record.At = placeOf(SM, Definition.getLocation());
-  CallCollector Collector(Context, Record.Calls);
+  Record.Coroutine = Locked.Coroutine.has_value();
+  CallCollector Collector(Context, *Definition.getBody(), Record.Calls);
   Collector.TraverseStmt(Definition.getBody());
   return Record;
 }

@@ -9,6 +9,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 
@@ -93,7 +94,7 @@ private:
     if (!isa_and_nonnull<CoroutineBodyStmt>(Definition.getBody()))
       return true;
     QualType Returned = Definition.getDeclaredReturnType();
-    Result.Coroutine = awaitableOf(Returned);
+    Result.Coroutine = asioAwaitableOf(Returned, Context);
     if (!Result.Coroutine)
       return fail(lockLoc(),
                   "'distlock::lock' on a coroutine returning '" +
@@ -103,27 +104,6 @@ private:
                       "boost::asio::awaitable<T>; for another kind, take the "
                       "lock inside with Client::acquire_async");
     return true;
-  }
-
-  /// The value type of an asio::awaitable<T> or boost::asio::awaitable<T>, as
-  /// written where the return type spells it.
-  std::optional<CoroutineReturn> awaitableOf(QualType Returned) const {
-    const auto *Written = Returned->getAs<TemplateSpecializationType>();
-    if (!Written || Written->template_arguments().empty())
-      return std::nullopt;
-    const TemplateDecl *Template =
-        Written->getTemplateName().getAsTemplateDecl();
-    if (!Template)
-      return std::nullopt;
-    const std::string Name = Template->getQualifiedNameAsString();
-    if (Name != "asio::awaitable" && Name != "boost::asio::awaitable")
-      return std::nullopt;
-    const TemplateArgument &Value = Written->template_arguments()[0];
-    if (Value.getKind() != TemplateArgument::Type)
-      return std::nullopt;
-    return CoroutineReturn{
-        Value.getAsType().getAsString(Context.getPrintingPolicy()),
-        Name == "boost::asio::awaitable"};
   }
 
   bool readLockArguments(LockedFunction &Result) {
@@ -176,6 +156,7 @@ private:
                              "the macro, or lock by hand with "
                              "distlock::ScopedLock");
     Result.BodyBrace = Brace;
+    Result.Body = Compound;
     return true;
   }
 
@@ -321,6 +302,25 @@ private:
 };
 
 } // namespace
+
+std::optional<CoroutineReturn> asioAwaitableOf(QualType Returned,
+                                               const ASTContext &Context) {
+  const auto *Written = Returned->getAs<TemplateSpecializationType>();
+  if (!Written || Written->template_arguments().empty())
+    return std::nullopt;
+  const TemplateDecl *Template = Written->getTemplateName().getAsTemplateDecl();
+  if (!Template)
+    return std::nullopt;
+  const std::string Name = Template->getQualifiedNameAsString();
+  if (Name != "asio::awaitable" && Name != "boost::asio::awaitable")
+    return std::nullopt;
+  const TemplateArgument &Value = Written->template_arguments()[0];
+  if (Value.getKind() != TemplateArgument::Type)
+    return std::nullopt;
+  return CoroutineReturn{
+      Value.getAsType().getAsString(Context.getPrintingPolicy()),
+      Name == "boost::asio::awaitable"};
+}
 
 std::optional<LockedFunction>
 analyzeLockedFunction(const FunctionDecl &Definition, const AnnotateAttr &Lock,

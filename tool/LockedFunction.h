@@ -16,6 +16,7 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
 
 #include <optional>
 #include <string>
@@ -34,7 +35,15 @@ struct LockedFunction {
   std::optional<CoroutineReturn> Coroutine;
   /// The body's '{'; the guard goes right after it.
   clang::SourceLocation BodyBrace;
+  /// The statements the guard opens: the body, or a function-try-block's try
+  /// block.
+  const clang::CompoundStmt *Body = nullptr;
 };
+
+/// The value type of an asio::awaitable<T> or boost::asio::awaitable<T>, as
+/// written where \p Returned spells it; std::nullopt for any other type.
+std::optional<CoroutineReturn>
+asioAwaitableOf(clang::QualType Returned, const clang::ASTContext &Context);
 
 /// std::nullopt after reporting why \p Definition cannot be woven.
 std::optional<LockedFunction>

@@ -5,6 +5,7 @@
 
 #include "AttributeArguments.h"
 #include "Attributes.h"
+#include "CoroutineBody.h"
 #include "Diagnostics.h"
 #include "GuardText.h"
 #include "LockRecorder.h"
@@ -36,29 +37,6 @@ public:
   std::vector<const FunctionDecl *> Functions;
 };
 
-/// Attributes written on \p D itself, not inherited from an earlier
-/// declaration.
-llvm::SmallVector<const AnnotateAttr *, 1> written(const Decl *D,
-                                                   llvm::StringRef Kind) {
-  llvm::SmallVector<const AnnotateAttr *, 1> Result;
-  for (const AnnotateAttr *A : distlockAttributes(D, Kind))
-    if (!A->isInherited())
-      Result.push_back(A);
-  return Result;
-}
-
-/// The distinct lock attributes over all declarations of \p FD, first first.
-llvm::SmallVector<const AnnotateAttr *, 1> locksOf(const FunctionDecl &FD) {
-  llvm::SmallVector<const AnnotateAttr *, 1> Locks;
-  for (const FunctionDecl *Redecl : FD.getFirstDecl()->redecls())
-    for (const AnnotateAttr *A : written(Redecl, LockAnnotation))
-      if (llvm::none_of(Locks, [&](const AnnotateAttr *Seen) {
-            return Seen->getLocation() == A->getLocation();
-          }))
-        Locks.push_back(A);
-  return Locks;
-}
-
 class TranslationUnitWeaver {
 public:
   TranslationUnitWeaver(ASTContext &Context, Rewriter &Rewrite,
@@ -78,7 +56,7 @@ public:
 
 private:
   void checkAttributesOf(const FunctionDecl &FD) {
-    auto Locks = written(&FD, LockAnnotation);
+    auto Locks = writtenAttributes(&FD, LockAnnotation);
     for (const AnnotateAttr *Lock : Locks)
       blank(*Lock, "lock", "function");
     if (FD.isPure() && !Locks.empty() && !Locks[0]->getLocation().isMacroID())
@@ -88,9 +66,9 @@ private:
                       "': it has no body to lock, and its overriders are not "
                       "locked by it; put the attribute on each overrider");
     for (const ParmVarDecl *Param : FD.parameters())
-      for (const AnnotateAttr *Key : written(Param, KeyAnnotation)) {
+      for (const AnnotateAttr *Key : writtenAttributes(Param, KeyAnnotation)) {
         blank(*Key, "key", "parameter");
-        if (locksOf(FD).empty())
+        if (lockAttributesOf(FD).empty())
           Diags.warning(Key->getLocation(),
                         "'distlock::key' on a parameter of '" +
                             FD.getQualifiedNameAsString() +
@@ -100,7 +78,7 @@ private:
   }
 
   void weaveDefinition(const FunctionDecl &Definition) {
-    auto Locks = locksOf(Definition);
+    auto Locks = lockAttributesOf(Definition);
     if (Locks.empty())
       return;
     // Written in a macro: reported where it is blanked.
@@ -117,6 +95,10 @@ private:
     auto Locked = analyzeLockedFunction(Definition, *Locks[0], Diags);
     if (!Locked)
       return;
+    if (Locked->Coroutine) {
+      checkCoroutineReentry(Definition, *Locked, Diags);
+      rewriteLeaseCalls(Definition, *Locked, Rewrite, Diags);
+    }
     PresumedLoc Body = SM.getPresumedLoc(Locked->BodyBrace);
     GuardParts Parts{Locked->LockArguments, Locked->KeyExpressions,
                      Locked->Busy,          Locked->Coroutine,

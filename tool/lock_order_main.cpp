@@ -6,8 +6,8 @@
 // Merges the lock inventories distlock-weave wrote for a target's sources
 // into OUT (<target>.distlock-locks.json) and checks the order in which the
 // target's locked functions take their locks. Exit codes: 0 written (warnings
-// may have been reported), 1 a lock-order cycle (OUT is not written), 2 bad
-// usage or an unreadable inventory.
+// may have been reported), 1 a lock-order cycle or a coroutine's reentry (OUT
+// is not written), 2 bad usage or an unreadable inventory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +49,8 @@ int main(int argc, const char **argv) {
           argc, argv,
           "Merges the lock inventories that distlock-weave --locks-out wrote "
           "for a target's sources, and fails on a lock-order cycle among its "
-          "locked functions.\n",
+          "locked functions or a locked coroutine that takes its own lock "
+          "type again.\n",
           &llvm::errs()))
     return 2;
   std::vector<std::vector<LockRecord>> Parts;
@@ -71,7 +72,7 @@ int main(int argc, const char **argv) {
   const std::vector<LockRecord> Merged = mergeInventories(Parts);
   if (!NoOrderCheck) {
     const LockOrderFindings Findings = checkLockOrder(Merged, llvm::errs());
-    if (Findings.Cycles > 0) {
+    if (Findings.Cycles > 0 || Findings.CoroutineReentries > 0) {
       // No manifest: a build system that keeps outputs would take the target
       // as checked the next time.
       llvm::sys::fs::remove(OutputPath);

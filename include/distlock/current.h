@@ -51,12 +51,19 @@ decltype(auto) checked(const Lease& lease, Op&& op, Undo&& undo) {
   }
 }
 
+namespace detail {
+// checked() on the lease a caller found for itself, which is nullptr when it holds none.
+template <class Op, class Undo>
+decltype(auto) checked_on(const Lease* lease, Op&& op, Undo&& undo) {
+  if (lease == nullptr) throw_no_current_lease();
+  return checked(*lease, std::forward<Op>(op), std::forward<Undo>(undo));
+}
+}  // namespace detail
+
 // checked() on this thread's current() lease; throws ConfigError when it holds none.
 template <class Op, class Undo>
 decltype(auto) checked(Op&& op, Undo&& undo) {
-  const Lease* lease = current();
-  if (lease == nullptr) detail::throw_no_current_lease();
-  return checked(*lease, std::forward<Op>(op), std::forward<Undo>(undo));
+  return detail::checked_on(current(), std::forward<Op>(op), std::forward<Undo>(undo));
 }
 
 }  // namespace distlock

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <distlock/client.h>
+#include <distlock/current.h>
 #include <distlock/error.h>
 #include <distlock/key.h>
 #include <distlock/lease.h>
@@ -84,5 +85,21 @@ class LockedCall {
   std::optional<Lease> first_;
   std::vector<Lease> more_;  // per_key: the second lease on
 };
+
+// The lease of `call` as current() gives it inside a call on a thread: its first lease, or
+// nullptr when it is busy. A woven coroutine's lease belongs to no thread: distlock-weave
+// rewrites current() in the coroutine's body to this, on the coroutine's own LockedCall.
+inline const Lease* current(const LockedCall& call) {
+  return call.busy() ? nullptr : &call.lease();
+}
+// Every lease of `call`, first first, as current_leases() gives them inside a call on a thread:
+// what distlock-weave rewrites current_leases() to in a woven coroutine's body.
+inline std::vector<const Lease*> current_leases(const LockedCall& call) { return call.leases(); }
+// checked(op, undo) on the lease of `call`: what distlock-weave rewrites checked(op, undo) to
+// in a woven coroutine's body. Throws ConfigError when `call` is busy.
+template <class Op, class Undo>
+decltype(auto) checked(const LockedCall& call, Op&& op, Undo&& undo) {
+  return detail::checked_on(current(call), std::forward<Op>(op), std::forward<Undo>(undo));
+}
 
 }  // namespace distlock

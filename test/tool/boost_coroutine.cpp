@@ -26,6 +26,7 @@
 // CHECK-NEXT: #line 1 "{{.*}}boost_coroutine.cpp"
 
 int counter = 0;
+int strangers = 0;
 
 // CHECK: ::distlock::woven::LockedCall distlock_woven_guard_(distlock_woven_lock_.spec, co_await ::distlock::woven::boost_async_take(distlock_woven_lock_.spec, ::distlock::woven::keys(id))); if (distlock_woven_guard_.busy()) co_return co_await ::distlock::woven::boost_async_busy_result<int>(
 [[distlock::lock("counter", 30s)]]
@@ -33,7 +34,11 @@ boost::asio::awaitable<int> increment([[distlock::key]] int id, boost::asio::io_
   const int seen = counter;
   boost::asio::steady_timer yield(io, std::chrono::milliseconds(0));
   co_await yield.async_wait(boost::asio::use_awaitable);
-  counter = seen + 1;
+  // The coroutine's own lease, though the others ran on its thread meanwhile.
+  // CHECK: if (::distlock::woven::current(distlock_woven_guard_)->name() != "counter:1") ++strangers;
+  // CHECK: counter = ::distlock::woven::checked(distlock_woven_guard_, [&] { return seen + 1; }, [] {});
+  if (distlock::current()->name() != "counter:1") ++strangers;
+  counter = distlock::checked([&] { return seen + 1; }, [] {});
   co_return counter;
 }
 
@@ -45,8 +50,8 @@ int main() {
   for (int i = 0; i < 100; ++i)
     boost::asio::co_spawn(io, increment(1, io), boost::asio::detached);
   io.run();
-  // LIVE: counter 100
-  std::printf("counter %d\n", counter);
+  // LIVE: counter 100, strangers 0
+  std::printf("counter %d, strangers %d\n", counter, strangers);
   distlock::Lease held = distlock::default_client().acquire(distlock::spec("busy", "30s"), 3);
   boost::asio::co_spawn(
       io,

@@ -23,6 +23,7 @@ each_standard = "sh " + os.path.join(config.test_source_root, "each_standard.sh"
 link = " ".join([config.distlock_runtime_library, config.runtime_dependencies, "-pthread"])
 
 config.substitutions.append(("%weave", config.distlock_weave))
+config.substitutions.append(("%lock-order", config.distlock_lock_order))
 # Weaving flags for sources that include the runtime's headers themselves: the weaver parses
 # as the user's build compiles, here the oldest standard supported (other tests weave at 20).
 config.substitutions.append(("%flags", "-std=c++17 -I" + config.distlock_include_dir))

@@ -50,6 +50,8 @@ TEST(Inventory, ReadsBackWhatItWrites) {
   LockRecord Unnamed = sampleLock();
   Unnamed.Type.reset();
   Unnamed.TypeAsWritten = "kType";
+  Unnamed.Coroutine = true;
+  Unnamed.Calls[0].Awaited = true;
   const std::string Text = inventoryText({Named, Unnamed}, "shop");
   auto Read = parseInventory(Text, "shop.json");
   ASSERT_TRUE(static_cast<bool>(Read)) << llvm::toString(Read.takeError());
@@ -69,8 +71,33 @@ TEST(Inventory, ReadsBackWhatItWrites) {
   EXPECT_EQ(Lock.Calls[0].Usr, "c:@N@shop@F@log#");
   EXPECT_EQ(Lock.Calls[0].At.Line, 11u);
   EXPECT_EQ(Lock.Calls[0].Arguments, std::vector<std::string>{"item.sku"});
+  EXPECT_FALSE(Lock.Coroutine);
+  EXPECT_FALSE(Lock.Calls[0].Awaited);
   EXPECT_FALSE((*Read)[1].Type.has_value());
   EXPECT_EQ((*Read)[1].typeIdentity(), "expression kType");
+  EXPECT_TRUE((*Read)[1].Coroutine);
+  EXPECT_TRUE((*Read)[1].Calls[0].Awaited);
+}
+
+// An inventory written before coroutines were told apart reads as functions on a thread.
+TEST(Inventory, ReadsOneWithoutCoroutineFields) {
+  const std::string Text = inventoryText({sampleLock()});
+  std::string Old = Text;
+  for (const char* Field : {",\n      \"coroutine\": false", ",\n          \"awaited\": false"}) {
+    const std::string::size_type At = Old.find(Field);
+    ASSERT_NE(At, std::string::npos) << Field << " in " << Text;
+    Old.erase(At, std::string(Field).size());
+  }
+  auto Read = parseInventory(Old, "old.json");
+  ASSERT_TRUE(static_cast<bool>(Read)) << llvm::toString(Read.takeError());
+  EXPECT_FALSE((*Read)[0].Coroutine);
+  EXPECT_FALSE((*Read)[0].Calls[0].Awaited);
+}
+
+TEST(LockType, TheFirstArgumentItsValueOrItsExpression) {
+  EXPECT_EQ(lockTypeAsWritten("\"order\", 30s, distlock::wait(f(1, 2))"), "\"order\"");
+  EXPECT_EQ(lockTypeIdentity("\"order\""), "order");
+  EXPECT_EQ(lockTypeIdentity("kOrder"), "expression kOrder");
 }
 
 TEST(Inventory, RefusesWhatIsNotOneSaying) {

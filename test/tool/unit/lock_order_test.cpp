@@ -91,6 +91,63 @@ TEST(LockOrder, TypesNamedByConstantsAreComparedAsWritten) {
   EXPECT_EQ(check({F, G}, Findings), "");
 }
 
+LockRecord lockedCoroutine(const std::string& Name, const std::string& Type) {
+  LockRecord Lock = locked(Name, Type);
+  Lock.Coroutine = true;
+  return Lock;
+}
+
+void awaits(LockRecord& Caller, const std::string& Callee, unsigned Line) {
+  calls(Caller, Callee, Line);
+  Caller.Calls.back().Awaited = true;
+}
+
+// A coroutine's lease is not re-entered: under the same key too, its own type again is an error.
+TEST(LockOrder, ACoroutineAwaitingItsOwnTypeIsAnErrorInsteadOfAWarning) {
+  LockRecord Outer = lockedCoroutine("outer", "a"), Inner = lockedCoroutine("inner", "a");
+  awaits(Outer, "inner", 5);
+  LockOrderFindings Findings;
+  const std::string Out = check({Outer, Inner}, Findings);
+  EXPECT_EQ(Findings.CoroutineReentries, 1u);
+  EXPECT_EQ(Findings.NestedSameType, 0u);
+  EXPECT_NE(Out.find("outer.cpp:5:3: error: coroutine reentry 'outer' -> 'inner': 'outer' holds "
+                     "its lock of type 'a'"),
+            std::string::npos)
+      << Out;
+}
+
+TEST(LockOrder, ACoroutineReachingItsOwnTypeThroughOthersNamesEachCall) {
+  LockRecord Outer = lockedCoroutine("outer", "a"), Middle = lockedCoroutine("middle", "b"),
+             OnThread = locked("on_thread", "c"), Inner = locked("inner", "a");
+  awaits(Outer, "middle", 4);
+  calls(Middle, "on_thread", 7);
+  calls(OnThread, "inner", 9);
+  LockOrderFindings Findings;
+  const std::string Out = check({Outer, Middle, OnThread, Inner}, Findings);
+  EXPECT_EQ(Findings.CoroutineReentries, 1u);
+  EXPECT_NE(Out.find("outer.cpp:4:3: error: coroutine reentry 'outer' -> 'middle' -> 'on_thread' "
+                     "-> 'inner'"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("outer.cpp:4:3: note: 'outer' awaits 'middle' here\n"
+                     "middle.cpp:7:3: note: 'middle' calls 'on_thread' here\n"
+                     "on_thread.cpp:9:3: note: 'on_thread' calls 'inner' here\n"),
+            std::string::npos)
+      << Out;
+}
+
+// A coroutine merely called takes its lock when whoever awaits it does; a function on a thread
+// re-enters its own leases.
+TEST(LockOrder, NoReentryThroughAnUnawaitedCoroutineNorOnAThread) {
+  LockRecord Outer = lockedCoroutine("outer", "a"), Inner = lockedCoroutine("inner", "a"),
+             OnThread = locked("on_thread", "b"), Again = locked("again", "b");
+  calls(Outer, "inner", 5);
+  calls(OnThread, "again", 6);
+  LockOrderFindings Findings;
+  check({Outer, Inner, OnThread, Again}, Findings);
+  EXPECT_EQ(Findings.CoroutineReentries, 0u);
+}
+
 TEST(MergeInventories, OneRecordPerFunctionCallsToLockedOnesSortedByName) {
   LockRecord F = locked("f", "a"), G = locked("g", "b");
   calls(F, "g", 2);

@@ -43,7 +43,8 @@ std::set<std::string> declaredByTheHeaders() {
 }
 
 // Every guard shape: with and without keys; a free function, a member, one whose parameter
-// has no name, a constructor (no result), and a coroutine.
+// has no name, a constructor (no result), and a coroutine, with the calls its body makes for
+// its lease.
 std::string everyGuard() {
   const std::vector<std::string> Keys = {"user", "order.id"};
   GuardParts Parts;
@@ -63,6 +64,9 @@ std::string everyGuard() {
   Text += guardText(Parts);
   Parts.Coroutine = CoroutineReturn{"int", true};
   Text += guardText(Parts);
+  // What a woven coroutine's body calls for its lease.
+  for (const LeaseFunction& Function : LeaseFunctions)
+    Text += guardLeaseFunction(Function.Name) + "(" + GuardVariable.str() + ");\n";
   return Text;
 }
 
