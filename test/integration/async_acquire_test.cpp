@@ -141,6 +141,27 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     return eventually([&] { return client_->stats().waiting == count; });
   }
 
+  // Of two waiters behind a holder of `lock_spec`, the first is cancelled: it ends at once, as
+  // AcquisitionCancelled naming the lock, long before its wait or the holder's ttl run out; the
+  // holder's release then grants the second, which had the first kept its place (a fair
+  // queue's) would wait behind it. The second's outcome.
+  Outcome second_waiter_after_the_first_is_cancelled(const LockSpec& lock_spec, Lease& held) {
+    AsyncAcquisition first;
+    auto cancelled = start_acquisition(*client_, lock_spec, key_, &first);
+    EXPECT_TRUE(waiters_reach(1));
+    auto second = start_acquisition(*client_, lock_spec, key_);
+    EXPECT_TRUE(waiters_reach(2));
+    first.cancel();
+    Outcome withdrawn = outcome_of(cancelled);
+    EXPECT_NE(error_of_type<AcquisitionCancelled>(withdrawn).find(
+                  "lock '" + std::string(lock_spec.type.view()) + ":" + key_ + "'"),
+              std::string::npos)
+        << error_of_type<AcquisitionCancelled>(withdrawn);
+    EXPECT_TRUE(waiters_reach(1));
+    held.release();
+    return outcome_of(second);
+  }
+
   static inline SuiteRedis redis_;
   static inline SuiteSentinelGroup sentinel_group_;
   static inline SuiteRedisCluster cluster_;
@@ -214,20 +235,7 @@ TEST_P(AsyncAcquire, ABadSpecIsAConfigErrorInTheHandler) {
 TEST_P(AsyncAcquire, ACancelledWaiterEndsAtOnceAndTakesNothing) {
   const auto lock_spec = spec("cancelled", 30s, wait(30s));
   Lease held = client_->acquire(lock_spec, key_);
-  AsyncAcquisition first;
-  auto cancelled = start_acquisition(*client_, lock_spec, key_, &first);
-  ASSERT_TRUE(waiters_reach(1));
-  auto second = start_acquisition(*client_, lock_spec, key_);
-  ASSERT_TRUE(waiters_reach(2));
-  first.cancel();
-  // Long before its wait (30 s) or the holder's ttl ran out.
-  Outcome withdrawn = outcome_of(cancelled);
-  EXPECT_NE(error_of_type<AcquisitionCancelled>(withdrawn).find("lock 'cancelled:" + key_ + "'"),
-            std::string::npos)
-      << error_of_type<AcquisitionCancelled>(withdrawn);
-  ASSERT_TRUE(waiters_reach(1));
-  held.release();
-  Outcome granted = outcome_of(second);
+  Outcome granted = second_waiter_after_the_first_is_cancelled(lock_spec, held);
   ASSERT_FALSE(granted.error) << error_of_type<Error>(granted);
   granted.lease.release();
   // Had the cancelled waiter gone on, the release would have let it take the lock.
@@ -241,20 +249,7 @@ class AsyncAcquireEveryKind : public AsyncAcquire {};
 TEST_P(AsyncAcquireEveryKind, ACancelledFairWaiterLeavesNoPlaceBehind) {
   const auto fair_lock = spec("fair", 30s, fair);
   Lease held = client_->acquire(fair_lock, key_);
-  AsyncAcquisition first;
-  auto cancelled = start_acquisition(*client_, fair_lock, key_, &first);
-  ASSERT_TRUE(waiters_reach(1));
-  auto second = start_acquisition(*client_, fair_lock, key_);
-  ASSERT_TRUE(waiters_reach(2));
-  first.cancel();
-  Outcome withdrawn = outcome_of(cancelled);
-  EXPECT_NE(error_of_type<AcquisitionCancelled>(withdrawn).find("lock 'fair:" + key_ + "'"),
-            std::string::npos)
-      << error_of_type<AcquisitionCancelled>(withdrawn);
-  ASSERT_TRUE(waiters_reach(1));
-  // Had the first kept its place, the second would wait behind it until its wait ran out.
-  held.release();
-  Outcome granted = outcome_of(second);
+  Outcome granted = second_waiter_after_the_first_is_cancelled(fair_lock, held);
   ASSERT_FALSE(granted.error) << error_of_type<Error>(granted);
   EXPECT_TRUE(granted.lease.valid());
 }

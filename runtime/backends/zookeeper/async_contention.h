@@ -14,72 +14,51 @@
 // waiting thread, for up to connect_timeout.
 #pragma once
 
-#include <cstdint>
-#include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/zookeeper/async_steps.h"
 #include "backends/zookeeper/contention.h"
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/own_node.h"
 #include "core/async_executor.h"
-#include "core/stats.h"
 
 namespace distlock::detail::zookeeper {
 
-// How an asynchronous contention ends, called once on the executor's thread: what it won
-// (nullopt when the deadline passed, or with `error`), and whether it found the lock taken.
-using ContentionDone = std::function<void(std::optional<Won>, bool contended, std::exception_ptr)>;
-
-class AsyncContention final : public PendingAcquisition,
-                              public std::enable_shared_from_this<AsyncContention> {
+class AsyncContention final : public AsyncSteps<AsyncContention> {
  public:
   // `write_hold`: as Contention's. The request's names stay valid until `done` has been
   // called (backend.h).
   AsyncContention(const ZkContext& context, const AcquireRequest& request, std::string path,
                   std::optional<HeldNode> write_hold, AsyncExecutor& executor, ContentionDone done);
 
-  // Posts the first round: the caller's thread makes no round trip.
-  void start();
   void withdraw(std::exception_ptr why) override;
 
  private:
+  friend AsyncSteps<AsyncContention>;
+
   // From the session and a new contender node on; `first`: no deadline check before it.
   void round(bool first);
   // Judges listings (`next`: one in hand) until the acquisition ends or waits; false when a
   // new round must start.
   bool consider(std::optional<ChildrenReply> next);
-  void begin_waiting(WaitBehind wait);
   // The watch or the deadline's timer ended the wait numbered `generation`.
   void woken(std::uint64_t generation);
   void stop_waiting();
   // Ends it: the node goes unless won, and `done` is posted.
   void finish(std::optional<Won> won, std::exception_ptr error);
-  // Runs a step; what it throws ends the acquisition.
-  template <class Step>
-  void guarded(Step&& step);
 
   const AcquireRequest request_;
   const ZkContext& context_;
   Contention contention_;
-  AsyncExecutor& executor_;
-  ContentionDone done_;
 
   // Everything below is the executor thread's.
-  bool finished_ = false;
   std::shared_ptr<Session> session_;
   std::optional<Contention::Entered> entered_;
   std::optional<OwnNode> own_;
   std::optional<WaitBehind> waiting_on_;
-  std::optional<WaitingScope> counted_waiting_;
-  std::optional<AsyncExecutor::TimerId> timer_;
-  // Moves on whenever a wait ends: a wake-up posted for an earlier one is stale.
-  std::uint64_t generation_ = 0;
-  // Itself, from start() until its completion's task: nothing else need hold it.
-  std::shared_ptr<AsyncContention> keep_alive_;
 };
 
 }  // namespace distlock::detail::zookeeper

@@ -8,25 +8,10 @@ namespace distlock::detail::zookeeper {
 AsyncSemaphoreContention::AsyncSemaphoreContention(const ZkContext& context,
                                                    const AcquireRequest& request, std::string path,
                                                    AsyncExecutor& executor, ContentionDone done)
-    : request_(request),
+    : AsyncSteps(executor, std::move(done)),
+      request_(request),
       context_(context),
-      semaphore_(context, request_, std::move(path)),
-      executor_(executor),
-      done_(std::move(done)) {}
-
-template <class Step>
-void AsyncSemaphoreContention::guarded(Step&& step) {
-  try {
-    step();
-  } catch (...) {
-    if (!finished_) finish(std::nullopt, std::current_exception());
-  }
-}
-
-void AsyncSemaphoreContention::start() {
-  keep_alive_ = shared_from_this();
-  executor_.post([self = shared_from_this()] { self->guarded([&] { self->round(true); }); });
-}
+      semaphore_(context, request_, std::move(path)) {}
 
 void AsyncSemaphoreContention::withdraw(std::exception_ptr why) {
   // On the executor, after any step in flight: the acquisition's state is that thread's.
@@ -100,12 +85,7 @@ bool AsyncSemaphoreContention::consider(ChildrenReply listed) {
       case Next::start_over:
         return false;
       case Next::wait:
-        counted_waiting_.emplace(context_.stats);
-        if (request_.deadline != SteadyClock::time_point::max())
-          timer_ = executor_.post_at(request_.deadline,
-                                     [self = shared_from_this(), generation = generation_] {
-                                       self->guarded([&] { self->woken(generation); });
-                                     });
+        begin_wait(context_.stats, request_.deadline);
         return true;
       case Next::list_again:
         break;
@@ -116,19 +96,10 @@ bool AsyncSemaphoreContention::consider(ChildrenReply listed) {
   }
 }
 
-void AsyncSemaphoreContention::watch_leases() {
-  // Called where the wakeup is notified (the completion thread, mostly): it only posts.
-  watch_.emplace(session_,
-                 [weak = weak_from_this(), generation = generation_, &executor = executor_] {
-                   if (auto self = weak.lock())
-                     executor.post([self = std::move(self), generation] {
-                       self->guarded([&] { self->woken(generation); });
-                     });
-                 });
-}
+void AsyncSemaphoreContention::watch_leases() { watch_.emplace(session_, waker()); }
 
 void AsyncSemaphoreContention::woken(std::uint64_t generation) {
-  if (finished_ || generation != generation_) return;
+  if (stale(generation)) return;
   // Cause none: the deadline's timer ended the wait, as a waiting thread's timed wait ends.
   semaphore_.count_wake(watch_->wakeup().cause());
   stop_waiting();
@@ -145,11 +116,8 @@ void AsyncSemaphoreContention::start_over() {
 }
 
 void AsyncSemaphoreContention::stop_waiting() {
-  if (timer_) executor_.cancel(*timer_);
-  timer_.reset();
   watch_.reset();
-  counted_waiting_.reset();
-  ++generation_;
+  end_wait();
 }
 
 void AsyncSemaphoreContention::finish(std::optional<Won> won, std::exception_ptr error) {
@@ -159,11 +127,7 @@ void AsyncSemaphoreContention::finish(std::optional<Won> won, std::exception_ptr
   lease_.reset();
   held_mutex_.reset();
   withdrawn_ = nullptr;
-  // The error moves on to the completion: no copy of it stays on this thread.
-  executor_.post([done = std::move(done_), won = std::move(won), contended = semaphore_.contended(),
-                  error = std::move(error), self = std::move(keep_alive_)]() mutable {
-    done(std::move(won), contended, std::move(error));
-  });
+  complete(std::move(won), semaphore_.contended(), std::move(error));
 }
 
 }  // namespace distlock::detail::zookeeper

@@ -15,6 +15,7 @@
 
 #include "backends/backend.h"
 #include "backends/zookeeper/async_contention.h"
+#include "backends/zookeeper/async_steps.h"
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/own_node.h"
 #include "backends/zookeeper/semaphore.h"
@@ -23,20 +24,18 @@
 
 namespace distlock::detail::zookeeper {
 
-class AsyncSemaphoreContention final
-    : public PendingAcquisition,
-      public std::enable_shared_from_this<AsyncSemaphoreContention> {
+class AsyncSemaphoreContention final : public AsyncSteps<AsyncSemaphoreContention> {
  public:
   // `path`: the lock path; the permits are request.hold.kind.permits. The request's names stay
   // valid until `done` has been called (backend.h).
   AsyncSemaphoreContention(const ZkContext& context, const AcquireRequest& request,
                            std::string path, AsyncExecutor& executor, ContentionDone done);
 
-  // Posts the first round: the caller's thread makes no round trip.
-  void start();
   void withdraw(std::exception_ptr why) override;
 
  private:
+  friend AsyncSteps<AsyncSemaphoreContention>;
+
   // Takes the mutex; `first`: no deadline check before it.
   void round(bool first);
   void mutex_taken(std::optional<Won> mutex, bool mutex_contended, std::exception_ptr error);
@@ -53,17 +52,12 @@ class AsyncSemaphoreContention final
   void stop_waiting();
   // Ends it: the lease node goes unless won, the mutex goes, and `done` is posted.
   void finish(std::optional<Won> won, std::exception_ptr error);
-  template <class Step>
-  void guarded(Step&& step);
 
   const AcquireRequest request_;
   const ZkContext& context_;
   SemaphoreContention semaphore_;
-  AsyncExecutor& executor_;
-  ContentionDone done_;
 
   // Everything below is the executor thread's.
-  bool finished_ = false;
   // While the mutex is being taken; a withdrawal meanwhile goes to it, and waits here.
   std::shared_ptr<AsyncContention> mutex_waiter_;
   std::exception_ptr withdrawn_;
@@ -72,12 +66,6 @@ class AsyncSemaphoreContention final
   std::optional<CreatedLease> ours_;
   std::optional<OwnNode> lease_;
   std::optional<ChildrenWatch> watch_;
-  std::optional<WaitingScope> counted_waiting_;
-  std::optional<AsyncExecutor::TimerId> timer_;
-  // Moves on with each watch: a wake-up posted for an earlier one is stale.
-  std::uint64_t generation_ = 0;
-  // Itself, from start() until its completion's task: nothing else need hold it.
-  std::shared_ptr<AsyncSemaphoreContention> keep_alive_;
 };
 
 }  // namespace distlock::detail::zookeeper
