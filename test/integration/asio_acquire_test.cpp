@@ -26,6 +26,7 @@
 #include <distlock/asio.h>
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "integration_helpers.h"
 
 namespace distlock::testing {
@@ -143,6 +144,7 @@ TEST_F(AsioAcquire, ACancelledWaiterEndsWithOperationAbortedAndLeavesNoPlace) {
   EXPECT_TRUE(next.get().valid());
   work.reset();
   runner.join();
+  EXPECT_TRUE(client_thread_caught_up(*client_));
 }
 
 // A coroutine destroyed while it holds the lock (its io_context goes with it suspended) releases
@@ -164,12 +166,7 @@ TEST_F(AsioAcquire, ACoroutineDestroyedWhileHoldingReleases) {
   }
   ASSERT_TRUE(holding);
   EXPECT_FALSE(client_->try_acquire(spec("abandoned", 30s), "a").has_value());
-  // The client's thread may still be returning from its post into `io`, which must not be
-  // destroyed meanwhile: its next task, this one's handler, runs after that post returned.
-  Event drained;
-  client_->acquire_async(spec("drain", 30s), "a",
-                         [&](std::exception_ptr, Lease) { drained.set(); });
-  ASSERT_TRUE(drained.wait_for(30s));
+  ASSERT_TRUE(client_thread_caught_up(*client_));
   io.reset();
   EXPECT_TRUE(client_->try_acquire(spec("abandoned", 30s), "a").has_value())
       << "the destroyed coroutine's lease was not released";
@@ -181,6 +178,7 @@ TEST_F(AsioAcquire, UseFutureGetsTheLease) {
   Lease lease = granted.get();
   EXPECT_EQ(lease.name(), "future:a");
   EXPECT_TRUE(lease.valid());
+  EXPECT_TRUE(client_thread_caught_up(*client_));
 }
 
 }  // namespace

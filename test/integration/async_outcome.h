@@ -24,6 +24,18 @@ struct Outcome {
   std::thread::id thread;
 };
 
+// Whether the client's thread came back, within 30 s, from what it was doing, such as posting
+// a completion into an executor that must not be destroyed before (an io_context, or Asio's
+// system context for use_future, which goes at the process's exit): its next task, this
+// acquisition's handler, runs after that post returned.
+inline bool client_thread_caught_up(Client& client) {
+  auto handled = std::make_shared<std::promise<void>>();
+  std::future<void> caught_up = handled->get_future();
+  client.acquire_async(spec("caught-up", std::chrono::seconds(30)), "caught-up",
+                       [handled](std::exception_ptr, Lease) { handled->set_value(); });
+  return caught_up.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+}
+
 // Starts an acquisition whose outcome the returned future gets.
 inline std::future<Outcome> start_acquisition(Client& client, const LockSpec& spec,
                                               const std::string& key,

@@ -22,6 +22,7 @@
 #include <distlock/boost_asio.h>
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "integration_helpers.h"
 
 namespace distlock::testing {
@@ -85,6 +86,7 @@ TEST_F(BoostAsioAcquire, UseFutureGetsTheLease) {
       boost_asio::async_acquire(*client_, spec("future", 30s), "a", net::use_future);
   ASSERT_EQ(granted.wait_for(30s), std::future_status::ready);
   EXPECT_EQ(granted.get().name(), "future:a");
+  EXPECT_TRUE(client_thread_caught_up(*client_));
 }
 
 }  // namespace
