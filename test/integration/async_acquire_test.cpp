@@ -273,15 +273,7 @@ TEST_P(AsyncAcquireEveryKind, ACancelledWriterLetsTheReadersItHeldBackIn) {
 TEST_P(AsyncAcquireEveryKind, ACancelledPermitRequestLeavesThePermitToTheNext) {
   const auto one_permit = spec("slot", 30s, permits(1));
   Lease held = client_->acquire(one_permit, key_);
-  AsyncAcquisition first;
-  auto cancelled = start_acquisition(*client_, one_permit, key_, &first);
-  ASSERT_TRUE(waiters_reach(1));
-  auto second = start_acquisition(*client_, one_permit, key_);
-  ASSERT_TRUE(waiters_reach(2));
-  first.cancel();
-  EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(cancelled)), "no error");
-  held.release();
-  Outcome granted = outcome_of(second);
+  Outcome granted = second_waiter_after_the_first_is_cancelled(one_permit, held);
   ASSERT_FALSE(granted.error) << error_of_type<Error>(granted);
 }
 

@@ -44,20 +44,9 @@ bool AsyncContention::consider(std::optional<ChildrenReply> next) {
     const ChildrenReply listed = next ? std::move(*next) : contention_.list(session_);
     next.reset();
     Judged judged = contention_.judge_listing(session_, *own_, *entered_, listed);
-    switch (judged.next) {
-      case Next::won:
-        finish(std::move(judged.won), nullptr);
-        return true;
-      case Next::timed_out:
-        finish(std::nullopt, nullptr);
-        return true;
-      case Next::start_over:
-        return false;
-      case Next::list_again:
-        continue;
-      case Next::wait:
-        break;
-    }
+    if (ended_by(judged)) return true;
+    if (judged.next == Next::start_over) return false;
+    if (judged.next == Next::list_again) continue;
     WaitBehind wait = contention_.wait_behind(session_, judged.watch, waker());
     if (wait.sent == ZOK) {
       waiting_on_ = std::move(wait);

@@ -75,20 +75,11 @@ bool AsyncSemaphoreContention::take_lease() {
 bool AsyncSemaphoreContention::consider(ChildrenReply listed) {
   for (;;) {
     Judged judged = semaphore_.judge_leases(session_, *lease_, *ours_, listed);
-    switch (judged.next) {
-      case Next::won:
-        finish(std::move(judged.won), nullptr);
-        return true;
-      case Next::timed_out:
-        finish(std::nullopt, nullptr);
-        return true;
-      case Next::start_over:
-        return false;
-      case Next::wait:
-        begin_wait(context_.stats, request_.deadline);
-        return true;
-      case Next::list_again:
-        break;
+    if (ended_by(judged)) return true;
+    if (judged.next == Next::start_over) return false;
+    if (judged.next == Next::wait) {
+      begin_wait(context_.stats, request_.deadline);
+      return true;
     }
     stop_waiting();
     watch_leases();

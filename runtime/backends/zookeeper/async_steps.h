@@ -78,6 +78,17 @@ class AsyncSteps : public PendingAcquisition, public std::enable_shared_from_thi
     counted_waiting_.reset();
     ++generation_;
   }
+  // Ends the acquisition when `judged` says it is over (won, or the deadline passed); whether
+  // it did.
+  bool ended_by(Judged& judged) {
+    if (judged.next == Next::won) {
+      derived().finish(std::move(judged.won), nullptr);
+      return true;
+    }
+    if (judged.next != Next::timed_out) return false;
+    derived().finish(std::nullopt, nullptr);
+    return true;
+  }
   // Whether a wake-up for the wait numbered `generation` comes too late to count.
   bool stale(std::uint64_t generation) const { return finished_ || generation != generation_; }
   // Ends it: `done` is posted with the outcome, the keep-alive going with that task. The error

@@ -209,21 +209,27 @@ Contention::Outcome Contention::contend(const std::shared_ptr<Session>& session,
   }
 }
 
+std::optional<Next> listing_trouble(int rc, OwnNode& own,
+                                    const std::function<bool()>& same_session_again) {
+  if (status::session_gone(rc)) {
+    own.gone();
+    return Next::start_over;
+  }
+  if (!status::connection_trouble(rc)) return std::nullopt;
+  if (same_session_again()) return Next::list_again;
+  own.gone();
+  return Next::start_over;
+}
+
 ChildrenReply Contention::list(const std::shared_ptr<Session>& session) const {
   return context_.requests.children(*session, path_);
 }
 
 Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNode& own,
                                  const Entered& entered, const ChildrenReply& listed) {
-  if (status::session_gone(listed.rc)) {
-    own.gone();
-    return Judged::to(Next::start_over);
-  }
-  if (status::connection_trouble(listed.rc)) {
-    if (same_session_again(session)) return Judged::to(Next::list_again);
-    own.gone();
-    return Judged::to(Next::start_over);
-  }
+  if (const auto next =
+          listing_trouble(listed.rc, own, [&] { return same_session_again(session); }))
+    return Judged::to(*next);
   if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the contenders");
 
   const std::string ours = base_name(entered.path);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,13 @@ struct Judged {
     return {Next::wait, std::nullopt, std::move(watch)};
   }
 };
+
+// What a listing's return code says before its children are judged: nullopt when it came (ZOK,
+// or ZNONODE: nothing is listed); start over when the session is gone (with `own`'s node), or
+// when trouble on the connection brought another session; list again when the same one is
+// back (`same_session_again` asks). Any other code is a failure the caller throws.
+std::optional<Next> listing_trouble(int rc, OwnNode& own,
+                                    const std::function<bool()>& same_session_again);
 
 // A wait behind one contender: the watch registered with the session, the listing its release
 // sends ahead, and the code of the request that set the watch (ZOK: set, the wait is on).

@@ -107,15 +107,9 @@ std::optional<CreatedLease> SemaphoreContention::create_lease(
 
 Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session, OwnNode& lease,
                                          const CreatedLease& ours, const ChildrenReply& listed) {
-  if (status::session_gone(listed.rc)) {
-    lease.gone();
-    return Judged::to(Next::start_over);
-  }
-  if (status::connection_trouble(listed.rc)) {
-    if (same_session_again(session)) return Judged::to(Next::list_again);
-    lease.gone();
-    return Judged::to(Next::start_over);
-  }
+  if (const auto next =
+          listing_trouble(listed.rc, lease, [&] { return same_session_again(session); }))
+    return Judged::to(*next);
   if (listed.rc != ZOK && listed.rc != ZNONODE) fail(listed.rc, "listing the leases");
   const auto& leases = listed.children;
   const std::string name = base_name(ours.created.path);
