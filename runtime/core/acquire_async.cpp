@@ -36,16 +36,17 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
     Preparation preparation;
     SteadyClock::time_point start;
     SteadyClock::time_point deadline;
+    Client::AcquireHandler handler;
   };
   auto job = std::make_shared<Job>();
   job->spec = spec;
+  job->handler = std::move(handler);
   try {
     job->preparation = prepare(spec, key, false);
   } catch (...) {
-    async_executor_.post(
-        [handler = std::move(handler), error = std::current_exception()]() mutable {
-          deliver_to_handler(handler, std::move(error), {});
-        });
+    async_executor_.post([job, error = std::current_exception()]() mutable {
+      deliver_to_handler(job->handler, std::move(error), {});
+    });
     return {};
   }
   job->start = SteadyClock::now();
@@ -54,8 +55,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   // The job's identity stays put (it is on the heap) while the request's views point into it.
   auto pending = backend_->acquire_async(
       request_for(job->preparation, job->deadline), async_executor_,
-      [self = shared_from_this(), job, handler = std::move(handler)](std::optional<Grant> grant,
-                                                                     std::exception_ptr error) {
+      [self = shared_from_this(), job](std::optional<Grant> grant, std::exception_ptr error) {
         std::optional<Lease> lease;
         if (!error) {
           try {
@@ -65,7 +65,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
             error = std::current_exception();
           }
         }
-        deliver_to_handler(handler, std::move(error), lease ? std::move(*lease) : Lease());
+        deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
       });
   return AsyncAcquisition(
       std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));

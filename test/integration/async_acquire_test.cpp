@@ -9,6 +9,7 @@
 // Waiters start waiting in a known order by watching the client's count of waiters. Each test
 // locks a key of its own. (ZooKeeper's nodes themselves: zookeeper_async_test.)
 #include <dirent.h>
+#include <signal.h>
 
 #include <atomic>
 #include <chrono>
@@ -475,6 +476,45 @@ TEST(AsyncAcquireRedlock, WaitersAreGrantedByTheMajorityLeftWhenAMasterDies) {
     outcome.lease.release();
   }
   EXPECT_EQ(client->stats().waiting, 0u);
+}
+
+// On the connection the lock commands share, a waiter's try goes out and its reply is read with
+// the other waiters' (attempt_pipeline.h): a cancellation that comes while it is out waits for
+// it. A try that wins gives the acquisition its lease, as a cancel after the grant would find it;
+// one that finds the lock busy ends it cancelled, and the fair queue place it took is withdrawn.
+// The server is stopped while both tries are out, so both cancellations come before the replies.
+TEST(AsyncAcquirePipelined, ACancelWhileTheTryIsOutEndsAsTheTryEnds) {
+  RedisServer server;
+  auto client = Client::connect(server.url());
+  auto holder = Client::connect(server.url());
+  const auto free_spec = spec("pipelined-free", 30s, wait(30s));
+  const auto fair_spec = spec("pipelined-fair", 30s, fair, wait(30s));
+  Lease held = holder->acquire(fair_spec, "k");
+  // The client's thread and connections are up first, so each try goes out at once.
+  auto warm = start_acquisition(*client, spec("pipelined-warm", 30s), "k");
+  ASSERT_FALSE(outcome_of(warm).error);
+
+  ASSERT_EQ(::kill(server.pid(), SIGSTOP), 0);
+  AsyncAcquisition on_free;
+  AsyncAcquisition on_busy;
+  auto granted = start_acquisition(*client, free_spec, "k", &on_free);
+  auto cancelled = start_acquisition(*client, fair_spec, "k", &on_busy);
+  on_free.cancel();
+  on_busy.cancel();
+  ASSERT_EQ(::kill(server.pid(), SIGCONT), 0);
+
+  Outcome won = outcome_of(granted);
+  ASSERT_FALSE(won.error) << error_of_type<Error>(won);
+  EXPECT_TRUE(won.lease.valid());
+  EXPECT_FALSE(holder->try_acquire(free_spec, "k").has_value());
+
+  Outcome withdrawn = outcome_of(cancelled);
+  EXPECT_NE(error_of_type<AcquisitionCancelled>(withdrawn).find("lock 'pipelined-fair:k'"),
+            std::string::npos)
+      << error_of_type<AcquisitionCancelled>(withdrawn);
+  held.release();
+  // A place left in the fair queue would hold this try back for the ttl.
+  EXPECT_TRUE(holder->try_acquire(fair_spec, "k").has_value());
 }
 
 }  // namespace

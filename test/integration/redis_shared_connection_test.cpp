@@ -3,7 +3,8 @@
 // (runtime/backends/redis/transport/shared_connection.h), against a real redis-server: every caller
 // gets its own reply however many send at once, replies read for others reach them in order, a
 // caller that runs a handler hands the reading on first, and a server that stops answering or goes
-// away fails every caller still waiting, by name, and never hangs one.
+// away fails every caller still waiting, by name, and never hangs one. read_owed() reads what is
+// owed and no more, taking its turn with the other callers.
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -161,6 +162,69 @@ TEST(RedisSharedConnection, AReaderHandsTheReadingOnBeforeItRunsAHandler) {
       << "the handler's thread kept the reading: the other caller's reply waited for it";
   EXPECT_EQ(replies[0], "first");
   EXPECT_EQ(replies[1], "second");
+  EXPECT_FALSE(connection.broken());
+}
+
+// read_owed() reads the replies owed when it is called, each to its handler in order, and
+// returns; with none owed it reads nothing (a read would wait out command_timeout and break the
+// connection).
+TEST(RedisSharedConnection, ReadOwedHandsOutWhatIsOwedAndReturns) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  connection.read_owed();
+  EXPECT_FALSE(connection.broken());
+  std::vector<long long> counted;
+  const std::string_view incr[] = {"INCR", "counter"};
+  for (int i = 0; i < 3; ++i)
+    connection.send_unawaited({incr}, [&](SharedConnection&, const redisReply* reply) {
+      ASSERT_NE(reply, nullptr);
+      counted.push_back(reply->integer);
+    });
+  EXPECT_TRUE(connection.owes_unawaited());
+  connection.read_owed();
+  EXPECT_EQ(counted, (std::vector<long long>{1, 2, 3}));
+  EXPECT_FALSE(connection.owes_unawaited());
+  EXPECT_FALSE(connection.broken());
+}
+
+// A read_owed() caller takes turns with the callers of command(): while one reads, it waits, and
+// once that one has its reply, the reading passes to it for the replies owed after.
+TEST(RedisSharedConnection, ReadOwedTakesItsTurnAfterAWaitingCaller) {
+  RedisServer server;
+  const ConnectionSettings settings = settings_for(server);
+  SharedConnection connection(settings, settings.address, 0);
+  std::atomic<pid_t> reader_tid{0};
+  std::string popped;
+  std::thread reader([&] {
+    reader_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    const Reply reply = command(connection, {"BLPOP", "list", "0"});
+    popped = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2
+                 ? std::string(reply_text(*reply->element[1]))
+                 : describe_reply(*reply);
+  });
+  const auto limit = std::chrono::steady_clock::now() + 10s;
+  while ((reader_tid == 0 || !asleep(reader_tid)) && std::chrono::steady_clock::now() < limit)
+    std::this_thread::yield();
+  std::vector<long long> counted;
+  const std::string_view incr[] = {"INCR", "counter"};
+  connection.send_unawaited({incr}, [&](SharedConnection&, const redisReply* reply) {
+    ASSERT_NE(reply, nullptr);
+    counted.push_back(reply->integer);
+  });
+  std::atomic<pid_t> collector_tid{0};
+  std::thread collector([&] {
+    collector_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    connection.read_owed();
+  });
+  while ((collector_tid == 0 || !asleep(collector_tid)) && std::chrono::steady_clock::now() < limit)
+    std::this_thread::yield();
+  // The server answers the INCR only after the BLPOP, which this push answers.
+  server.cli({"RPUSH", "list", "pushed"});
+  reader.join();
+  collector.join();
+  EXPECT_EQ(popped, "pushed");
+  EXPECT_EQ(counted, (std::vector<long long>{1}));
   EXPECT_FALSE(connection.broken());
 }
 

@@ -7,52 +7,86 @@
 namespace distlock::detail::redis {
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, Unheard unheard, GrantMessage grant_message,
-                         AsyncWaitSteps steps, StatsCounters& stats, AsyncExecutor& executor,
+                         const AsyncWaitSteps& steps, StatsCounters& stats, AsyncExecutor& executor,
                          AcquireCompletion done)
     : request_(request),
       unheard_(unheard),
       grant_message_(grant_message),
-      steps_(std::move(steps)),
+      steps_(steps),
       stats_(stats),
       executor_(executor),
       done_(std::move(done)) {}
+
+AsyncWaitSteps::TryOnce AsyncWaitSteps::waiting_for_reply(
+    std::function<Attempt(const AcquireRequest&)> try_once) {
+  return [try_once = std::move(try_once)](const AcquireRequest& request, AsyncExecutor&,
+                                          const Tried& tried) {
+    Attempt found;
+    try {
+      found = try_once(request);
+    } catch (...) {
+      tried({}, std::current_exception());
+      return;
+    }
+    tried(found, nullptr);
+  };
+}
 
 void AsyncWaiter::start() {
   executor_.post([self = shared_from_this()] { self->attempt(); });
 }
 
 void AsyncWaiter::withdraw(std::exception_ptr why) {
-  // On the executor, after any attempt in flight: the waiter's state is that thread's.
+  // On the executor: the waiter's state is that thread's.
   executor_.post([self = shared_from_this(), why = std::move(why)] {
-    if (!self->finished_) self->give_up(why);
+    if (self->finished_) return;
+    if (self->in_flight_) {
+      self->withdrawn_ = true;
+      self->withdrawal_ = why;
+    } else {
+      self->give_up(why);
+    }
   });
 }
 
 void AsyncWaiter::attempt() {
-  if (finished_) return;
+  if (finished_ || in_flight_) return;
   cancel_timer();
   awaiting_subscription_ = false;
   // Only an attempt made after the server confirmed the subscription is sure to hear of every
   // later release (release_listener.h); one made before is bounded by the holder's ttl alone.
   heard_ = ticket_ && ticket_->subscribed();
   seen_ = ticket_ ? ticket_->generation() : 0;
-  Attempt found;
-  try {
-    found = steps_.try_once(request_);
-  } catch (const Redirected&) {
-    // A Cluster goes on with this acquisition on the master named, where its trace moved too.
-    complete(std::nullopt, std::current_exception());
-    return;
-  } catch (const TryAgain&) {
-    complete(std::nullopt, std::current_exception());
-    return;
-  } catch (...) {
-    give_up(std::current_exception());
+  in_flight_ = true;
+  steps_.try_once(request_, executor_,
+                  [self = shared_from_this()](Attempt found, std::exception_ptr error) {
+                    self->tried(found, std::move(error));
+                  });
+}
+
+void AsyncWaiter::tried(Attempt found, std::exception_ptr error) {
+  in_flight_ = false;
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const Redirected&) {
+      // A Cluster goes on with this acquisition on the master named, where its trace moved too.
+      complete(std::nullopt, error);
+    } catch (const TryAgain&) {
+      complete(std::nullopt, error);
+    } catch (...) {
+      give_up(error);
+    }
     return;
   }
   if (found.grant) {
+    // A withdrawal that came meanwhile was too late: the grant is the acquisition's outcome.
     found.grant->contended = ticket_ != nullptr;
     complete(found.grant, nullptr);
+    return;
+  }
+  if (withdrawn_) {
+    give_up(withdrawal_);
     return;
   }
   if (SteadyClock::now() >= request_.deadline) {
@@ -73,6 +107,9 @@ void AsyncWaiter::attempt() {
     return;
   }
   arm_timer();
+  // A release or the subscription's confirmation that came while the attempt was out woke
+  // nobody: it is seen now.
+  if (ticket_->generation() != seen_) woken(Wake::change, 0);
 }
 
 void AsyncWaiter::watch() {
@@ -99,7 +136,7 @@ void AsyncWaiter::watch() {
 }
 
 void AsyncWaiter::woken(Wake wake, std::uint64_t timer_generation) {
-  if (finished_) return;
+  if (finished_ || in_flight_) return;
   if (wake == Wake::timer) {
     if (timer_generation != timer_generation_) return;
     ++stats_.woken_by_timeout;

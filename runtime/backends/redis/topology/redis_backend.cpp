@@ -11,6 +11,7 @@
 #include "backends/redis/admin/eviction_policy.h"
 #include "backends/redis/admin/server_version.h"
 #include "backends/redis/locks/async_waiter.h"
+#include "backends/redis/locks/attempt_pipeline.h"
 #include "backends/redis/locks/kind_calls.h"
 #include "backends/redis/locks/release_listener.h"
 #include "backends/redis/locks/script_runner.h"
@@ -82,6 +83,8 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       pool_(settings_, locator_,
             shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
       scripts_(load_scripts(pool_, settings_)),
+      async_steps_(make_async_steps(Asking::no)),
+      async_steps_asking_(make_async_steps(Asking::yes)),
       listener_(settings_, locator_, stats_) {
   locator_.set_on_moved([this] { listener_.master_moved(); });
 }
@@ -115,10 +118,14 @@ ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lo
 template <class Link>
 bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, const Link& connection,
                                      bool reused) {
+  return worth_another_try(retry, error, connection.broken(), connection.generation(), reused);
+}
+
+bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, bool broken,
+                                     std::uint64_t generation, bool reused) {
   // An error reply leaves the connection sound, and asking again would repeat it.
-  return connection.broken() &&
-         (retry == Retry::after_any_failure || (reused && !error.timed_out()) ||
-          locator_.refresh(connection.generation()));
+  return broken && (retry == Retry::after_any_failure || (reused && !error.timed_out()) ||
+                    locator_.refresh(generation));
 }
 
 std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
@@ -208,26 +215,6 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   return grant;
 }
 
-std::shared_ptr<PendingAcquisition> RedisBackend::acquire_async(const AcquireRequest& request,
-                                                                AsyncExecutor& executor,
-                                                                AcquireCompletion done,
-                                                                Asking asking) {
-  AsyncWaitSteps steps{
-      [this, asking](const AcquireRequest& asked) { return try_acquire(asked, asking); },
-      [this](const HoldId& hold, std::function<void()> on_change) {
-        return watch_releases_async(hold, std::move(on_change));
-      },
-      nullptr};
-  if (leaves_trace_when_waiting(request.hold.kind))
-    steps.withdraw = [this](const HoldId& hold) { withdraw(hold); };
-  auto waiter = std::make_shared<AsyncWaiter>(
-      request, Unheard::wait,
-      settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for, std::move(steps),
-      stats_, executor, std::move(done));
-  waiter->start();
-  return waiter;
-}
-
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
   Outage none(Millis::zero());
   return attempt_through_outage(request, asking, none);
@@ -239,11 +226,14 @@ Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Aski
                              [&] { return attempt(request, asking); });
 }
 
+std::string RedisBackend::holder_field() const {
+  return holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count());
+}
+
 Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
-  const std::string holder =
-      holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+  const std::string holder = holder_field();
   // The lease's validity counts from the send time of the request that won: from before its
   // first sending, which a fair lock's grant names.
   const auto sent_at = SteadyClock::now();

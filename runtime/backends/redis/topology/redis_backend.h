@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,10 @@ struct Attempt {
   SteadyClock::time_point sent_at;
 };
 
+// What one try came to, on the client's async executor: an Attempt, or the exception
+// RedisBackend::try_acquire would throw.
+using Tried = std::function<void(Attempt, std::exception_ptr)>;
+
 // An attempt's token, which a fair lock's release that grants the lock to the waiter repeats
 // ('<id> <fence> <token>'): its send time, unique per attempt of one waiter.
 inline std::uint64_t attempt_token(SteadyClock::time_point sent_at) {
@@ -52,6 +57,9 @@ SteadyClock::time_point holder_gone(long long pttl, Millis ttl);
 // Whether a command is sent after ASKING: to the master that imports a migrating slot, for
 // keys it already has (a cluster node's ASK redirect).
 enum class Asking { no, yes };
+
+class AttemptPipeline;
+struct AsyncWaitSteps;
 
 class RedisBackend final : public Backend {
  public:
@@ -123,6 +131,8 @@ class RedisBackend final : public Backend {
   template <class Link>
   bool worth_another_try(Retry retry, const ServerError& error, const Link& connection,
                          bool reused);
+  bool worth_another_try(Retry retry, const ServerError& error, bool broken,
+                         std::uint64_t generation, bool reused);
   // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
   template <class Operation>
   auto with_lock_connection(Retry retry, Operation&& operation);
@@ -168,6 +178,15 @@ class RedisBackend final : public Backend {
   ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking, bool& sent_before);
   // One try; a failure is a ServerError, not yet told of the lock.
   Attempt attempt(const AcquireRequest& request, Asking asking);
+  // The async waiters' steps, with attempts made after ASKING or not.
+  std::unique_ptr<const AsyncWaitSteps> make_async_steps(Asking asking);
+  // One try on the shared connection, its reply read by `pipeline`'s next read; `tried` hears
+  // what it came to on the pipeline's executor, as try_acquire would return or throw it. After
+  // a stale connection broke under it, it is made once more (`failed`: that connection).
+  void send_attempt(const AcquireRequest& request, AttemptPipeline& pipeline, Tried tried,
+                    const SharedConnection* failed = nullptr);
+  // The hash's holder field for an acquisition sent now: '<host> <pid> <ms since the epoch>'.
+  std::string holder_field() const;
   // One try that gets through, made again through `outage` as long as it lets; a failure told
   // of the lock (Refused for a refusal), as try_acquire's.
   Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage);
@@ -192,6 +211,12 @@ class RedisBackend final : public Backend {
   const ScriptRunner scripts_;
   std::mutex lock_connection_mutex_;
   std::shared_ptr<SharedConnection> lock_connection_;  // under lock_connection_mutex_
+  // The asynchronous attempts' reads, made on the async executor's thread by the first of them.
+  std::unique_ptr<AttemptPipeline> pipeline_;
+  // What an asynchronous waiter does here (async_waiter.h): on the shared connection, and
+  // after ASKING on a pooled one.
+  const std::unique_ptr<const AsyncWaitSteps> async_steps_;
+  const std::unique_ptr<const AsyncWaitSteps> async_steps_asking_;
   ReleaseListener listener_;
 };
 

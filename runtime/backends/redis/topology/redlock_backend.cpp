@@ -124,6 +124,15 @@ class RedlockBackend final : public Backend {
   const std::string server_;
   std::vector<std::unique_ptr<Master>> masters_;
   StatsCounters& stats_;
+  // A round undoes what it took unless it won, so a waiter keeps nothing between rounds: there
+  // is nothing to withdraw when it gives up.
+  const AsyncWaitSteps async_steps_{
+      AsyncWaitSteps::waiting_for_reply(
+          [this](const AcquireRequest& asked) { return try_once(asked); }),
+      [this](const HoldId& hold, std::function<void()> on_change) {
+        return herald().watch_releases_async(hold, std::move(on_change));
+      },
+      nullptr};
 };
 
 RedisBackend& RedlockBackend::herald() {
@@ -145,14 +154,7 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
 std::shared_ptr<PendingAcquisition> RedlockBackend::acquire_async(const AcquireRequest& request,
                                                                   AsyncExecutor& executor,
                                                                   AcquireCompletion done) {
-  // A round undoes what it took unless it won, so a waiter keeps nothing between rounds: there
-  // is nothing to withdraw when it gives up.
-  AsyncWaitSteps steps{[this](const AcquireRequest& asked) { return try_once(asked); },
-                       [this](const HoldId& hold, std::function<void()> on_change) {
-                         return herald().watch_releases_async(hold, std::move(on_change));
-                       },
-                       nullptr};
-  auto waiter = std::make_shared<AsyncWaiter>(request, kUnheard, kGrantMessage, std::move(steps),
+  auto waiter = std::make_shared<AsyncWaiter>(request, kUnheard, kGrantMessage, async_steps_,
                                               stats_, executor, std::move(done));
   waiter->start();
   return waiter;

@@ -62,6 +62,30 @@ SharedConnection::Encoded SharedConnection::encode(Parts parts) {
   return {command_name(parts), std::string(encoder.encode(parts))};
 }
 
+void SharedConnection::read_owed() {
+  Handed handed;
+  std::condition_variable woken;
+  std::unique_lock lock(mutex_);
+  const std::uint64_t last = listed_;
+  const auto all_answered = [&] { return broken_ || unlisted_ >= last; };
+  if (all_answered()) return;
+  collectors_.push_back(&woken);
+  while (!all_answered()) {
+    if (reading_) {
+      woken.wait(lock);
+      continue;
+    }
+    read_and_hand_out(lock, handed);
+    if (handed.empty()) continue;
+    wake_next_reader_locked(nullptr);
+    lock.unlock();
+    give(handed);
+    lock.lock();
+  }
+  collectors_.erase(std::find(collectors_.begin(), collectors_.end(), &woken));
+  wake_next_reader_locked(nullptr);
+}
+
 void SharedConnection::send(Parts parts, Owed owed) {
   const bool awaited = owed.caller != nullptr;
   Handed handed;
@@ -95,6 +119,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
       return Written::no;
     }
     owed_.push_back(std::move(owed));
+    ++listed_;
   }
   const std::optional<int> failed = write_all(bytes);
   if (!failed) return Written::yes;
@@ -106,6 +131,7 @@ SharedConnection::Written SharedConnection::write_locked(std::string_view bytes,
   // come.
   owed = std::move(owed_.back());
   owed_.pop_back();
+  ++unlisted_;
   break_locked(is_timeout(error) ? "cannot send " + owed.command + " within " +
                                        std::to_string(timeout_.count()) + " ms (command_timeout)"
                                  : "sending a command: " + stream_.error_text(error),
@@ -149,6 +175,8 @@ void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Han
   lock.lock();
   hand_out(lock, replies, handed);
   reading_ = false;
+  // A collector may now read, or have its replies.
+  for (auto* collector : collectors_) collector->notify_one();
   if (!read) {
     if (timed_out && !owed_.empty())
       reason = "no reply to " + owed_.front().command + " within " +
@@ -177,6 +205,7 @@ void SharedConnection::hand_out(std::unique_lock<std::mutex>& lock, std::vector<
     }
     Owed owed = std::move(owed_.front());
     owed_.pop_front();
+    ++unlisted_;
     if (owed.caller != nullptr) {
       owed.caller->reply = std::move(reply);
       owed.caller->answered = true;
@@ -245,6 +274,8 @@ void SharedConnection::break_locked(std::string reason, bool timed_out, Handed& 
   stream_.shutdown();
   std::deque<Owed> lost;
   lost.swap(owed_);
+  unlisted_ += lost.size();
+  for (auto* collector : collectors_) collector->notify_one();
   for (auto& owed : lost) {
     if (owed.caller != nullptr)
       owed.caller->woken.notify_one();
@@ -260,6 +291,8 @@ void SharedConnection::wake_next_reader_locked(const Caller* except) {
       owed.caller->woken.notify_one();
       return;
     }
+  // Only collectors are left to read what is owed.
+  if (!collectors_.empty()) collectors_.front()->notify_one();
 }
 
 void SharedConnection::give(Handed& handed) {

@@ -75,8 +75,15 @@ class SharedConnection {
   void send_unawaited(Parts parts, ReplyHandler handler, Resend resend = {});
   // The command whose arguments are the parts' arguments, for a Resend to return.
   static Encoded encode(Parts parts);
+  // Reads, taking turns with the callers of command(), until every reply owed when it was
+  // called has been handed out; at once when none is. A command sent again in another form
+  // (Resend) is owed anew, after the call. Never throws: when the connection breaks, the
+  // handlers hear of it.
+  void read_owed();
 
   bool broken() const;
+  // Why it broke; once broken() (or a handler was given no reply).
+  ServerError failure() const;
   // Whether replies are owed to send_unawaited() callers (they are read by the next caller of
   // command(); on a connection nobody uses, by nobody: the release courier asks then).
   bool owes_unawaited() const;
@@ -137,12 +144,11 @@ class SharedConnection {
   // Marks the connection broken for `reason` and fails everything owed (under mutex_); the
   // handlers are left in `handed` with no reply.
   void break_locked(std::string reason, bool timed_out, Handed& handed);
-  // Hands the reading on to the next caller still waiting other than `except`, if nobody reads
-  // (under mutex_).
+  // Hands the reading on to the next caller still waiting other than `except`, or else to a
+  // read_owed() caller, if nobody reads (under mutex_).
   void wake_next_reader_locked(const Caller* except);
   // Gives the handlers their replies; without the locks.
   void give(Handed& handed);
-  ServerError failure() const;
 
   Connection connection_;  // the setup, the socket, the server's name for messages
   Stream& stream_;         // connection_'s
@@ -153,6 +159,12 @@ class SharedConnection {
   // Guards the fields below; taken after write_mutex_ when both are held.
   mutable std::mutex mutex_;
   std::deque<Owed> owed_;
+  // How many commands were listed in owed_, and how many left it (answered, sent again in
+  // another form, or failed): read_owed() waits for the second to reach the first.
+  std::uint64_t listed_ = 0;
+  std::uint64_t unlisted_ = 0;
+  // The read_owed() callers waiting for their turn to read or for their replies.
+  std::vector<std::condition_variable*> collectors_;
   // A caller is reading, or handing out what it read; only it uses reader_.
   bool reading_ = false;
   bool broken_ = false;
