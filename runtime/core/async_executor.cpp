@@ -29,6 +29,7 @@ void AsyncExecutor::post(Task task) {
     std::lock_guard lock(mutex_);
     start_if_needed();
     tasks_.push_back(std::move(task));
+    posts_.fetch_add(1, std::memory_order_release);
   }
   changed_.notify_one();
 }
@@ -53,8 +54,20 @@ void AsyncExecutor::cancel(TimerId timer) {
   timer_places_.erase(found);
 }
 
+void AsyncExecutor::look_for_posts() const {
+  const std::uint64_t seen = posts_.load(std::memory_order_acquire);
+  const auto until = SteadyClock::now() + kLookBeforeSleep;
+  do {
+    if (posts_.load(std::memory_order_acquire) != seen) return;
+    // Another thread that wants this core gets it meanwhile.
+    std::this_thread::yield();
+  } while (SteadyClock::now() < until);
+}
+
 void AsyncExecutor::run() {
   std::unique_lock lock(mutex_);
+  // Whether the thread ran a task since it last slept or looked for one.
+  bool busy = false;
   while (!stopping_) {
     if (!tasks_.empty()) {
       Task task = std::move(tasks_.front());
@@ -64,6 +77,7 @@ void AsyncExecutor::run() {
       // What the task owned goes before the lock is taken again: a destructor may post.
       task = nullptr;
       lock.lock();
+      busy = true;
       continue;
     }
     if (!timers_.empty() && timers_.begin()->first <= SteadyClock::now()) {
@@ -71,6 +85,14 @@ void AsyncExecutor::run() {
       timer_places_.erase(due->second.first);
       tasks_.push_back(std::move(due->second.second));
       timers_.erase(due);
+      continue;
+    }
+    if (busy) {
+      busy = false;
+      lock.unlock();
+      look_for_posts();
+      lock.lock();
+      // Looked at under the lock again: a task posted just after the look wakes nobody.
       continue;
     }
     if (timers_.empty()) {

@@ -64,7 +64,7 @@ void AsyncWaiter::attempt() {
                   });
 }
 
-void AsyncWaiter::tried(Attempt found, std::exception_ptr error) {
+void AsyncWaiter::tried(Attempt found, const std::exception_ptr& error) {
   in_flight_ = false;
   if (error) {
     try {

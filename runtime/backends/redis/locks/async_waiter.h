@@ -68,7 +68,7 @@ class AsyncWaiter final : public PendingAcquisition,
   enum class Wake { change, timer };
 
   void attempt();
-  void tried(Attempt found, std::exception_ptr error);
+  void tried(Attempt found, const std::exception_ptr& error);
   void woken(Wake wake, std::uint64_t timer_generation);
   // Watches the lock's releases with a new ticket; the next attempt comes when the server
   // confirms the subscription, or by the timer.
