@@ -8,6 +8,10 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_backend.h"
 #endif
+#if DISTLOCK_WITH_POSTGRESQL
+#include "backends/postgres/postgres_backend.h"
+#include "backends/postgres/settings.h"
+#endif
 #include "backends/url_schemes.h"
 #include "util/url.h"
 
@@ -15,6 +19,10 @@ namespace distlock::detail {
 
 std::unique_ptr<Backend> make_backend(std::string_view text, const Options& options,
                                       StatsCounters& stats) {
+#if DISTLOCK_WITH_POSTGRESQL
+  // libpq's own URIs, which it parses itself (postgres/settings.h).
+  if (postgres::is_postgres_url(text)) return postgres::make_backend(text, options, stats);
+#endif
   const Url url = parse_url(text);
   const Options configured = options_for_scheme(url, options);
   const std::string topology = redis_topology(url);

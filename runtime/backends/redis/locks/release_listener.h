@@ -46,7 +46,7 @@
 
 #include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection_settings.h"
-#include "backends/redis/transport/event_fd.h"
+#include "util/event_fd.h"
 #include "core/stats.h"
 #include "util/steady_clock.h"
 

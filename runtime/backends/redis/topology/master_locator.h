@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "backends/redis/transport/connection_settings.h"
-#include "backends/redis/transport/event_fd.h"
+#include "util/event_fd.h"
 
 namespace distlock::detail::redis {
 

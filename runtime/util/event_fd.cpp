@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/redis/transport/event_fd.h"
+#include "util/event_fd.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "backends/redis/transport/server_error.h"
+#include <distlock/error.h>
 
-namespace distlock::detail::redis {
+namespace distlock::detail {
 
 EventFd::EventFd(const std::string& server) : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
   if (fd_ < 0)
-    throw ServerError(server, std::string("cannot create an eventfd: ") + std::strerror(errno));
+    throw BackendUnavailable("", server,
+                             std::string("cannot create an eventfd: ") + std::strerror(errno));
 }
 
 EventFd::~EventFd() { close(fd_); }
@@ -31,4 +32,4 @@ void EventFd::drain() {
   [[maybe_unused]] const auto read_bytes = ::read(fd_, &count, sizeof count);
 }
 
-}  // namespace distlock::detail::redis
+}  // namespace distlock::detail

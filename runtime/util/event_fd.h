@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace distlock::detail::redis {
+namespace distlock::detail {
 
 class EventFd {
  public:
@@ -24,4 +24,4 @@ class EventFd {
   int fd_;
 };
 
-}  // namespace distlock::detail::redis
+}  // namespace distlock::detail

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/postgres/async_waiter.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace distlock::detail::postgres {
+
+AsyncWaiter::AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once,
+                         ReleaseListener& listener, StatsCounters& stats, AsyncExecutor& executor,
+                         AcquireCompletion done)
+    : request_(request),
+      try_once_(try_once),
+      listener_(listener),
+      stats_(stats),
+      executor_(executor),
+      done_(std::move(done)) {}
+
+void AsyncWaiter::start() {
+  executor_.post([self = shared_from_this()] { self->attempt(); });
+}
+
+void AsyncWaiter::withdraw(std::exception_ptr why) {
+  // On the executor: the waiter's state is that thread's, and a try is never half made there.
+  executor_.post([self = shared_from_this(), why = std::move(why)] {
+    if (!self->finished_) self->complete(std::nullopt, why);
+  });
+}
+
+void AsyncWaiter::attempt() {
+  if (finished_) return;
+  cancel_timer();
+  // Only a try made while the LISTEN holds is sure to hear of every later release.
+  const bool heard = ticket_ && ticket_->listening();
+  seen_ = ticket_ ? ticket_->generation() : 0;
+  Attempt found;
+  try {
+    found = try_once_(request_);
+  } catch (...) {
+    complete(std::nullopt, std::current_exception());
+    return;
+  }
+  if (found.grant) {
+    found.grant->contended = ticket_ != nullptr;
+    complete(found.grant, nullptr);
+    return;
+  }
+  if (SteadyClock::now() >= request_.deadline) {
+    complete(std::nullopt, nullptr);
+    return;
+  }
+  if (heard && !counted_waiting_) {
+    ++stats_.waiting;
+    counted_waiting_ = true;
+  }
+  if (!ticket_) {
+    ++stats_.contended;
+    keep_alive_ = shared_from_this();
+    // Called under the listener's mutex: only post the next step.
+    ticket_ = listener_.watch(std::string(request_.hold.name), [this] {
+      executor_.post([self = shared_from_this()] { self->woken(std::nullopt); });
+    });
+    // Listening already: a try now cannot miss a release. Otherwise the LISTEN taking hold
+    // wakes it for that try.
+    if (ticket_->listening()) {
+      executor_.post([self = shared_from_this()] { self->attempt(); });
+      return;
+    }
+  }
+  arm_timer(found.holder_ms_left);
+}
+
+void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
+  if (finished_) return;
+  if (timer_generation) {
+    if (*timer_generation != timer_generation_) return;
+    ++stats_.woken_by_timeout;
+  } else {
+    if (ticket_->generation() == seen_) return;
+    ++stats_.woken_by_release;
+  }
+  attempt();
+}
+
+void AsyncWaiter::arm_timer(long long holder_ms_left) {
+  cancel_timer();
+  const auto wake_at = std::min(holder_gone(holder_ms_left), request_.deadline);
+  timer_ = executor_.post_at(
+      wake_at, [self = shared_from_this(), armed = timer_generation_] { self->woken(armed); });
+}
+
+void AsyncWaiter::cancel_timer() {
+  if (timer_) executor_.cancel(*timer_);
+  timer_.reset();
+  ++timer_generation_;
+}
+
+void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error) {
+  finished_ = true;
+  cancel_timer();
+  ticket_.reset();
+  if (counted_waiting_) --stats_.waiting;
+  executor_.post([done = std::move(done_), grant, error = std::move(error),
+                  self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });
+}
+
+}  // namespace distlock::detail::postgres

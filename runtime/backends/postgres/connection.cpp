@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/postgres/connection.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace distlock::detail::postgres {
+
+std::string error_text(const char* message) {
+  std::string text = message != nullptr ? message : "";
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text.empty() ? "no reason given" : text;
+}
+
+Connection::Connection(const PostgresSettings& settings)
+    : command_timeout_(settings.command_timeout) {
+  std::vector<const char*> keywords{"dbname", "fallback_application_name"};
+  std::vector<const char*> values{settings.conninfo.c_str(), "distlock"};
+  if (!settings.connect_timeout_seconds.empty()) {
+    keywords.push_back("connect_timeout");
+    values.push_back(settings.connect_timeout_seconds.c_str());
+  }
+  keywords.push_back(nullptr);
+  values.push_back(nullptr);
+  connection_.reset(PQconnectdbParams(keywords.data(), values.data(), 1));
+  if (!connection_) throw ServerError("cannot connect: out of memory");
+  if (PQstatus(connection_.get()) != CONNECTION_OK)
+    throw ServerError("cannot connect: " + error_text(PQerrorMessage(connection_.get())));
+  // The server's notices ("relation ... already exists, skipping") are nothing a service
+  // should see on its stderr.
+  PQsetNoticeProcessor(
+      connection_.get(), [](void*, const char*) {}, nullptr);
+}
+
+Connection::~Connection() = default;
+
+void Connection::fail(const std::string& reason) {
+  broken_ = true;
+  throw ServerError(reason);
+}
+
+bool Connection::wait_readable(SteadyClock::time_point until) const {
+  pollfd wanted{PQsocket(connection_.get()), POLLIN, 0};
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
+    if (left.count() <= 0) return false;
+    const int ready =
+        ::poll(&wanted, 1, static_cast<int>(std::min<long long>(left.count(), 60000)));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) return false;
+  }
+}
+
+bool Connection::consume_input() {
+  if (PQconsumeInput(connection_.get()) == 1) return true;
+  broken_ = true;
+  return false;
+}
+
+Result Connection::await_result(std::string_view what, SteadyClock::time_point until) {
+  PGconn* connection = connection_.get();
+  Result kept;
+  for (;;) {
+    while (PQisBusy(connection) == 1) {
+      if (!wait_readable(until))
+        fail("no reply to " + std::string(what) + " in time (command_timeout " +
+             std::to_string(command_timeout_.count()) + " ms)");
+      if (!consume_input()) fail("waiting for a reply: " + error_text(PQerrorMessage(connection)));
+    }
+    Result next(PQgetResult(connection));
+    if (!next) break;
+    // A statement's error is its answer, whatever follows it.
+    if (!kept || PQresultStatus(kept.get()) != PGRES_FATAL_ERROR) kept = std::move(next);
+  }
+  if (!kept)
+    fail("no reply to " + std::string(what) + ": " + error_text(PQerrorMessage(connection)));
+  const auto status = PQresultStatus(kept.get());
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return kept;
+  const char* state = PQresultErrorField(kept.get(), PG_DIAG_SQLSTATE);
+  const std::string sqlstate = state != nullptr ? state : "";
+  const std::string message = error_text(PQresultErrorMessage(kept.get()));
+  // A connection the server ended (pg_terminate_backend, a shutdown: class 57; class 08) is
+  // a failed exchange, not a refusal.
+  if (PQstatus(connection) != CONNECTION_OK || sqlstate.empty() || sqlstate.starts_with("57") ||
+      sqlstate.starts_with("08"))
+    fail(message);
+  throw ServerError(message, sqlstate);
+}
+
+Result Connection::run(const Statement& statement, std::span<const std::string> params) {
+  return run(statement, params, command_deadline());
+}
+
+Result Connection::run(const Statement& statement, std::span<const std::string> params,
+                       SteadyClock::time_point until) {
+  if (broken_) throw ServerError("the connection broke before");
+  PGconn* connection = connection_.get();
+  if (!prepared_.contains(statement.name)) {
+    if (PQsendPrepare(connection, statement.name, statement.text.c_str(), 0, nullptr) != 1)
+      fail("sending a statement: " + error_text(PQerrorMessage(connection)));
+    await_result(statement.name, until);
+    prepared_.insert(statement.name);
+  }
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& param : params) values.push_back(param.c_str());
+  if (PQsendQueryPrepared(connection, statement.name, static_cast<int>(values.size()),
+                          values.data(), nullptr, nullptr, 0) != 1)
+    fail("sending a statement: " + error_text(PQerrorMessage(connection)));
+  return await_result(statement.name, until);
+}
+
+void Connection::execute(const std::string& sql) {
+  if (broken_) throw ServerError("the connection broke before");
+  if (PQsendQuery(connection_.get(), sql.c_str()) != 1)
+    fail("sending a statement: " + error_text(PQerrorMessage(connection_.get())));
+  await_result("the statement", command_deadline());
+}
+
+}  // namespace distlock::detail::postgres

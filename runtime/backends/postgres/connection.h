@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// One libpq connection: statements prepared once per connection and run with text
+// parameters, each waited for up to command_timeout on the socket (libpq's asynchronous
+// calls), so that a silent server costs a timeout, never a hang. A connection whose exchange
+// failed or ran late is broken and never used again.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "backends/postgres/settings.h"
+#include "util/steady_clock.h"
+
+namespace distlock::detail::postgres {
+
+// A failed exchange with the server, or a statement the server refused.
+class ServerError : public std::runtime_error {
+ public:
+  // `sqlstate`: the server's error code for a refused statement ("42501": no privilege);
+  // empty when the exchange itself failed.
+  ServerError(std::string reason, std::string sqlstate = {})
+      : std::runtime_error(reason), reason_(std::move(reason)), sqlstate_(std::move(sqlstate)) {}
+  const std::string& reason() const { return reason_; }
+  const std::string& sqlstate() const { return sqlstate_; }
+  // The statement was refused: the connection stands, and asking again gets the same answer.
+  bool refused() const { return !sqlstate_.empty(); }
+
+ private:
+  std::string reason_;
+  std::string sqlstate_;
+};
+
+struct ResultFree {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using Result = std::unique_ptr<PGresult, ResultFree>;
+
+// A statement the backend runs: prepared under `name` on each connection that runs it.
+struct Statement {
+  const char* name;
+  std::string text;
+};
+
+class Connection {
+ public:
+  // Connects and authenticates within the URL's connect_timeout. Throws ServerError.
+  explicit Connection(const PostgresSettings& settings);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Runs the statement (preparing it first on this connection) and returns its rows. Throws
+  // ServerError: refused() for an error the server answered with, else the exchange failed
+  // and the connection is broken.
+  Result run(const Statement& statement, std::span<const std::string> params);
+  // The same, giving up at `until` if that comes before command_timeout.
+  Result run(const Statement& statement, std::span<const std::string> params,
+             SteadyClock::time_point until);
+  // Runs SQL text without parameters (several statements may be separated by ';').
+  void execute(const std::string& sql);
+  bool broken() const { return broken_; }
+  PGconn* native() const { return connection_.get(); }
+  // Waits until the socket has something to read or `until` comes; false when it came, or the
+  // wait failed.
+  bool wait_readable(SteadyClock::time_point until) const;
+  // Takes in what the server sent; false (and broken) when the connection failed.
+  bool consume_input();
+
+ private:
+  struct ConnectionFree {
+    void operator()(PGconn* connection) const { PQfinish(connection); }
+  };
+
+  // Waits for the result of what was sent, up to `until`.
+  Result await_result(std::string_view what, SteadyClock::time_point until);
+  SteadyClock::time_point command_deadline() const { return SteadyClock::now() + command_timeout_; }
+  [[noreturn]] void fail(const std::string& reason);
+
+  std::unique_ptr<PGconn, ConnectionFree> connection_;
+  const Millis command_timeout_;
+  std::set<std::string, std::less<>> prepared_;
+  bool broken_ = false;
+};
+
+// The server's message of a result or connection, on one line.
+std::string error_text(const char* message);
+
+}  // namespace distlock::detail::postgres

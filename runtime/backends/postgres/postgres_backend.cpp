@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/postgres/postgres_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "backends/postgres/async_waiter.h"
+#include "backends/postgres/attempt.h"
+#include "backends/postgres/connection_pool.h"
+#include "backends/postgres/lock_statements.h"
+#include "backends/postgres/release_listener.h"
+#include "backends/postgres/settings.h"
+#include "util/decimal.h"
+#include "util/process_label.h"
+
+namespace distlock::detail::postgres {
+namespace {
+
+// SQLSTATE 42501: the user may not create the table (or use the one there).
+constexpr std::string_view kInsufficientPrivilege = "42501";
+// What a CREATE ... IF NOT EXISTS that raced another client's may answer.
+constexpr std::string_view kDuplicateTable = "42P07";
+constexpr std::string_view kUniqueViolation = "23505";
+
+// An array of texts as PostgreSQL reads one in text form: '{"a","b"}', each element quoted.
+std::string text_array(const std::vector<std::string_view>& items) {
+  std::string array = "{";
+  for (const auto item : items) {
+    if (array.size() > 1) array += ',';
+    array += '"';
+    for (const char c : item) {
+      if (c == '"' || c == '\\') array += '\\';
+      array += c;
+    }
+    array += '"';
+  }
+  return array + "}";
+}
+
+const char* value_of(const Result& result, int row, int column) {
+  return PQgetisnull(result.get(), row, column) == 1 ? nullptr
+                                                     : PQgetvalue(result.get(), row, column);
+}
+
+class PostgresBackend final : public Backend {
+ public:
+  PostgresBackend(PostgresSettings settings, StatsCounters& stats)
+      : settings_(std::move(settings)),
+        stats_(stats),
+        holder_(process_label() + ' '),
+        statements_(lock_statements(settings_)),
+        pool_(settings_, settings_.max_connections),
+        try_once_([this](const AcquireRequest& request) { return try_once(request); }) {
+    create_table_if_missing();
+    listener_ = std::make_unique<ReleaseListener>(settings_, stats_);
+  }
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override {
+    auto waiter = std::make_shared<AsyncWaiter>(request, try_once_, *listener_, stats_, executor,
+                                                std::move(done));
+    waiter->start();
+    return waiter;
+  }
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return settings_.server; }
+  bool supports_keeping() const override { return true; }
+
+ private:
+  // One try; throws BackendUnavailable naming the lock.
+  Attempt try_once(const AcquireRequest& request);
+  // Runs `operation` on a pooled connection, and once more on a new one when a reused
+  // connection broke (it had gone stale: a server restart, a terminated session). Throws
+  // ServerError.
+  template <class Operation>
+  auto with_connection(Operation&& operation);
+  [[noreturn]] void throw_for_lock(const ServerError& error, std::string_view lock) const;
+  void create_table_if_missing();
+
+  const PostgresSettings settings_;
+  StatsCounters& stats_;
+  const std::string holder_;
+  const LockStatements statements_;
+  ConnectionPool pool_;
+  const AsyncWaiter::TryOnce try_once_;
+  std::unique_ptr<ReleaseListener> listener_;
+};
+
+template <class Operation>
+auto PostgresBackend::with_connection(Operation&& operation) {
+  {
+    auto connection = pool_.borrow();
+    try {
+      ++stats_.round_trips;
+      return operation(*connection);
+    } catch (const ServerError&) {
+      if (!connection->broken() || !connection.reused()) throw;
+    }
+  }
+  auto connection = pool_.borrow(false);
+  ++stats_.round_trips;
+  return operation(*connection);
+}
+
+void PostgresBackend::throw_for_lock(const ServerError& error, std::string_view lock) const {
+  throw BackendUnavailable(std::string(lock), settings_.server, error.reason());
+}
+
+void PostgresBackend::create_table_if_missing() {
+  try {
+    with_connection([&](Connection& connection) {
+      const std::vector<std::string> names{settings_.table, settings_.fence_sequence};
+      const Statement present{"distlock_table_present",
+                              "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL"};
+      const Result found = connection.run(present, names);
+      if (std::string_view(PQgetvalue(found.get(), 0, 0)) == "t") return;
+      try {
+        connection.execute(lock_table_ddl(settings_));
+      } catch (const ServerError& error) {
+        if (error.sqlstate() == kInsufficientPrivilege)
+          throw ConfigError("", settings_.server,
+                            "the lock table " + settings_.table +
+                                " is missing and this user may not create it (" + error.reason() +
+                                "); create it once as its owner (the guide's PostgreSQL section "
+                                "has the SQL), or grant CREATE on the schema");
+        // Another client created it at the same moment.
+        if (error.sqlstate() != kDuplicateTable && error.sqlstate() != kUniqueViolation) throw;
+      }
+    });
+  } catch (const ServerError& error) {
+    throw BackendUnavailable("", settings_.server, error.reason());
+  }
+}
+
+Attempt PostgresBackend::try_once(const AcquireRequest& request) {
+  const std::string holder =
+      holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+  const std::vector<std::string> params{std::string(request.hold.name),
+                                        std::string(request.hold.owner),
+                                        std::to_string(request.ttl.count()),
+                                        std::string(request.hold.acquisition_id),
+                                        holder,
+                                        request.reentry ? "t" : "f"};
+  try {
+    return with_connection([&](Connection& connection) {
+      // The lease's validity counts from the send time of the statement that won.
+      const auto sent_at = SteadyClock::now();
+      const Result result = connection.run(statements_.acquire, params);
+      Attempt attempt;
+      if (PQntuples(result.get()) == 0) return attempt;
+      if (const char* fence = value_of(result, 0, 0)) {
+        if (const auto parsed = parse_decimal<std::uint64_t>(fence))
+          attempt.grant = Grant{*parsed, sent_at};
+        return attempt;
+      }
+      if (const char* left = value_of(result, 0, 1))
+        attempt.holder_ms_left = parse_decimal<long long>(left).value_or(0);
+      return attempt;
+    });
+  } catch (const ServerError& error) {
+    throw_for_lock(error, request.hold.name);
+  }
+}
+
+std::optional<Grant> PostgresBackend::acquire(const AcquireRequest& request) {
+  Attempt attempt = try_once(request);
+  if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
+  ++stats_.contended;
+  const auto ticket = listener_->watch(std::string(request.hold.name));
+  // Only a try made while the LISTEN holds is sure to hear of every later release.
+  ticket->wait_listening(std::min(holder_gone(attempt.holder_ms_left), request.deadline));
+  for (;;) {
+    const bool heard = ticket->listening();
+    const auto seen = ticket->generation();
+    attempt = try_once(request);
+    if (attempt.grant) {
+      attempt.grant->contended = true;
+      return attempt.grant;
+    }
+    if (SteadyClock::now() >= request.deadline) return std::nullopt;
+    const auto until = std::min(holder_gone(attempt.holder_ms_left), request.deadline);
+    bool released = false;
+    if (heard) {
+      WaitingScope waiting(stats_);
+      released = ticket->wait_for_release(seen, until);
+    } else {
+      released = ticket->wait_for_release(seen, until);
+    }
+    ++(released ? stats_.woken_by_release : stats_.woken_by_timeout);
+  }
+}
+
+ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
+  const std::vector<std::string> params{std::string(request.hold.name),
+                                        std::string(request.hold.acquisition_id),
+                                        std::to_string(request.keep_for.count())};
+  // A release sent again after the first went out and its reply was lost: the first may have
+  // removed the hold, so "not held" then means released.
+  bool sent_before = false;
+  try {
+    return with_connection([&](Connection& connection) {
+      const bool retried = sent_before;
+      sent_before = true;
+      const Result result = connection.run(statements_.release, params);
+      const bool removed = std::string_view(PQgetvalue(result.get(), 0, 0)) != "0";
+      return removed || retried ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+    });
+  } catch (const ServerError& error) {
+    throw_for_lock(error, request.hold.name);
+  }
+}
+
+void PostgresBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  if (items.empty()) return;
+  std::vector<std::string_view> names;
+  std::vector<std::string_view> ids;
+  std::vector<std::string_view> ttls_text;
+  std::vector<std::string> ttls;
+  ttls.reserve(items.size());
+  for (const auto& item : items) {
+    names.push_back(item.hold.name);
+    ids.push_back(item.hold.acquisition_id);
+    ttls.push_back(std::to_string(item.ttl.count()));
+  }
+  for (const auto& ttl : ttls) ttls_text.push_back(ttl);
+  const std::vector<std::string> params{text_array(names), text_array(ids), text_array(ttls_text)};
+  try {
+    const auto renewed = with_connection([&](Connection& connection) {
+      const Result result = connection.run(statements_.renew, params, deadline);
+      std::vector<std::string> found;
+      for (int row = 0; row < PQntuples(result.get()); ++row)
+        found.emplace_back(PQgetvalue(result.get(), row, 0));
+      return found;
+    });
+    for (auto& item : items) {
+      const bool held =
+          std::find(renewed.begin(), renewed.end(), item.hold.acquisition_id) != renewed.end();
+      item.outcome = held ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
+      item.error.clear();
+    }
+  } catch (const ServerError& error) {
+    for (auto& item : items) {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = error.reason();
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(std::string_view url, const Options& options,
+                                      StatsCounters& stats) {
+  return std::make_unique<PostgresBackend>(postgres_settings(url, options), stats);
+}
+
+}  // namespace distlock::detail::postgres

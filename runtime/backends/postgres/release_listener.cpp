@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/postgres/release_listener.h"
+
+#include <poll.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include <distlock/log.h>
+
+#include "backends/postgres/connection.h"
+
+namespace distlock::detail::postgres {
+namespace {
+
+// After a failed connection, the next try comes after this pause, doubled up to a second.
+constexpr std::chrono::milliseconds kFirstPause{50};
+constexpr std::chrono::milliseconds kLongestPause{1000};
+
+}  // namespace
+
+ReleaseListener::Ticket::Ticket(ReleaseListener& listener, Locks::value_type& lock,
+                                std::function<void()> on_change)
+    : listener_(listener), lock_(lock) {
+  if (on_change) {
+    waker_ = lock_.second.wakers.insert(lock_.second.wakers.end(), std::move(on_change));
+    has_waker_ = true;
+  }
+}
+
+ReleaseListener::Ticket::~Ticket() {
+  std::lock_guard lock(listener_.mutex_);
+  if (has_waker_) lock_.second.wakers.erase(waker_);
+  if (--lock_.second.watchers == 0) listener_.locks_.erase(lock_.first);
+}
+
+bool ReleaseListener::Ticket::wait_listening(TimePoint until) const {
+  std::unique_lock lock(listener_.mutex_);
+  return listener_.listening_changed_.wait_until(lock, until, [&] { return listener_.listening_; });
+}
+
+bool ReleaseListener::Ticket::listening() const {
+  std::lock_guard lock(listener_.mutex_);
+  return listener_.listening_;
+}
+
+std::uint64_t ReleaseListener::Ticket::generation() const {
+  std::lock_guard lock(listener_.mutex_);
+  return lock_.second.generation;
+}
+
+bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint until) const {
+  std::unique_lock lock(listener_.mutex_);
+  return lock_.second.released.wait_until(lock, until,
+                                          [&] { return lock_.second.generation != seen; });
+}
+
+ReleaseListener::ReleaseListener(const PostgresSettings& settings, StatsCounters& stats)
+    : settings_(settings), stats_(stats), stop_(settings.server) {
+  thread_ = std::thread([this] {
+    ::pthread_setname_np(::pthread_self(), "distlock-listen");
+    run();
+  });
+}
+
+ReleaseListener::~ReleaseListener() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.signal();
+  thread_.join();
+}
+
+std::unique_ptr<ReleaseListener::Ticket> ReleaseListener::watch(const std::string& lock,
+                                                                std::function<void()> on_change) {
+  std::lock_guard guard(mutex_);
+  auto& entry = *locks_.try_emplace(lock).first;
+  ++entry.second.watchers;
+  return std::make_unique<Ticket>(*this, entry, std::move(on_change));
+}
+
+void ReleaseListener::run() {
+  auto pause = kFirstPause;
+  bool warned = false;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    try {
+      serve();
+      pause = kFirstPause;
+      warned = false;
+    } catch (const ServerError& error) {
+      set_listening(false);
+      if (!warned)
+        log(LogLevel::warning, settings_.server + ": cannot listen for releases (" +
+                                   error.reason() +
+                                   "); waiters wait out their holders' ttl until it can");
+      warned = true;
+    }
+    pollfd stop{stop_.fd(), POLLIN, 0};
+    ::poll(&stop, 1, static_cast<int>(pause.count()));
+    pause = std::min(pause * 2, kLongestPause);
+  }
+}
+
+void ReleaseListener::serve() {
+  Connection connection(settings_);
+  connection.execute("LISTEN \"" + settings_.channel + "\"");
+  set_listening(true);
+  pollfd wanted[2] = {{PQsocket(connection.native()), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
+  for (;;) {
+    if (::poll(wanted, 2, -1) < 0) continue;
+    if ((wanted[1].revents & POLLIN) != 0) {
+      stop_.drain();
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      continue;
+    }
+    if (!connection.consume_input())
+      throw ServerError("the connection that listens for releases broke: " +
+                        error_text(PQerrorMessage(connection.native())));
+    while (PGnotify* notification = PQnotifies(connection.native())) {
+      released(notification->extra != nullptr ? notification->extra : "");
+      PQfreemem(notification);
+    }
+  }
+}
+
+void ReleaseListener::released(std::string_view payload) {
+  const std::string_view name = payload.empty() ? payload : payload.substr(1);
+  std::lock_guard lock(mutex_);
+  if (name.empty()) {
+    for (auto& [lock_name, waited] : locks_) {
+      ++stats_.notifications;
+      wake_locked(waited);
+    }
+    return;
+  }
+  const auto found = locks_.find(std::string(name));
+  if (found == locks_.end()) return;
+  ++stats_.notifications;
+  wake_locked(found->second);
+}
+
+void ReleaseListener::wake_locked(Lock& lock) {
+  ++lock.generation;
+  lock.released.notify_all();
+  for (const auto& waker : lock.wakers) waker();
+}
+
+void ReleaseListener::set_listening(bool listening) {
+  std::lock_guard lock(mutex_);
+  if (listening_ == listening) return;
+  listening_ = listening;
+  listening_changed_.notify_all();
+  // A waiter that tried while nobody listened may have missed a release.
+  if (listening)
+    for (auto& [name, waited] : locks_) wake_locked(waited);
+}
+
+}  // namespace distlock::detail::postgres

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// Wakes local waiters when a lock they wait for is released: LISTEN on the lock table's
+// channel, over one connection and one thread per backend. A release that frees a lock, or
+// keeps it taken by nobody for a while (hold_at_least), sends a NOTIFY naming it
+// (lock_statements.h); the notification arrives when the release commits.
+//
+// A waiter cannot miss a release if it goes about it in this order, as on Redis:
+//
+//   auto ticket = listener.watch(lock);
+//   ticket->wait_listening(limit);          // the LISTEN holds on the current connection
+//   for (;;) {
+//     const auto seen = ticket->generation();
+//     ... try to acquire; return if won ...
+//     ticket->wait_for_release(seen, until); // returns at once if a release came meanwhile
+//   }
+//
+// Each release of a lock moves its generation on and wakes every local waiter of it (they all
+// ask, and one wins); each LISTEN that takes hold moves every lock's on, since a waiter may have
+// missed a release while nobody listened. Correctness never rests on notifications alone:
+// waiters bound every wait by the holder's ttl.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "backends/postgres/settings.h"
+#include "core/stats.h"
+#include "util/event_fd.h"
+#include "util/steady_clock.h"
+
+namespace distlock::detail::postgres {
+
+class ReleaseListener {
+  struct Lock {
+    unsigned watchers = 0;
+    std::uint64_t generation = 0;
+    std::condition_variable released;
+    // The waiters without a thread (async acquisitions): called where `released` is notified.
+    std::list<std::function<void()>> wakers;
+  };
+  using Locks = std::unordered_map<std::string, Lock>;
+
+ public:
+  using TimePoint = SteadyClock::time_point;
+
+  // Interest in one lock's releases, for as long as it lives.
+  class Ticket {
+   public:
+    // `on_change`, if given, is called where a waiting thread would be woken, under the
+    // listener's mutex: it must only post the waiter's next step.
+    Ticket(ReleaseListener& listener, Locks::value_type& lock, std::function<void()> on_change);
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    ~Ticket();
+
+    // Waits until the listener's LISTEN holds; false if `until` came first.
+    bool wait_listening(TimePoint until) const;
+    // Whether the LISTEN holds, so that every later release reaches this ticket.
+    bool listening() const;
+    std::uint64_t generation() const;
+    // Waits until the generation differs from `seen` or `until` comes; true for the first.
+    bool wait_for_release(std::uint64_t seen, TimePoint until) const;
+
+   private:
+    ReleaseListener& listener_;
+    Locks::value_type& lock_;
+    std::list<std::function<void()>>::iterator waker_;
+    bool has_waker_ = false;
+  };
+
+  // Starts the thread, which connects in the background. `settings` must outlive the listener.
+  ReleaseListener(const PostgresSettings& settings, StatsCounters& stats);
+  ReleaseListener(const ReleaseListener&) = delete;
+  ReleaseListener& operator=(const ReleaseListener&) = delete;
+  // Stops and joins the thread without waiting for the server.
+  ~ReleaseListener();
+
+  std::unique_ptr<Ticket> watch(const std::string& lock, std::function<void()> on_change = {});
+
+ private:
+  void run();
+  // Listens on one connection until it fails or the listener stops.
+  void serve();
+  // A notification's payload: 'f' or 'k' and the lock's name; the name alone is left out
+  // for a name too long for a payload, which wakes every waiter.
+  void released(std::string_view payload);
+  // Under mutex_: moves `lock` on and wakes its waiters.
+  void wake_locked(Lock& lock);
+  void set_listening(bool listening);
+
+  const PostgresSettings& settings_;
+  StatsCounters& stats_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable listening_changed_;
+  bool listening_ = false;  // under mutex_
+  Locks locks_;             // under mutex_
+  EventFd stop_;
+  bool stopping_ = false;  // under mutex_
+  std::thread thread_;
+};
+
+}  // namespace distlock::detail::postgres

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/postgres/settings.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "core/client_config.h"
+#include "util/decimal.h"
+#include "util/url.h"
+
+namespace distlock::detail::postgres {
+namespace {
+
+constexpr std::string_view kDistlockKeys[] = {"command_timeout", "max_connections", "lock_table"};
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A key or value as libpq reads it: %XX decoded (a malformed escape stays as written, for
+// libpq to refuse).
+std::string percent_decoded(std::string_view text) {
+  std::string decoded;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
+        hex_digit(text[i + 2]) >= 0) {
+      decoded += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
+      i += 2;
+    } else {
+      decoded += text[i];
+    }
+  }
+  return decoded;
+}
+
+struct SplitUrl {
+  std::string for_libpq;
+  std::vector<std::pair<std::string, std::string>> distlock_keys;
+};
+
+SplitUrl take_out_distlock_keys(std::string_view url) {
+  const auto question = url.find('?');
+  if (question == std::string_view::npos) return {std::string(url), {}};
+  SplitUrl split{std::string(url.substr(0, question)), {}};
+  std::string kept;
+  std::string_view query = url.substr(question + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    const auto equals = part.find('=');
+    const std::string key = percent_decoded(part.substr(0, equals));
+    if (std::find(std::begin(kDistlockKeys), std::end(kDistlockKeys), key) !=
+        std::end(kDistlockKeys)) {
+      split.distlock_keys.emplace_back(
+          key, equals == std::string_view::npos ? "" : percent_decoded(part.substr(equals + 1)));
+      continue;
+    }
+    kept += (kept.empty() ? "" : "&") + std::string(part);
+  }
+  if (!kept.empty()) split.for_libpq += "?" + kept;
+  return split;
+}
+
+struct ConninfoFree {
+  void operator()(PQconninfoOption* options) const { PQconninfoFree(options); }
+};
+
+std::vector<std::string> comma_list(const char* text) {
+  std::vector<std::string> items;
+  if (text == nullptr || *text == '\0') return items;
+  std::string_view rest(text);
+  while (true) {
+    const auto comma = rest.find(',');
+    items.emplace_back(rest.substr(0, comma));
+    if (comma == std::string_view::npos) return items;
+    rest = rest.substr(comma + 1);
+  }
+}
+
+// The URL as messages show it, from what libpq parsed: hosts, ports and database; "***@" for a
+// user; no query.
+Url url_for_messages(const PQconninfoOption* parsed) {
+  Url url;
+  url.scheme = "postgresql";
+  std::vector<std::string> hosts;
+  std::vector<std::string> ports;
+  for (const auto* option = parsed; option->keyword != nullptr; ++option) {
+    const std::string_view keyword = option->keyword;
+    if (keyword == "host") hosts = comma_list(option->val);
+    if (keyword == "port") ports = comma_list(option->val);
+    if (keyword == "dbname" && option->val != nullptr) url.path = "/" + std::string(option->val);
+    if (keyword == "user" && option->val != nullptr) url.user = option->val;
+  }
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    Endpoint endpoint{hosts[i], std::nullopt};
+    const std::string& port = ports.size() == hosts.size() ? ports[i]
+                              : ports.size() == 1          ? ports[0]
+                                                           : std::string();
+    if (const auto number = parse_decimal<std::uint16_t>(port)) endpoint.port = *number;
+    url.endpoints.push_back(std::move(endpoint));
+  }
+  return url;
+}
+
+bool sets_connect_timeout(const PQconninfoOption* parsed) {
+  for (const auto* option = parsed; option->keyword != nullptr; ++option)
+    if (std::string_view(option->keyword) == "connect_timeout" && option->val != nullptr)
+      return true;
+  return false;
+}
+
+// A plain SQL name, as the statements write it unquoted: lower case letters, digits and '_',
+// not starting with a digit, and at most 54 bytes (the fence sequence adds "_fence" within
+// PostgreSQL's 63).
+bool plain_name(std::string_view name) {
+  constexpr std::size_t kLongest = 54;
+  if (name.empty() || name.size() > kLongest || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+}  // namespace
+
+bool is_postgres_url(std::string_view url) {
+  return url.starts_with("postgresql://") || url.starts_with("postgres://");
+}
+
+PostgresSettings postgres_settings(std::string_view url, const Options& options) {
+  SplitUrl split = take_out_distlock_keys(url);
+  char* error = nullptr;
+  std::unique_ptr<PQconninfoOption, ConninfoFree> parsed(
+      PQconninfoParse(split.for_libpq.c_str(), &error));
+  if (!parsed) {
+    std::string reason = error != nullptr ? error : "out of memory";
+    PQfreemem(error);
+    while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+    // libpq's message may quote the URL, password and all: only its gist is kept.
+    const auto colon = reason.find(": \"");
+    if (colon != std::string::npos) reason.resize(colon);
+    throw ConfigError("", std::string(url.substr(0, url.find("://") + 3)),
+                      "bad URL: libpq cannot use it: " + reason);
+  }
+  Url for_messages = url_for_messages(parsed.get());
+  for_messages.query = split.distlock_keys;
+  Options configured =
+      options_from_url(for_messages, options, {"command_timeout", "max_connections"});
+
+  PostgresSettings settings;
+  settings.server = for_messages.redacted();
+  settings.conninfo = std::move(split.for_libpq);
+  if (!sets_connect_timeout(parsed.get())) {
+    // libpq waits whole seconds, and takes 1 as 2.
+    const auto seconds = std::max<long long>(
+        2, std::chrono::ceil<std::chrono::seconds>(configured.connect_timeout).count());
+    settings.connect_timeout_seconds = std::to_string(seconds);
+  }
+  settings.command_timeout = configured.command_timeout;
+  settings.max_connections = configured.max_connections;
+  settings.table = std::string(kDefaultLockTable);
+  if (const auto table = for_messages.query_value("lock_table")) {
+    const auto dot = table->find('.');
+    const bool plain = dot == std::string::npos ? plain_name(*table)
+                                                : plain_name(table->substr(0, dot)) &&
+                                                      plain_name(table->substr(dot + 1));
+    if (!plain)
+      throw ConfigError("", settings.server,
+                        "bad URL: query parameter 'lock_table' must be a plain SQL name (lower "
+                        "case letters, digits and '_', at most 54 of them), or schema.name");
+    settings.table = *table;
+  }
+  settings.fence_sequence = settings.table + "_fence";
+  settings.channel = settings.table;
+  return settings;
+}
+
+}  // namespace distlock::detail::postgres

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where and how the PostgreSQL backend connects: postgresql:// and postgres:// are libpq's own
+// connection URIs, and every libpq parameter in them (sslmode, application_name, ...) goes to
+// libpq as written. distlock's own query keys (command_timeout, max_connections, lock_table)
+// are taken out first: libpq refuses keys it does not know.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <distlock/client.h>
+#include <distlock/duration.h>
+
+namespace distlock::detail::postgres {
+
+struct PostgresSettings {
+  // The server as messages name it: postgresql://host:port/database, never the user, the
+  // password or the query.
+  std::string server;
+  // The URL without distlock's keys, for libpq.
+  std::string conninfo;
+  // libpq's connect_timeout (whole seconds, at least 2), from the options when the URL sets
+  // none of its own.
+  std::string connect_timeout_seconds;
+  Millis command_timeout{0};
+  unsigned max_connections = 0;
+  // The lock table, as SQL names it: an identifier, or schema.identifier; the fence sequence
+  // is <table>_fence and the release channel is the table's name.
+  std::string table;
+  std::string fence_sequence;
+  std::string channel;
+};
+
+inline constexpr std::string_view kDefaultLockTable = "distlock_locks";
+
+// Throws ConfigError naming the server for what libpq cannot parse (naming its reason), a
+// distlock key with a bad value, or a lock_table that is not a plain SQL name.
+PostgresSettings postgres_settings(std::string_view url, const Options& options);
+
+// Whether `url` is one of the PostgreSQL backend's.
+bool is_postgres_url(std::string_view url);
+
+}  // namespace distlock::detail::postgres
