@@ -20,6 +20,7 @@ DISTLOCK_PACKAGES=(
   libhiredis-dev libssl-dev redis-server redis-tools
   libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
+  postgresql libpq-dev
   faketime doxygen libasio-dev libboost-dev
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"

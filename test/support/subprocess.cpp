@@ -106,12 +106,18 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
   for (auto& arg : argv_storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw_errno("pipe2");
+  // out[0] is what this object reads, out[1] the child's stdout; no out[0] for a file.
+  int out[2] = {-1, -1};
+  if (options.output_file.empty()) {
+    if (::pipe2(out, O_CLOEXEC) != 0) throw_errno("pipe2");
+  } else {
+    out[1] = ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (out[1] < 0) throw_errno("open " + options.output_file.string());
+  }
   int exec_error[2];
   if (::pipe2(exec_error, O_CLOEXEC) != 0) {
-    ::close(out[0]);
-    ::close(out[1]);
+    close_fd(out[0]);
+    close_fd(out[1]);
     throw_errno("pipe2");
   }
   const pid_t parent = ::getpid();
@@ -119,8 +125,8 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int saved = errno;
-    ::close(out[0]);
-    ::close(out[1]);
+    close_fd(out[0]);
+    close_fd(out[1]);
     ::close(exec_error[0]);
     ::close(exec_error[1]);
     errno = saved;
@@ -150,7 +156,7 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
     ::_exit(127);
   }
 
-  ::close(out[1]);
+  close_fd(out[1]);
   ::close(exec_error[1]);
   int child_errno = 0;
   ssize_t n;
@@ -159,7 +165,7 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
   } while (n < 0 && errno == EINTR);
   ::close(exec_error[0]);
   if (n > 0) {
-    ::close(out[0]);
+    close_fd(out[0]);
     int raw = 0;
     while (::waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
     }
@@ -167,6 +173,7 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
   }
   pid_ = pid;
   stdout_fd_ = out[0];
+  eof_ = stdout_fd_ < 0;
   pidfd_ = open_pidfd(pid);
 }
 

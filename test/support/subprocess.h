@@ -33,6 +33,10 @@ class Subprocess {
     // Kill the child (SIGKILL) if the thread that spawned it dies, so that a crashed test
     // leaves no orphans behind. Note: the *thread*, not the process (PR_SET_PDEATHSIG).
     bool kill_with_parent = true;
+    // Append the child's stdout (and, with merge_stderr, its stderr) to this file instead of
+    // the pipe: for a server whose later children write to the same stream and whose log is
+    // wanted after it failed. read_line and read_all then find no output.
+    std::filesystem::path output_file;
   };
 
   // Runs `executable` (a path; no PATH lookup) with `args` as argv[1...]. Throws
