@@ -28,6 +28,9 @@
 #include "redis_server.h"
 #include "subprocess.h"
 #include "zookeeper_helpers.h"
+#if DISTLOCK_TEST_POSTGRESQL
+#include "postgres_server.h"
+#endif
 
 namespace distlock::testing {
 namespace {
@@ -45,7 +48,8 @@ enum class Backend {
   rediss_sentinel,
   rediss_redlock,
   rediss_cluster,
-  zookeeper
+  zookeeper,
+  postgresql
 };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
@@ -70,6 +74,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "rediss_cluster";
     case Backend::zookeeper:
       return "zookeeper";
+    case Backend::postgresql:
+      return "postgresql";
   }
   return "?";
 }
@@ -106,6 +112,9 @@ void PrintTo(Backend backend, std::ostream* out) {
     case Backend::zookeeper:
       *out << "zookeeper://";
       break;
+    case Backend::postgresql:
+      *out << "postgresql://";
+      break;
   }
 }
 
@@ -114,17 +123,25 @@ constexpr bool kBuiltWithTls = true;
 #else
 constexpr bool kBuiltWithTls = false;
 #endif
+#if DISTLOCK_TEST_POSTGRESQL
+constexpr bool kBuiltWithPostgres = true;
+#else
+constexpr bool kBuiltWithPostgres = false;
+#endif
 
 bool is_tls(Backend backend) {
   return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
          backend == Backend::rediss_redlock || backend == Backend::rediss_cluster;
 }
 
-// The backends among `backends` that this build has: the rediss ones need TLS.
+// The backends among `backends` that this build has: the rediss ones need TLS, postgresql
+// libpq.
 std::vector<Backend> built(std::initializer_list<Backend> backends) {
   std::vector<Backend> kept;
   for (const Backend backend : backends)
-    if (kBuiltWithTls || !is_tls(backend)) kept.push_back(backend);
+    if ((kBuiltWithTls || !is_tls(backend)) &&
+        (kBuiltWithPostgres || backend != Backend::postgresql))
+      kept.push_back(backend);
   return kept;
 }
 
@@ -149,6 +166,9 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     tls_redlock_masters_.stop();
     tls_cluster_.stop();
     zookeeper_.stop();
+#if DISTLOCK_TEST_POSTGRESQL
+    postgres_.stop();
+#endif
   }
 
   void SetUp() override {
@@ -206,6 +226,14 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
       } catch (const std::exception& e) {
         FAIL() << "cannot start ZooKeeper: " << e.what();
       }
+    } else if (GetParam() == Backend::postgresql) {
+#if DISTLOCK_TEST_POSTGRESQL
+      try {
+        url_ = postgres_.get().url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start PostgreSQL: " << e.what();
+      }
+#endif
     } else {
       // Clients with one memory:// name share locks; a name per test keeps tests apart.
       url_ = "memory://" + unique_name("itest");
@@ -229,6 +257,9 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
   static inline SuiteTlsRedisCluster tls_cluster_;
   static inline SuiteZooKeeper zookeeper_;
+#if DISTLOCK_TEST_POSTGRESQL
+  static inline SuiteService<PostgresServer> postgres_;
+#endif
   std::string url_;
   static constexpr std::string_view type_ = "itest";
   std::string key_;
@@ -685,7 +716,8 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
 bool has_lock_kinds(Backend backend) {
-  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
+  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock &&
+         backend != Backend::postgresql;
 }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
@@ -1112,7 +1144,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::ValuesIn(built({Backend::memory, Backend::redis, Backend::redis_sentinel,
                                Backend::redis_redlock, Backend::redis_cluster, Backend::rediss,
                                Backend::rediss_sentinel, Backend::rediss_redlock,
-                               Backend::rediss_cluster, Backend::zookeeper})),
+                               Backend::rediss_cluster, Backend::zookeeper, Backend::postgresql})),
     backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
@@ -1138,7 +1170,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_redlock,
-                                                    Backend::rediss})),
+                                                    Backend::rediss, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::Values(Backend::memory, Backend::redis,

@@ -31,11 +31,15 @@ std::string with_names(std::string_view text, const PostgresSettings& settings) 
 constexpr std::string_view kContinuing =
     "l.owner = $2 AND l.expires_at > clock_timestamp() AND ($4 = ANY (l.holds) OR $6::boolean)";
 
+// The fence is drawn only once the acquisition has its turn at the lock's name (an advisory
+// lock held to the end of the statement's transaction): drawn before, a fence could lose the
+// race for the row to a later one and be granted after it, out of order.
 constexpr std::string_view kAcquire = R"(
-WITH taken AS (
+WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1))),
+taken AS (
   INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at)
-  VALUES ($1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-          clock_timestamp() + $3::bigint * interval '1 millisecond')
+  SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
+         clock_timestamp() + $3::bigint * interval '1 millisecond' FROM turn
   ON CONFLICT (name) DO UPDATE SET
     fence = CASE WHEN @ THEN l.fence ELSE excluded.fence END,
     holds = CASE WHEN @ THEN (CASE WHEN $4 = ANY (l.holds) THEN l.holds ELSE l.holds || $4::text END)

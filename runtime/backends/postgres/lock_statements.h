@@ -4,8 +4,9 @@
 // the table, keyed by its name, as a lock is one hash on Redis: the owner, the fence, one entry
 // in `holds` per acquisition holding it (reentry adds one), who holds it for people, and when it
 // expires by the server's clock (clock_timestamp()). A row whose expiry has passed is free to
-// take over; nothing needs to delete it. Fences come from a sequence, so they only increase,
-// across restarts too.
+// take over; nothing needs to delete it. Fences come from a sequence, drawn while the
+// acquisition holds its turn at the name, so they increase in the order of the grants, across
+// restarts too.
 #pragma once
 
 #include <string>
