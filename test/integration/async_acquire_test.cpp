@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Client::acquire_async on memory://, on a private redis-server, on a private replicated Redis
 // behind three sentinels, on a private Redis Cluster, on three private Redlock masters and on a
-// private ZooKeeper, and over TLS on the Redis topologies but the Cluster (each started once for
-// the suite): the handler is called once, off the caller's thread, with the lease or why there is
-// none; a waiter is woken by the release, not by a thread of its own; a cancelled waiter leaves
-// no fair queue place, writer intent or permit request behind; Redlock refuses the lock kinds it
-// lacks as acquire() does, and its waiters are granted by the majority left when a master dies.
-// Waiters start waiting in a known order by watching the client's count of waiters. Each test
-// locks a key of its own. (ZooKeeper's nodes themselves: zookeeper_async_test.)
+// private ZooKeeper, on a private PostgreSQL, and over TLS on the Redis topologies but the
+// Cluster (each started once for the suite): the handler is called once, off the caller's thread,
+// with the lease or why there is none; a waiter is woken by the release, not by a thread of its
+// own; a cancelled waiter leaves no fair queue place, writer intent or permit request behind;
+// Redlock refuses the lock kinds it lacks as acquire() does, and its waiters are granted by the
+// majority left when a master dies. Waiters start waiting in a known order by watching the client's
+// count of waiters. Each test locks a key of its own. (ZooKeeper's nodes themselves:
+// zookeeper_async_test.)
 #include <dirent.h>
 #include <signal.h>
 
@@ -32,6 +33,9 @@
 #include "async_outcome.h"
 #include "integration_helpers.h"
 #include "zookeeper_helpers.h"
+#if DISTLOCK_TEST_POSTGRESQL
+#include "postgres_server.h"
+#endif
 
 namespace distlock::testing {
 namespace {
@@ -60,7 +64,8 @@ enum class Backend {
   rediss,
   rediss_sentinel,
   rediss_redlock,
-  zookeeper
+  zookeeper,
+  postgresql
 };
 
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
@@ -83,6 +88,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "rediss_redlock";
     case Backend::zookeeper:
       return "zookeeper";
+    case Backend::postgresql:
+      return "postgresql";
   }
   return "?";
 }
@@ -98,6 +105,9 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     tls_sentinel_group_.stop();
     tls_redlock_masters_.stop();
     zookeeper_.stop();
+#if DISTLOCK_TEST_POSTGRESQL
+    postgres_.stop();
+#endif
   }
 
   void SetUp() override {
@@ -130,6 +140,11 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
           break;
         case Backend::zookeeper:
           client_ = Client::connect(with_session_timeout(zookeeper_.get().url()));
+          break;
+        case Backend::postgresql:
+#if DISTLOCK_TEST_POSTGRESQL
+          client_ = Client::connect(postgres_.get().url());
+#endif
           break;
       }
     } catch (const std::exception& e) {
@@ -171,6 +186,9 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
   static inline SuiteTlsSentinelGroup tls_sentinel_group_;
   static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
   static inline SuiteZooKeeper zookeeper_;
+#if DISTLOCK_TEST_POSTGRESQL
+  static inline SuiteService<PostgresServer> postgres_;
+#endif
   std::shared_ptr<Client> client_;
   std::string key_;
 };
@@ -356,7 +374,8 @@ TEST_P(RedlockAsyncAcquire, TheLockKindsItLacksAreRefusedAsAcquireRefusesThem) {
   EXPECT_EQ(client_->stats().acquired, 0u);
 }
 
-// The backends this build has (rediss... with TLS, zookeeper with ZooKeeper) that `keep` keeps.
+// The backends this build has (rediss... with TLS, zookeeper with ZooKeeper, postgresql with
+// libpq) that `keep` keeps.
 template <class Keep>
 std::vector<Backend> built_where(Keep keep) {
   std::vector<Backend> backends = {Backend::memory, Backend::redis, Backend::redis_sentinel,
@@ -368,6 +387,9 @@ std::vector<Backend> built_where(Keep keep) {
 #ifdef DISTLOCK_TEST_ZOOKEEPER
   backends.push_back(Backend::zookeeper);
 #endif
+#if DISTLOCK_TEST_POSTGRESQL
+  backends.push_back(Backend::postgresql);
+#endif
   std::erase_if(backends, [&](Backend backend) { return !keep(backend); });
   return backends;
 }
@@ -376,7 +398,9 @@ bool any(Backend) { return true; }
 bool redlock(Backend backend) {
   return backend == Backend::redis_redlock || backend == Backend::rediss_redlock;
 }
-bool with_every_kind(Backend backend) { return !redlock(backend); }
+bool with_every_kind(Backend backend) {
+  return !redlock(backend) && backend != Backend::postgresql;
+}
 bool expiring(Backend backend) { return backend != Backend::zookeeper; }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_where(any)),

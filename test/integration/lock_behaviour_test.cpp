@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lock behaviours every backend must show, run against memory://, against a private
 // redis-server, against a private replicated Redis behind three sentinels, against three
-// private masters for Redlock, against a private Redis Cluster, and against a private ZooKeeper
-// (each started once for the suite, by the first test that needs it). ZooKeeper clients ask for a 4
+// private masters for Redlock, against a private Redis Cluster, against a private ZooKeeper and
+// against a private PostgreSQL (each started once for the suite, by the first test that needs
+// it). ZooKeeper clients ask for a 4
 // s session, so that the watchdog tests' 2 s ttl is shorter than the session timeout.
 #include <gtest/gtest.h>
 
