@@ -105,7 +105,8 @@ class RestartServer final : public Fault {
  public:
   std::string name() const override { return "restart-server"; }
   bool applies_to(const LockService& service) const override {
-    return service.backend() == "redis" || service.backend() == "zookeeper";
+    return service.backend() == "redis" || service.backend() == "zookeeper" ||
+           service.backend() == "postgresql";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {

@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
+#if DISTLOCK_CHECKER_POSTGRESQL
+#include "postgres_server.h"
+#endif
 #include "redis_cluster.h"
 #include "redis_sentinel_group.h"
 #include "redis_server.h"
@@ -298,6 +301,35 @@ std::vector<std::uint16_t> LockService::ports() const { return {}; }
 LockService::Restart LockService::restart() {
   throw std::runtime_error(not_supported(backend(), "restart its server"));
 }
+#if DISTLOCK_CHECKER_POSTGRESQL
+// A PostgreSQL server (test/support/postgres_server.h); its crash is an immediate shutdown,
+// after which the server replays its log: the lock rows stay.
+class PostgresService final : public LockService {
+ public:
+  std::string backend() const override { return "postgresql"; }
+  std::string url() const override { return server_.url(); }
+  // Without the TLS and GSS requests libpq begins with otherwise: the proxy (tcp_proxy.h)
+  // passes replies on in whole ZooKeeper frames of 4 bytes or more, and the server's answer to
+  // either is one byte.
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    return "postgresql://distlock@127.0.0.1:" + std::to_string(proxy_ports.at(0)) +
+           "/postgres?sslmode=disable&gssencmode=disable";
+  }
+  std::vector<std::uint16_t> ports() const override { return {server_.port()}; }
+
+  Restart restart() override {
+    Restart restart;
+    restart.stopped_at = mono_ns();
+    server_.restart_after_crash();
+    restart.serving_at = mono_ns();
+    return restart;
+  }
+
+ private:
+  testing::PostgresServer server_;
+};
+#endif
+
 LockService::LeaderKill LockService::kill_leader() {
   throw std::runtime_error(not_supported(backend(), "lose a leader"));
 }
@@ -316,9 +348,13 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
     return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
+#if DISTLOCK_CHECKER_POSTGRESQL
+  if (settings.backend == "postgresql") return std::make_unique<PostgresService>();
+#endif
   throw std::invalid_argument("unknown backend '" + settings.backend +
                               "' (memory, redis, rediss, redis-sentinel, redis-sentinel-async, "
-                              "redis-redlock, redis-cluster, zookeeper, zookeeper-ensemble)");
+                              "redis-redlock, redis-cluster, zookeeper, zookeeper-ensemble, "
+                              "postgresql)");
 }
 
 }  // namespace distlock::reliability

@@ -13,7 +13,9 @@
 //                        the master of the checker's lock
 //   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
 //   zookeeper-ensemble   three ZooKeeper servers with one leader
-// A missing redis-server, java or ZooKeeper jar is an error, never a skip.
+//   postgresql           a PostgreSQL server (test/support/postgres_server.h), in a build with
+//                        the postgresql:// backend
+// A missing redis-server, java, ZooKeeper jar or PostgreSQL server is an error, never a skip.
 #pragma once
 
 #include <chrono>

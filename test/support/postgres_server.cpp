@@ -298,6 +298,15 @@ void PostgresServer::stop() { shut_down(SIGINT); }
 
 void PostgresServer::restart() {
   stop();
+  start_again();
+}
+
+void PostgresServer::restart_after_crash() {
+  shut_down(SIGQUIT);
+  start_again();
+}
+
+void PostgresServer::start_again() {
   if (launch() == Launch::port_taken) {
     throw std::runtime_error("PostgreSQL cannot restart on port " + std::to_string(port_) +
                              ": another process bound it while the server was stopped; the end "

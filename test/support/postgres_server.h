@@ -56,6 +56,9 @@ class PostgresServer {
   // stop(), then starts the server again on the same port with the same data, and waits until
   // it accepts connections. Throws like the constructor.
   void restart();
+  // The same after an immediate shutdown (SIGQUIT: no checkpoint, the clients cut off), as
+  // after a crash: the start replays the write-ahead log.
+  void restart_after_crash();
 
   // Runs one SQL statement (libpq's PQexec) on a connection of its own; returns the first
   // column of the first row, empty when there is none (or the value is NULL). Throws
@@ -76,6 +79,8 @@ class PostgresServer {
   // SIGCONT (a frozen postmaster handles no signal), then `signal`; SIGKILL after a grace
   // period.
   void shut_down(int signal);
+  // Starts the stopped server on its port again; throws when another process took the port.
+  void start_again();
   std::string log_since_launch() const;
 
   std::filesystem::path bin_directory_;

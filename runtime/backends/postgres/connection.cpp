@@ -38,9 +38,9 @@ Connection::Connection(const PostgresSettings& settings)
 
 Connection::~Connection() = default;
 
-void Connection::fail(const std::string& reason) {
+void Connection::fail(ServerError error) {
   broken_ = true;
-  throw ServerError(reason);
+  throw std::move(error);
 }
 
 bool Connection::wait_readable(SteadyClock::time_point until) const {
@@ -67,9 +67,11 @@ Result Connection::await_result(std::string_view what, SteadyClock::time_point u
   for (;;) {
     while (PQisBusy(connection) == 1) {
       if (!wait_readable(until))
-        fail("no reply to " + std::string(what) + " in time (command_timeout " +
-             std::to_string(command_timeout_.count()) + " ms)");
-      if (!consume_input()) fail("waiting for a reply: " + error_text(PQerrorMessage(connection)));
+        fail(ServerError::timeout("no reply to " + std::string(what) +
+                                  " in time (command_timeout " +
+                                  std::to_string(command_timeout_.count()) + " ms)"));
+      if (!consume_input())
+        fail(ServerError("waiting for a reply: " + error_text(PQerrorMessage(connection))));
     }
     Result next(PQgetResult(connection));
     if (!next) break;
@@ -77,7 +79,8 @@ Result Connection::await_result(std::string_view what, SteadyClock::time_point u
     if (!kept || PQresultStatus(kept.get()) != PGRES_FATAL_ERROR) kept = std::move(next);
   }
   if (!kept)
-    fail("no reply to " + std::string(what) + ": " + error_text(PQerrorMessage(connection)));
+    fail(ServerError("no reply to " + std::string(what) + ": " +
+                     error_text(PQerrorMessage(connection))));
   const auto status = PQresultStatus(kept.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return kept;
   const char* state = PQresultErrorField(kept.get(), PG_DIAG_SQLSTATE);
@@ -87,7 +90,7 @@ Result Connection::await_result(std::string_view what, SteadyClock::time_point u
   // a failed exchange, not a refusal.
   if (PQstatus(connection) != CONNECTION_OK || sqlstate.empty() || sqlstate.starts_with("57") ||
       sqlstate.starts_with("08"))
-    fail(message);
+    fail(ServerError(message));
   throw ServerError(message, sqlstate);
 }
 
@@ -101,7 +104,7 @@ Result Connection::run(const Statement& statement, std::span<const std::string> 
   PGconn* connection = connection_.get();
   if (!prepared_.contains(statement.name)) {
     if (PQsendPrepare(connection, statement.name, statement.text.c_str(), 0, nullptr) != 1)
-      fail("sending a statement: " + error_text(PQerrorMessage(connection)));
+      fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection))));
     await_result(statement.name, until);
     prepared_.insert(statement.name);
   }
@@ -110,14 +113,14 @@ Result Connection::run(const Statement& statement, std::span<const std::string> 
   for (const auto& param : params) values.push_back(param.c_str());
   if (PQsendQueryPrepared(connection, statement.name, static_cast<int>(values.size()),
                           values.data(), nullptr, nullptr, 0) != 1)
-    fail("sending a statement: " + error_text(PQerrorMessage(connection)));
+    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection))));
   return await_result(statement.name, until);
 }
 
 void Connection::execute(const std::string& sql) {
   if (broken_) throw ServerError("the connection broke before");
   if (PQsendQuery(connection_.get(), sql.c_str()) != 1)
-    fail("sending a statement: " + error_text(PQerrorMessage(connection_.get())));
+    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection_.get()))));
   await_result("the statement", command_deadline());
 }
 

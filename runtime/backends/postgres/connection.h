@@ -26,14 +26,22 @@ class ServerError : public std::runtime_error {
   // empty when the exchange itself failed.
   ServerError(std::string reason, std::string sqlstate = {})
       : std::runtime_error(reason), reason_(std::move(reason)), sqlstate_(std::move(sqlstate)) {}
+  // No reply came in time.
+  static ServerError timeout(std::string reason) {
+    ServerError error(std::move(reason));
+    error.timed_out_ = true;
+    return error;
+  }
   const std::string& reason() const { return reason_; }
   const std::string& sqlstate() const { return sqlstate_; }
   // The statement was refused: the connection stands, and asking again gets the same answer.
   bool refused() const { return !sqlstate_.empty(); }
+  bool timed_out() const { return timed_out_; }
 
  private:
   std::string reason_;
   std::string sqlstate_;
+  bool timed_out_ = false;
 };
 
 struct ResultFree {
@@ -80,7 +88,8 @@ class Connection {
   // Waits for the result of what was sent, up to `until`.
   Result await_result(std::string_view what, SteadyClock::time_point until);
   SteadyClock::time_point command_deadline() const { return SteadyClock::now() + command_timeout_; }
-  [[noreturn]] void fail(const std::string& reason);
+  // Breaks the connection and throws `error`.
+  [[noreturn]] void fail(ServerError error);
 
   std::unique_ptr<PGconn, ConnectionFree> connection_;
   const Millis command_timeout_;

@@ -78,8 +78,8 @@ class PostgresBackend final : public Backend {
   // One try; throws BackendUnavailable naming the lock.
   Attempt try_once(const AcquireRequest& request);
   // Runs `operation` on a pooled connection, and once more on a new one when a reused
-  // connection broke (it had gone stale: a server restart, a terminated session). Throws
-  // ServerError.
+  // connection broke without timing out (it had gone stale: a server restart, a terminated
+  // session). Throws ServerError.
   template <class Operation>
   auto with_connection(Operation&& operation);
   [[noreturn]] void throw_for_lock(const ServerError& error, std::string_view lock) const;
@@ -101,8 +101,9 @@ auto PostgresBackend::with_connection(Operation&& operation) {
     try {
       ++stats_.round_trips;
       return operation(*connection);
-    } catch (const ServerError&) {
-      if (!connection->broken() || !connection.reused()) throw;
+    } catch (const ServerError& error) {
+      // A silent server is not asked twice: the caller's time is up.
+      if (!connection->broken() || !connection.reused() || error.timed_out()) throw;
     }
   }
   auto connection = pool_.borrow(false);
