@@ -26,6 +26,11 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
                       "memory:// locks live inside the process that takes them: another process "
                       "cannot see or release them; inspect them from that process, or use a "
                       "Redis or ZooKeeper URL");
+  if (url.scheme == "postgresql" || url.scheme == "postgres")
+    throw ConfigError("", url.redacted(),
+                      "the admin API and the distlock command do not inspect postgresql:// "
+                      "locks yet; the lock table shows them: SELECT name, holder, fence, "
+                      "expires_at FROM distlock_locks");
   // The command takes a service's URL as the service has it, query keys and all.
   const Options configured = options_for_scheme(url, options);
   if (url.scheme.starts_with("redis")) return redis::make_inspector(url, configured);

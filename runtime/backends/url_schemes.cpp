@@ -114,8 +114,8 @@ ConfigError unknown_scheme(const Url& url) {
                          "'; use memory://, redis://host:port, redis+unix:///path, "
                          "redis+sentinel://host:port[,host:port...]/master-name, "
                          "redis+cluster://host:port[,host:port...], "
-                         "redis+redlock://host:port,host:port,host:port (rediss... for TLS) "
-                         "or zookeeper://host:port");
+                         "redis+redlock://host:port,host:port,host:port (rediss... for TLS), "
+                         "zookeeper://host:port or postgresql://user@host:port/database");
 }
 
 }  // namespace distlock::detail

@@ -112,6 +112,19 @@ Url url_for_messages(const PQconninfoOption* parsed) {
   return url;
 }
 
+// The password of the URL's user information as written (percent-encoded or not), or "".
+std::string password_in(std::string_view url) {
+  const auto start = url.find("://");
+  if (start == std::string_view::npos) return {};
+  std::string_view rest = url.substr(start + 3);
+  rest = rest.substr(0, rest.find_first_of("/?"));
+  const auto at = rest.rfind('@');
+  if (at == std::string_view::npos) return {};
+  const auto colon = rest.substr(0, at).find(':');
+  if (colon == std::string_view::npos) return {};
+  return std::string(rest.substr(colon + 1, at - colon - 1));
+}
+
 bool sets_connect_timeout(const PQconninfoOption* parsed) {
   for (const auto* option = parsed; option->keyword != nullptr; ++option)
     if (std::string_view(option->keyword) == "connect_timeout" && option->val != nullptr)
@@ -145,16 +158,17 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
     std::string reason = error != nullptr ? error : "out of memory";
     PQfreemem(error);
     while (!reason.empty() && reason.back() == '\n') reason.pop_back();
-    // libpq's message may quote the URL, password and all: only its gist is kept.
-    const auto colon = reason.find(": \"");
-    if (colon != std::string::npos) reason.resize(colon);
+    // libpq's message may quote a part of the URL, which may hold the password.
+    if (const auto password = password_in(url); !password.empty())
+      for (auto at = reason.find(password); at != std::string::npos; at = reason.find(password))
+        reason.replace(at, password.size(), "***");
     throw ConfigError("", std::string(url.substr(0, url.find("://") + 3)),
                       "bad URL: libpq cannot use it: " + reason);
   }
   Url for_messages = url_for_messages(parsed.get());
   for_messages.query = split.distlock_keys;
   Options configured =
-      options_from_url(for_messages, options, {"command_timeout", "max_connections"});
+      options_from_url(for_messages, options, {"command_timeout", "max_connections", "lock_table"});
 
   PostgresSettings settings;
   settings.server = for_messages.redacted();

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// What is particular to postgresql://, against a private PostgreSQL server: the URL is libpq's
+// (its own parameters pass through, a bad one is a ConfigError naming libpq's reason and no
+// secret), distlock's keys choose the table, a missing table is created and one the user may not
+// create is a ConfigError saying what to do, an unreachable server is BackendUnavailable naming
+// it, and a lease outlives the server's restart and the termination of the client's sessions,
+// whose waiters are still woken by the release. (The behaviours every backend shares:
+// lock_behaviour_test and async_acquire_test.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+
+#include <distlock/distlock.h>
+
+#include "integration_helpers.h"
+#include "loopback_socket.h"
+#include "postgres_server.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PostgresBackend : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { server_.stop(); }
+  void SetUp() override {
+    try {
+      url_ = server_.get().url();
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start PostgreSQL: " << e.what();
+    }
+    key_ = unique_name("key");
+  }
+  PostgresServer& server() { return server_.get(); }
+
+  static inline SuiteService<PostgresServer> server_;
+  std::string url_;
+  std::string key_;
+};
+
+TEST_F(PostgresBackend, LibpqParametersPassThroughAndABadOneNamesLibpqsReason) {
+  auto client = Client::connect(url_ + "?application_name=billing&sslmode=disable");
+  Lease lease = client->acquire(spec("through", 10s), key_);
+  EXPECT_EQ(server().psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                          "'billing'") != "0",
+            true);
+  const std::string secret = "s3cret-pw";
+  try {
+    (void)Client::connect("postgresql://distlock:" + secret + "@127.0.0.1:" +
+                          std::to_string(server().port()) + "/postgres?no_such_parameter=1");
+    ADD_FAILURE() << "a URL with a parameter libpq does not know was taken";
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("libpq cannot use it"), std::string::npos) << what;
+    EXPECT_NE(what.find("no_such_parameter"), std::string::npos) << what;
+    EXPECT_EQ(what.find(secret), std::string::npos) << what;
+  }
+}
+
+TEST_F(PostgresBackend, DistlocksOwnKeysChooseTheTableAndTheTimeouts) {
+  auto client = Client::connect(url_ + "?lock_table=billing_locks&command_timeout=2s");
+  Lease lease = client->acquire(spec("tabled", 10s), key_);
+  EXPECT_EQ(server().psql("SELECT count(*) FROM billing_locks WHERE name = 'tabled:" + key_ + "'"),
+            "1");
+  EXPECT_EQ(server().psql("SELECT count(*) FROM distlock_locks WHERE name = 'tabled:" + key_ + "'"),
+            "0");
+  try {
+    (void)Client::connect(url_ + "?lock_table=Bad-Name");
+    ADD_FAILURE() << "a lock_table that is no plain SQL name was taken";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("lock_table"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW((void)Client::connect(url_ + "?command_timeout=soon"), ConfigError);
+}
+
+TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {
+  const std::string role = "plain_" + std::to_string(server().port());
+  server().psql("CREATE ROLE " + role + " LOGIN");
+  const std::string as_role = "postgresql://" + role +
+                              "@127.0.0.1:" + std::to_string(server().port()) +
+                              "/postgres?lock_table=" + role + "_locks";
+  try {
+    (void)Client::connect(as_role);
+    ADD_FAILURE() << "a user without CREATE on the schema got a lock table";
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("may not create it"), std::string::npos) << what;
+    EXPECT_NE(what.find("guide"), std::string::npos) << what;
+  }
+  // Made by its owner and granted, the table serves that user.
+  server().psql("CREATE TABLE " + role +
+                "_locks (name text PRIMARY KEY, owner text NOT NULL, fence bigint NOT NULL, "
+                "holds text[] NOT NULL, holder text NOT NULL, expires_at timestamptz NOT NULL)");
+  server().psql("CREATE SEQUENCE " + role + "_locks_fence");
+  server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks TO " + role);
+  server().psql("GRANT USAGE ON SEQUENCE " + role + "_locks_fence TO " + role);
+  auto client = Client::connect(as_role);
+  EXPECT_TRUE(client->try_acquire(spec("granted", 10s), key_).has_value());
+}
+
+TEST_F(PostgresBackend, AnUnreachableServerIsBackendUnavailableNamingIt) {
+  const std::uint16_t closed = free_loopback_port();
+  const std::string url = "postgresql://distlock@127.0.0.1:" + std::to_string(closed) + "/postgres";
+  try {
+    (void)Client::connect(url);
+    ADD_FAILURE() << "connected to a closed port";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url.substr(0, url.find("distlock@")) +
+                                  "***@127.0.0.1:" + std::to_string(closed) + "/postgres");
+    EXPECT_NE(std::string(error.what()).find("cannot connect"), std::string::npos) << error.what();
+  }
+}
+
+// The lock rows are the server's data: a restart keeps them, the client's connections come
+// back, the holder's renewals go on and another client stays out.
+TEST_F(PostgresBackend, ALeaseOutlivesTheServersRestart) {
+  auto holder = Client::connect(url_);
+  auto other = Client::connect(url_);
+  Lease lease = holder->acquire(spec("restart", 2s), key_);
+  server().restart();
+  EXPECT_FALSE(other->try_acquire(spec("restart", 2s), key_).has_value());
+  // Renewed for longer than its ttl on new connections: only they kept it.
+  const auto renewed = holder->stats().renewals;
+  ASSERT_TRUE(eventually([&] { return holder->stats().renewals >= renewed + 4; }));
+  EXPECT_TRUE(lease.valid());
+  EXPECT_FALSE(other->try_acquire(spec("restart", 2s), key_).has_value());
+  lease.release();
+  EXPECT_TRUE(other->try_acquire(spec("restart", 2s), key_).has_value());
+}
+
+// pg_terminate_backend ends every session of the clients: the holder keeps its lease, and a
+// waiter, whose listening session ended too, is still woken by the release.
+TEST_F(PostgresBackend, TerminatedSessionsComeBackAndTheWaiterHearsTheRelease) {
+  auto holder = Client::connect(url_);
+  auto waiter = Client::connect(url_);
+  Lease lease = holder->acquire(spec("terminated", 30s), key_);
+  auto waited = std::async(std::launch::async, [&] {
+    return waiter->acquire(spec("terminated", 30s, wait(30s)), key_);
+  });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  server().psql(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = "
+      "'distlock'");
+  // The waiter listens again before the release: it cannot know when that will be.
+  ASSERT_TRUE(eventually([&] {
+    return server().psql(
+               "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+               "'distlock' AND query LIKE 'LISTEN%'") == "2";
+  }));
+  const auto woken_before = waiter->stats().woken_by_release;
+  lease.release();
+  ASSERT_EQ(waited.wait_for(20s), std::future_status::ready);
+  Lease granted = waited.get();
+  EXPECT_TRUE(granted.valid());
+  EXPECT_GT(granted.fence(), lease.fence());
+  EXPECT_GT(waiter->stats().woken_by_release, woken_before);
+}
+
+}  // namespace
+}  // namespace distlock::testing
