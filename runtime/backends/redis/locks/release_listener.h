@@ -46,8 +46,8 @@
 
 #include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection_settings.h"
-#include "util/event_fd.h"
 #include "core/stats.h"
+#include "util/event_fd.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
