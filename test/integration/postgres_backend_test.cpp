@@ -150,6 +150,11 @@ TEST_F(PostgresBackend, TerminatedSessionsComeBackAndTheWaiterHearsTheRelease) {
                "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
                "'distlock' AND query LIKE 'LISTEN%'") == "2";
   }));
+  // Listening again wakes the waiter to try (it may have missed a release meanwhile); it finds
+  // the lock still held and waits again.
+  ASSERT_TRUE(eventually([&] {
+    return waiter->stats().woken_by_release >= 1 && waiter->stats().waiting == 1;
+  }));
   const auto woken_before = waiter->stats().woken_by_release;
   lease.release();
   ASSERT_EQ(waited.wait_for(20s), std::future_status::ready);
