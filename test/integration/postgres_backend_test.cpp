@@ -152,9 +152,8 @@ TEST_F(PostgresBackend, TerminatedSessionsComeBackAndTheWaiterHearsTheRelease) {
   }));
   // Listening again wakes the waiter to try (it may have missed a release meanwhile); it finds
   // the lock still held and waits again.
-  ASSERT_TRUE(eventually([&] {
-    return waiter->stats().woken_by_release >= 1 && waiter->stats().waiting == 1;
-  }));
+  ASSERT_TRUE(eventually(
+      [&] { return waiter->stats().woken_by_release >= 1 && waiter->stats().waiting == 1; }));
   const auto woken_before = waiter->stats().woken_by_release;
   lease.release();
   ASSERT_EQ(waited.wait_for(20s), std::future_status::ready);

@@ -24,7 +24,7 @@ class ServerError : public std::runtime_error {
  public:
   // `sqlstate`: the server's error code for a refused statement ("42501": no privilege);
   // empty when the exchange itself failed.
-  ServerError(std::string reason, std::string sqlstate = {})
+  explicit ServerError(std::string reason, std::string sqlstate = {})
       : std::runtime_error(reason), reason_(std::move(reason)), sqlstate_(std::move(sqlstate)) {}
   // No reply came in time.
   static ServerError timeout(std::string reason) {

@@ -227,7 +227,10 @@ void PostgresBackend::renew(std::span<RenewItem> items, SteadyClock::time_point 
   std::vector<std::string_view> ids;
   std::vector<std::string_view> ttls_text;
   std::vector<std::string> ttls;
+  names.reserve(items.size());
+  ids.reserve(items.size());
   ttls.reserve(items.size());
+  ttls_text.reserve(items.size());
   for (const auto& item : items) {
     names.push_back(item.hold.name);
     ids.push_back(item.hold.acquisition_id);
@@ -239,8 +242,9 @@ void PostgresBackend::renew(std::span<RenewItem> items, SteadyClock::time_point 
     const auto renewed = with_connection([&](Connection& connection) {
       const Result result = connection.run(statements_.renew, params, deadline);
       std::vector<std::string> found;
-      for (int row = 0; row < PQntuples(result.get()); ++row)
-        found.emplace_back(PQgetvalue(result.get(), row, 0));
+      const int rows = PQntuples(result.get());
+      found.reserve(static_cast<std::size_t>(rows));
+      for (int row = 0; row < rows; ++row) found.emplace_back(PQgetvalue(result.get(), row, 0));
       return found;
     });
     for (auto& item : items) {

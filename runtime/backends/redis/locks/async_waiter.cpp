@@ -59,8 +59,8 @@ void AsyncWaiter::attempt() {
   seen_ = ticket_ ? ticket_->generation() : 0;
   in_flight_ = true;
   steps_.try_once(request_, executor_,
-                  [self = shared_from_this()](Attempt found, std::exception_ptr error) {
-                    self->tried(found, std::move(error));
+                  [self = shared_from_this()](Attempt found, const std::exception_ptr& error) {
+                    self->tried(found, error);
                   });
 }
 
