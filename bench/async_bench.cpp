@@ -71,17 +71,6 @@ Settings parse(int argc, char** argv) {
 
 using Clock = std::chrono::steady_clock;
 
-// "0.91, 0.95, 0.97": each round's ratio, in the order run.
-std::string listed(const std::vector<double>& ratios) {
-  std::string text;
-  for (const double ratio : ratios) {
-    char formatted[16];
-    std::snprintf(formatted, sizeof formatted, "%.2f", ratio);
-    text += (text.empty() ? "" : ", ") + std::string(formatted);
-  }
-  return text;
-}
-
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -257,11 +246,13 @@ int main(int argc, char** argv) try {
   std::printf(
       "one coroutine: %.0f cycles/s; one thread, blocking: %.0f cycles/s (the last round); "
       "ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
-      async_one, blocking_one, distlock::bench::median(one), listed(one).c_str());
+      async_one, blocking_one, distlock::bench::median(one),
+      distlock::bench::listed_ratios(one).c_str());
   std::printf(
       "64 coroutines on one thread: %.0f cycles/s; 8 blocking threads: %.0f cycles/s (the last "
       "round); ratio %.2f (median of the rounds' %s; goal >= 1.0)\n",
-      async_many, blocking_many, distlock::bench::median(many), listed(many).c_str());
+      async_many, blocking_many, distlock::bench::median(many),
+      distlock::bench::listed_ratios(many).c_str());
   waiters(server.url(), settings.waiters);
   lateness(server.url());
   return 0;

@@ -13,7 +13,6 @@
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <libpq-fe.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -25,6 +24,7 @@
 #include <distlock/distlock.h>
 
 #include "postgres_server.h"
+#include "redis_reference.h"
 
 namespace {
 
@@ -55,12 +55,6 @@ using Clock = std::chrono::steady_clock;
 
 double per_second(int cycles, Clock::time_point start) {
   return cycles / std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
 // Two prepared `SELECT 1` round trips per cycle.
@@ -112,16 +106,11 @@ int main(int argc, char** argv) try {
     }
     ratios.push_back(cycle / floor);
   }
-  std::string listed;
-  for (const double ratio : ratios) {
-    char formatted[16];
-    std::snprintf(formatted, sizeof formatted, "%.2f", ratio);
-    listed += (listed.empty() ? "" : ", ") + std::string(formatted);
-  }
   std::printf(
       "acquire + release(), both awaited: %.0f cycles/s; two SELECT 1 round trips: %.0f "
       "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
-      cycle, floor, median(ratios), listed.c_str());
+      cycle, floor, distlock::bench::median(ratios),
+      distlock::bench::listed_ratios(ratios).c_str());
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "postgres_bench: %s\n", error.what());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <regex>
 #include <stdexcept>
@@ -49,6 +50,16 @@ double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+std::string listed_ratios(const std::vector<double>& ratios) {
+  std::string text;
+  for (const double ratio : ratios) {
+    char formatted[16];
+    std::snprintf(formatted, sizeof formatted, "%.2f", ratio);
+    text += (text.empty() ? "" : ", ") + std::string(formatted);
+  }
+  return text;
 }
 
 double cycles_per_second(Client& client, int cycles, const std::string& key, Ending ending) {
