@@ -36,13 +36,16 @@ struct AcquireInitiation {
     auto slot = Net::slot_of(pending->handler);
     AsyncAcquisition acquisition =
         client->acquire_async(spec, key, [pending](std::exception_ptr error, Lease lease) {
-          auto where = pending->work.get_executor();
-          Net::post(where, [pending, error, lease = std::move(lease)]() mutable {
-            Net::slot_of(pending->handler).clear();
-            Completion handler = std::move(pending->handler);
-            pending->work.reset();
-            std::move(handler)(translated(error), std::move(lease));
-          });
+          // This thread gives the work up once post() has returned, not the posted function:
+          // after the handler ran, the context's run() may return and the context be destroyed
+          // while post() is still waking the context's thread from here.
+          Work work = std::move(pending->work);
+          Net::post(work.get_executor(),
+                    [pending, error = std::move(error), lease = std::move(lease)]() mutable {
+                      Net::slot_of(pending->handler).clear();
+                      Completion handler = std::move(pending->handler);
+                      std::move(handler)(translated(error), std::move(lease));
+                    });
         });
     // Any kind of cancellation may withdraw it: a waiter that leaves has changed nothing.
     if (slot.is_connected()) {
