@@ -45,6 +45,8 @@ class EtcdBackend final : public Backend {
   ReleaseOutcome release(const ReleaseRequest& request) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
+  // The Mutex grants in arrival order, and a release wakes the next waiter only.
+  bool supports_fair() const override { return true; }
 
  private:
   std::unique_ptr<MutexContender> contender_for(const AcquireRequest& request);
