@@ -139,7 +139,7 @@ TEST(EtcdServer, AFrozenServerAnswersNothingUntilThawed) {
   EXPECT_EQ(server.etcdctl({"get", "after", "--print-value-only"}), "thawing");
 }
 
-// etcdctl lock is etcd's concurrency.Mutex, the layout the etcd:// backend shares: each
+// etcdctl lock is etcd's concurrency.Mutex, the layout of the etcd:// backend (issue 32): each
 // contender puts <name>/<lease id in hex>, the oldest key holds, the others wait for the key
 // before theirs to go. etcdctl prints its key once it holds the lock.
 TEST(EtcdServer, EtcdctlLockMakesASecondLockWait) {
@@ -158,7 +158,7 @@ TEST(EtcdServer, EtcdctlLockMakesASecondLockWait) {
   // Its key is put, so it has asked; as long as the first key exists it waits.
   EXPECT_THROW(second->read_line(milliseconds(0)), std::runtime_error);
 
-  // etcdctl unlocks on SIGINT (not on SIGTERM, which ends it with its lease left to expire).
+  // etcdctl unlocks on SIGINT (and SIGTERM); a SIGKILL leaves its key to its lease (below).
   first->kill(SIGINT);
   EXPECT_TRUE(first->wait(kDeadline).success());
   EXPECT_EQ(second->read_line(kDeadline), keys[1]);

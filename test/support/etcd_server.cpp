@@ -98,7 +98,7 @@ std::filesystem::path required_program(const char* variable, const std::string& 
                 package + ")");
 }
 
-std::string client_url(std::uint16_t port) { return "http://127.0.0.1:" + std::to_string(port); }
+std::string loopback_url(std::uint16_t port) { return "http://127.0.0.1:" + std::to_string(port); }
 
 std::string with_credentials(const std::optional<EtcdCredentials>& credentials,
                              const std::string& hosts) {
@@ -209,7 +209,7 @@ EtcdServer::EtcdServer(EtcdConfig config) : config_(std::move(config)), name_("d
       const auto ports = free_loopback_ports(2);
       port_ = ports[0];
       peer_port_ = ports[1];
-      initial_cluster_ = name_ + "=" + client_url(peer_port_);
+      initial_cluster_ = name_ + "=" + loopback_url(peer_port_);
       const auto deadline = Clock::now() + kStartupDeadline;
       launch();
       if (await_serving(deadline) == Launch::serving) {
@@ -261,18 +261,24 @@ void EtcdServer::launch() {
   const auto log_file = directory_ / "server.log";
   launch_log_offset_ = size_or_zero(log_file);
   std::vector<std::string> args = {
-      "--name=" + name_, "--data-dir=" + (directory_ / "data").string(),
-      "--listen-client-urls=" + client_url(port_), "--advertise-client-urls=" + client_url(port_),
-      "--listen-peer-urls=" + client_url(peer_port_),
-      "--initial-advertise-peer-urls=" + client_url(peer_port_),
-      "--initial-cluster=" + initial_cluster_, "--initial-cluster-token=" + cluster_token_,
+      "--name=" + name_,
+      "--data-dir=" + (directory_ / "data").string(),
+      "--listen-client-urls=" + loopback_url(port_),
+      "--advertise-client-urls=" + loopback_url(port_),
+      "--listen-peer-urls=" + loopback_url(peer_port_),
+      "--initial-advertise-peer-urls=" + loopback_url(peer_port_),
+      // The initial flags make the cluster; a restart finds it in the data and ignores them.
+      "--initial-cluster=" + initial_cluster_,
+      "--initial-cluster-token=" + cluster_token_,
       "--initial-cluster-state=new",
       "--heartbeat-interval=" + std::to_string(config_.heartbeat_interval.count()),
       "--election-timeout=" + std::to_string(config_.election_timeout.count()),
       // bcrypt's cheapest cost: each authentication takes about 1 ms instead of 50.
       "--bcrypt-cost=4",
       // Its log and whatever the Go runtime prints (a panic) go to server.log, through stderr.
-      "--logger=zap", "--log-outputs=stderr"};
+      "--logger=zap",
+      "--log-outputs=stderr",
+  };
   args.insert(args.end(), config_.extra_args.begin(), config_.extra_args.end());
   Subprocess::Options options;
   options.merge_stderr = true;
@@ -282,14 +288,15 @@ void EtcdServer::launch() {
 
 std::optional<EtcdServer::Launch> EtcdServer::launch_outcome() {
   // Read before the exit check: a member that served and then exited is not taken as
-  // serving, and one that exited has written all it will.
-  const std::string log = log_since_launch();
+  // serving, and one that exited has written all it will. All of it: a member of a cluster may
+  // log much after the mark before the next poll.
+  const std::string log = read_from(directory_ / "server.log", launch_log_offset_);
   if (const auto status = process_->try_wait()) {
     process_.reset();
     if (log.find(kPortTakenMark) != std::string::npos) return Launch::port_taken;
     throw std::runtime_error("etcd " + name_ + " on port " + std::to_string(port_) + " exited (" +
                              status->describe() + ") before it served; the end of its log:\n" +
-                             log);
+                             last_bytes(log, kLogTail));
   }
   if (log.find(kServingMark) != std::string::npos) return Launch::serving;
   return std::nullopt;
@@ -409,7 +416,7 @@ EtcdCluster::EtcdCluster(const EtcdConfig& config) {
       auto name = [](std::size_t index) { return "member-" + std::to_string(index); };
       std::string initial_cluster;
       for (std::size_t i = 0; i < size; ++i) {
-        initial_cluster += (i == 0 ? "" : ",") + name(i) + "=" + client_url(ports[size + i]);
+        initial_cluster += (i == 0 ? "" : ",") + name(i) + "=" + loopback_url(ports[size + i]);
       }
       // A directory per attempt: the members of an attempt that failed may have written data
       // naming their peers.

@@ -126,6 +126,7 @@ class EtcdServer {
   // Waits until etcdctl endpoint health succeeds (a read through the leader). Throws when the
   // process exits first or at the deadline.
   void await_healthy(std::chrono::steady_clock::time_point deadline) const;
+  // The end of what the running (or last) process logged.
   std::string log_since_launch() const;
 
   EtcdConfig config_;
