@@ -46,6 +46,11 @@ RpcClient::RpcClient(const EtcdSettings& settings) : settings_(settings) {
   }
 }
 
+RpcClient::~RpcClient() {
+  std::unique_lock lock(unawaited_mutex_);
+  unawaited_done_.wait(lock, [this] { return unawaited_ == 0; });
+}
+
 RpcClient::TimePoint RpcClient::command_deadline() const {
   return SteadyClock::now() + settings_.command_timeout;
 }
@@ -185,9 +190,16 @@ void RpcClient::lease_revoke_unawaited(std::int64_t lease) {
   auto* call = new Call;  // freed by its completion, which gRPC always calls
   prepare(call->context, command_deadline());
   call->request.set_id(lease);
+  {
+    const std::lock_guard lock(unawaited_mutex_);
+    ++unawaited_;
+  }
   members_[current_.load()].lease->async()->LeaseRevoke(
-      &call->context, &call->request, &call->response,
-      [call](const grpc::Status&) { delete call; });
+      &call->context, &call->request, &call->response, [this, call](const grpc::Status&) {
+        delete call;
+        const std::lock_guard lock(unawaited_mutex_);
+        if (--unawaited_ == 0) unawaited_done_.notify_all();
+      });
 }
 
 std::vector<std::int64_t> RpcClient::keep_alive(std::span<const std::int64_t> leases,

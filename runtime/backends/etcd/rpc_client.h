@@ -7,6 +7,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,11 @@ class RpcClient {
   using TimePoint = SteadyClock::time_point;
 
   explicit RpcClient(const EtcdSettings& settings);
+  // Waits for the calls that were not awaited (each has its command deadline): gRPC must not
+  // complete a call of a client that is gone.
+  ~RpcClient();
+  RpcClient(const RpcClient&) = delete;
+  RpcClient& operator=(const RpcClient&) = delete;
 
   // Asks the cluster once (and authenticates), by the connect timeout. Throws RpcError.
   void check_reachable();
@@ -83,6 +89,9 @@ class RpcClient {
   std::atomic<std::size_t> current_{0};
   mutable std::mutex token_mutex_;
   std::string token_;  // under token_mutex_; empty: none
+  std::mutex unawaited_mutex_;
+  std::condition_variable unawaited_done_;
+  int unawaited_ = 0;  // under unawaited_mutex_: calls sent and not yet completed
 };
 
 }  // namespace distlock::detail::etcd
