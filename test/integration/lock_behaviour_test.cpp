@@ -1180,11 +1180,10 @@ TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, LockBehaviour,
-    ::testing::ValuesIn(built({Backend::memory, Backend::redis, Backend::redis_sentinel,
-                               Backend::redis_redlock, Backend::redis_cluster, Backend::rediss,
-                               Backend::rediss_sentinel, Backend::rediss_redlock,
-                               Backend::rediss_cluster, Backend::zookeeper, Backend::etcd,
-                               Backend::postgresql})),
+    ::testing::ValuesIn(built(
+        {Backend::memory, Backend::redis, Backend::redis_sentinel, Backend::redis_redlock,
+         Backend::redis_cluster, Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock,
+         Backend::rediss_cluster, Backend::zookeeper, Backend::etcd, Backend::postgresql})),
     backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
