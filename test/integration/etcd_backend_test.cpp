@@ -128,6 +128,41 @@ TEST_F(EtcdBackend, AKeyDeletedBehindTheHoldersBackIsReportedLost) {
   EXPECT_FALSE(lease.valid());
 }
 
+// A released acquisition's lease serves the next acquisition of its ttl (lease_shelf.h): after
+// the first, a cycle is the key's transaction and its deletion, two round trips.
+TEST_F(EtcdBackend, AReleasedLeaseServesTheNextAcquisitionSoACycleIsTwoRoundTrips) {
+  auto client = Client::connect(url_);
+  const std::string prefix = "/distlock/cycle/" + key_;
+  std::string first_key;
+  {
+    Lease first = client->acquire(spec("cycle", 10s), key_);
+    first_key = contenders(prefix);
+  }
+  const auto before = client->stats().round_trips;
+  {
+    Lease second = client->acquire(spec("cycle", 10s), key_);
+    EXPECT_EQ(contenders(prefix), first_key) << "the second acquisition took a new lease";
+  }
+  EXPECT_EQ(client->stats().round_trips - before, 2u);
+}
+
+// A shelved lease that the server no longer has (revoked by hand) is replaced by a new one.
+TEST_F(EtcdBackend, AShelvedLeaseRevokedByHandIsReplaced) {
+  auto client = Client::connect(url_);
+  const std::string prefix = "/distlock/shelved/" + key_;
+  std::string lease_id;
+  {
+    Lease first = client->acquire(spec("shelved", 10s), key_);
+    const std::string key = contenders(prefix);
+    lease_id = key.substr(key.rfind('/') + 1);
+  }
+  server().etcdctl({"lease", "revoke", lease_id});
+  Lease second = client->acquire(spec("shelved", 10s), key_);
+  EXPECT_TRUE(second.valid());
+  const std::string key = contenders(prefix);
+  EXPECT_NE(key.substr(key.rfind('/') + 1), lease_id);
+}
+
 TEST_F(EtcdBackend, AnUnreachableServerIsBackendUnavailableNamingIt) {
   const std::uint16_t closed = free_loopback_port();
   const std::string url = "etcd://127.0.0.1:" + std::to_string(closed);

@@ -11,6 +11,7 @@
 #include "backends/etcd/async_waiter.h"
 #include "backends/etcd/deletion_watcher.h"
 #include "backends/etcd/held_keys.h"
+#include "backends/etcd/lease_shelf.h"
 #include "backends/etcd/mutex_contender.h"
 #include "backends/etcd/mutex_keys.h"
 #include "backends/etcd/rpc_client.h"
@@ -64,6 +65,7 @@ class EtcdBackend final : public Backend {
   const std::string holder_;
   RpcClient rpc_;
   HeldKeys holds_;
+  LeaseShelf shelf_;
   const AsyncWaiter::Granted granted_;
   const AsyncWaiter::Failed failed_;
   std::unique_ptr<DeletionWatcher> watcher_;
@@ -73,8 +75,8 @@ std::unique_ptr<MutexContender> EtcdBackend::contender_for(const AcquireRequest&
   std::string value(request.hold.acquisition_id);
   value += ' ';
   value += holder_;
-  return std::make_unique<MutexContender>(rpc_, stats_, lock_prefix(request.hold.name), request.ttl,
-                                          std::move(value));
+  return std::make_unique<MutexContender>(rpc_, shelf_, stats_, lock_prefix(request.hold.name),
+                                          request.ttl, std::move(value));
 }
 
 std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
@@ -93,7 +95,8 @@ std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
 Grant EtcdBackend::grant(const AcquireRequest& request, const MutexContender& contender,
                          bool contended) {
   holds_.add(contender.prefix(), request.hold.owner,
-             HeldKey{contender.key(), contender.lease(), contender.revision()},
+             HeldKey{contender.key(), contender.lease(), contender.revision(), contender.ttl(),
+                     contender.alive_since()},
              request.hold.acquisition_id);
   return Grant{static_cast<std::uint64_t>(contender.revision()), contender.alive_since(),
                contended};
@@ -192,9 +195,14 @@ ReleaseOutcome EtcdBackend::release(const ReleaseRequest& request) {
   try {
     ++stats_.round_trips;
     const bool deleted = rpc_.txn(txn, rpc_.command_deadline()).succeeded();
-    // The lease holds nothing more; it would expire by itself.
-    rpc_.lease_revoke_unawaited(held.lease);
-    return deleted ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+    if (!deleted) {
+      rpc_.lease_revoke_unawaited(held.lease);
+      return ReleaseOutcome::not_held;
+    }
+    // The lease holds nothing more: the next acquisition of its ttl may use it.
+    if (const auto evicted = shelf_.put(held.ttl, SpareLease{held.lease, held.alive_since}))
+      rpc_.lease_revoke_unawaited(*evicted);
+    return ReleaseOutcome::released;
   } catch (const RpcError& error) {
     rpc_.lease_revoke_unawaited(held.lease);
     throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
@@ -236,8 +244,11 @@ void EtcdBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dead
   std::vector<bool> present;
   try {
     if (!leases.empty()) {
+      const auto sent_at = SteadyClock::now();
       ++stats_.round_trips;
       ttl_left = rpc_.keep_alive(leases, deadline);
+      for (std::size_t i = 0; i < leases.size(); ++i)
+        if (ttl_left[i] > 0) holds_.confirmed(leases[i], sent_at);
       present = keys_present(known, deadline);
     }
   } catch (const RpcError& error) {

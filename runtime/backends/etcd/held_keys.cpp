@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/etcd/held_keys.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace distlock::detail::etcd {
@@ -27,6 +28,8 @@ void HeldKeys::add(std::string_view prefix, std::string_view owner, HeldKey key,
   // An earlier hold of this owner whose key went (expired) is replaced by the new one.
   for (const auto& earlier : hold.acquisitions) hold_of_.erase(earlier);
   hold.acquisitions.clear();
+  hold_of_lease_.erase(hold.key.lease);
+  hold_of_lease_[key.lease] = name;
   hold.key = std::move(key);
   hold.acquisitions.emplace(acquisition_id);
   hold_of_[std::string(acquisition_id)] = name;
@@ -48,6 +51,7 @@ void HeldKeys::forget(std::string_view prefix, std::string_view owner, const Hel
   const auto found = holds_.find(hold_name(prefix, owner));
   if (found == holds_.end() || found->second.key.key != key.key) return;
   for (const auto& acquisition : found->second.acquisitions) hold_of_.erase(acquisition);
+  hold_of_lease_.erase(found->second.key.lease);
   holds_.erase(found);
 }
 
@@ -63,6 +67,7 @@ HeldKeys::Removal HeldKeys::remove(std::string_view acquisition_id) {
   hold->second.acquisitions.erase(std::string(acquisition_id));
   if (hold->second.acquisitions.empty()) {
     removal.ended = hold->second.key;
+    hold_of_lease_.erase(hold->second.key.lease);
     holds_.erase(hold);
   }
   return removal;
@@ -75,6 +80,15 @@ std::optional<HeldKey> HeldKeys::of(std::string_view acquisition_id) const {
   const auto hold = holds_.find(named->second);
   if (hold == holds_.end()) return std::nullopt;
   return hold->second.key;
+}
+
+void HeldKeys::confirmed(std::int64_t lease, SteadyClock::time_point sent_at) {
+  const std::lock_guard lock(mutex_);
+  const auto named = hold_of_lease_.find(lease);
+  if (named == hold_of_lease_.end()) return;
+  const auto hold = holds_.find(named->second);
+  if (hold == holds_.end()) return;
+  hold->second.key.alive_since = std::max(hold->second.key.alive_since, sent_at);
 }
 
 }  // namespace distlock::detail::etcd

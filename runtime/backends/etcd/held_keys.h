@@ -13,12 +13,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <distlock/duration.h>
+
+#include "util/steady_clock.h"
+
 namespace distlock::detail::etcd {
 
 struct HeldKey {
   std::string key;  // the contender key
   std::int64_t lease = 0;
   std::int64_t revision = 0;  // its create revision: the fence
+  Millis ttl{0};              // what the lease was granted for
+  // When the request that last confirmed the lease was sent.
+  SteadyClock::time_point alive_since{};
 };
 
 class HeldKeys {
@@ -40,6 +47,8 @@ class HeldKeys {
   Removal remove(std::string_view acquisition_id);
   // The key an acquisition holds.
   std::optional<HeldKey> of(std::string_view acquisition_id) const;
+  // The server confirmed `lease` by a request sent at `sent_at`.
+  void confirmed(std::int64_t lease, SteadyClock::time_point sent_at);
 
  private:
   struct Hold {
@@ -50,7 +59,8 @@ class HeldKeys {
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Hold> holds_;
-  std::unordered_map<std::string, std::string> hold_of_;  // acquisition id -> hold name
+  std::unordered_map<std::string, std::string> hold_of_;         // acquisition id -> hold name
+  std::unordered_map<std::int64_t, std::string> hold_of_lease_;  // lease -> hold name
 };
 
 }  // namespace distlock::detail::etcd

@@ -15,9 +15,14 @@ std::int64_t lease_seconds(Millis ttl) {
 
 }  // namespace
 
-MutexContender::MutexContender(RpcClient& rpc, StatsCounters& stats, std::string prefix, Millis ttl,
-                               std::string value)
-    : rpc_(rpc), stats_(stats), prefix_(std::move(prefix)), ttl_(ttl), value_(std::move(value)) {}
+MutexContender::MutexContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats,
+                               std::string prefix, Millis ttl, std::string value)
+    : rpc_(rpc),
+      shelf_(shelf),
+      stats_(stats),
+      prefix_(std::move(prefix)),
+      ttl_(ttl),
+      value_(std::move(value)) {}
 
 etcdserverpb::RangeRequest MutexContender::children() const {
   etcdserverpb::RangeRequest request;
@@ -28,11 +33,35 @@ etcdserverpb::RangeRequest MutexContender::children() const {
 }
 
 Standing MutexContender::enter() {
-  alive_since_ = SteadyClock::now();
-  ++stats_.round_trips;
-  lease_ = rpc_.lease_grant(lease_seconds(ttl_), rpc_.command_deadline()).id();
-  key_ = contender_key(prefix_, lease_);
+  etcdserverpb::TxnResponse reply;
+  if (const auto spare = shelf_.take(ttl_)) {
+    lease_ = spare->id;
+    alive_since_ = spare->alive_since;
+    try {
+      reply = put_and_list();
+    } catch (const RpcError& error) {
+      // Gone after all (revoked by hand, say): a new one, as if the shelf had none.
+      if (error.code() != grpc::StatusCode::NOT_FOUND) throw;
+      lease_ = 0;
+    }
+  }
+  if (lease_ == 0) {
+    alive_since_ = SteadyClock::now();
+    ++stats_.round_trips;
+    lease_ = rpc_.lease_grant(lease_seconds(ttl_), rpc_.command_deadline()).id();
+    reply = put_and_list();
+  }
+  if (reply.succeeded()) {
+    revision_ = reply.header().revision();
+  } else {
+    const auto& own = reply.responses(0).response_range();
+    revision_ = own.kvs_size() > 0 ? own.kvs(0).create_revision() : 0;
+  }
+  return standing_in(reply.responses(1).response_range());
+}
 
+etcdserverpb::TxnResponse MutexContender::put_and_list() {
+  key_ = contender_key(prefix_, lease_);
   // As etcd's Mutex: put the key unless it is there (a retry whose first reply was lost), and
   // list the contenders in the same revision.
   etcdserverpb::TxnRequest request;
@@ -49,14 +78,7 @@ Standing MutexContender::enter() {
   request.add_failure()->mutable_request_range()->set_key(key_);
   *request.add_failure()->mutable_request_range() = children();
   ++stats_.round_trips;
-  const auto reply = rpc_.txn(request, rpc_.command_deadline());
-  if (reply.succeeded()) {
-    revision_ = reply.header().revision();
-  } else {
-    const auto& own = reply.responses(0).response_range();
-    revision_ = own.kvs_size() > 0 ? own.kvs(0).create_revision() : 0;
-  }
-  return standing_in(reply.responses(1).response_range());
+  return rpc_.txn(request, rpc_.command_deadline());
 }
 
 Standing MutexContender::look() {

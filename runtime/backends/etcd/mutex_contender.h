@@ -11,6 +11,7 @@
 
 #include <distlock/duration.h>
 
+#include "backends/etcd/lease_shelf.h"
 #include "backends/etcd/mutex_keys.h"
 #include "backends/etcd/rpc_client.h"
 #include "core/stats.h"
@@ -31,13 +32,15 @@ struct Standing {
 
 class MutexContender {
  public:
-  // `value` is what the key holds (which acquisition, which process: for operators).
-  MutexContender(RpcClient& rpc, StatsCounters& stats, std::string prefix, Millis ttl,
-                 std::string value);
+  // `value` is what the key holds (which acquisition, which process: for operators). Leases
+  // come from `shelf` when it has one for the ttl.
+  MutexContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats, std::string prefix,
+                 Millis ttl, std::string value);
   MutexContender(const MutexContender&) = delete;
   MutexContender& operator=(const MutexContender&) = delete;
 
-  // Takes a new lease, puts the key under it and looks, in two round trips. Throws RpcError.
+  // Takes a lease (a shelved one, or a new one: a round trip), puts the key under it and looks
+  // in one transaction. Throws RpcError.
   Standing enter();
   // Looks again, after a wake-up. Throws RpcError.
   Standing look();
@@ -55,12 +58,16 @@ class MutexContender {
   const std::string& key() const { return key_; }
   std::int64_t lease() const { return lease_; }
   std::int64_t revision() const { return revision_; }
+  Millis ttl() const { return ttl_; }
 
  private:
+  // Puts the key under lease_ and lists the contenders; throws RpcError.
+  etcdserverpb::TxnResponse put_and_list();
   Standing standing_in(const etcdserverpb::RangeResponse& listing) const;
   etcdserverpb::RangeRequest children() const;
 
   RpcClient& rpc_;
+  LeaseShelf& shelf_;
   StatsCounters& stats_;
   const std::string prefix_;
   const Millis ttl_;
