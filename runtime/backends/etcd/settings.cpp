@@ -10,15 +10,15 @@
 namespace distlock::detail::etcd {
 namespace {
 
-constexpr std::uint16_t kDefaultPort = 2379;
+constexpr std::uint16_t kDefaultEtcdPort = 2379;
 
-[[noreturn]] void bad_url(const Url& url, const std::string& why) {
+[[noreturn]] void bad_etcd_url(const Url& url, const std::string& why) {
   throw ConfigError("", url.redacted(), "bad URL: " + why);
 }
 
 // gRPC's own resolver names: an address literal needs no lookup; a name is looked up by DNS.
 std::string target_of(const Endpoint& endpoint) {
-  const std::string port = std::to_string(endpoint.port.value_or(kDefaultPort));
+  const std::string port = std::to_string(endpoint.port.value_or(kDefaultEtcdPort));
   in_addr v4{};
   if (inet_pton(AF_INET, endpoint.host.c_str(), &v4) == 1)
     return "ipv4:" + endpoint.host + ":" + port;
@@ -36,13 +36,13 @@ EtcdSettings etcd_settings(const Url& url, const Options& options) {
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
   if (url.endpoints.empty())
-    bad_url(url, "etcd:// needs at least one member, such as etcd://127.0.0.1:2379");
+    bad_etcd_url(url, "etcd:// needs at least one member, such as etcd://127.0.0.1:2379");
   if (!url.path.empty() && url.path != "/")
-    bad_url(url,
+    bad_etcd_url(url,
             "an etcd:// URL has no path: locks live under /distlock; remove '" + url.path + "'");
   if (url.user || url.password) {
     if (!url.user || url.user->empty() || !url.password)
-      bad_url(url,
+      bad_etcd_url(url,
               "etcd's authentication needs both a user and a password "
               "(etcd://user:password@host:2379)");
     settings.user = url.user;
