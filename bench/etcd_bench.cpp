@@ -6,8 +6,8 @@
 //           transaction that puts the contender key and lists the contenders, and one that
 //           deletes the key; two round trips, both writes (the lease of the previous cycle
 //           serves the next)
-//   floor   a Put and a DeleteRange of one key per cycle on one gRPC channel: two write round
-//           trips of the same client
+//   floor   a transaction that puts one key and one that deletes it, per cycle, on one gRPC
+//           channel: two write round trips of the same client
 //   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
 //
 //   etcd_bench [--cycles N] [--rounds N] [--quick]
@@ -64,23 +64,21 @@ void check(const grpc::Status& status, const char* what) {
   if (!status.ok()) throw std::runtime_error(std::string(what) + ": " + status.error_message());
 }
 
-// A Put and a DeleteRange of one key per cycle.
+// A transaction putting one key and one deleting it, per cycle.
 double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
-  etcdserverpb::PutRequest put;
-  put.set_key("/bench/floor");
-  put.set_value("x");
-  etcdserverpb::DeleteRangeRequest remove;
-  remove.set_key("/bench/floor");
+  etcdserverpb::TxnRequest put;
+  auto* written = put.add_success()->mutable_request_put();
+  written->set_key("/bench/floor");
+  written->set_value("x");
+  etcdserverpb::TxnRequest remove;
+  remove.add_success()->mutable_request_delete_range()->set_key("/bench/floor");
   const auto start = Clock::now();
   for (int i = 0; i < cycles; ++i) {
-    {
+    for (const auto* request : {&put, &remove}) {
       grpc::ClientContext context;
-      etcdserverpb::PutResponse response;
-      check(kv.Put(&context, put, &response), "Put");
+      etcdserverpb::TxnResponse response;
+      check(kv.Txn(&context, *request, &response), "Txn");
     }
-    grpc::ClientContext context;
-    etcdserverpb::DeleteRangeResponse response;
-    check(kv.DeleteRange(&context, remove, &response), "DeleteRange");
   }
   return per_second(cycles, start);
 }
@@ -121,7 +119,7 @@ int main(int argc, char** argv) try {
     ratios.push_back(cycle / floor);
   }
   std::printf(
-      "acquire + release(), both awaited: %.0f cycles/s; a Put and a DeleteRange: %.0f "
+      "acquire + release(), both awaited: %.0f cycles/s; a put and a delete: %.0f "
       "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
       cycle, floor, distlock::bench::median(ratios),
       distlock::bench::listed_ratios(ratios).c_str());
