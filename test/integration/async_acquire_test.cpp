@@ -398,9 +398,7 @@ bool any(Backend) { return true; }
 bool redlock(Backend backend) {
   return backend == Backend::redis_redlock || backend == Backend::rediss_redlock;
 }
-bool with_every_kind(Backend backend) {
-  return !redlock(backend) && backend != Backend::postgresql;
-}
+bool with_every_kind(Backend backend) { return !redlock(backend); }
 bool expiring(Backend backend) { return backend != Backend::zookeeper; }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_where(any)),

@@ -717,8 +717,7 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
 bool has_lock_kinds(Backend backend) {
-  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock &&
-         backend != Backend::postgresql;
+  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
 }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
@@ -1150,22 +1149,25 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper})),
+                                                    Backend::rediss, Backend::zookeeper,
+                                                    Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper})),
+                                                    Backend::rediss, Backend::zookeeper,
+                                                    Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss})),
+                                                    Backend::rediss, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper})),
+                                                    Backend::rediss, Backend::zookeeper,
+                                                    Backend::postgresql})),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
@@ -1174,20 +1176,20 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                                     Backend::rediss, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 #endif
 

@@ -95,7 +95,12 @@ TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {
                 "_locks (name text PRIMARY KEY, owner text NOT NULL, fence bigint NOT NULL, "
                 "holds text[] NOT NULL, holder text NOT NULL, expires_at timestamptz NOT NULL)");
   server().psql("CREATE SEQUENCE " + role + "_locks_fence");
-  server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks TO " + role);
+  server().psql("CREATE TABLE " + role +
+                "_locks_holds (name text NOT NULL, id text NOT NULL, kind text NOT NULL, owner "
+                "text NOT NULL, fence bigint, place bigint, holder text NOT NULL, expires_at "
+                "timestamptz NOT NULL, PRIMARY KEY (name, id))");
+  server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks, " + role +
+                "_locks_holds TO " + role);
   server().psql("GRANT USAGE ON SEQUENCE " + role + "_locks_fence TO " + role);
   auto client = Client::connect(as_role);
   EXPECT_TRUE(client->try_acquire(spec("granted", 10s), key_).has_value());
