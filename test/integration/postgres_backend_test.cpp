@@ -5,8 +5,9 @@
 // create is a ConfigError saying what to do, an unreachable server is BackendUnavailable naming
 // it, and a lease outlives the server's restart and the termination of the client's sessions,
 // whose waiters are still woken by the release. The lock kinds' holds and waiters are rows of
-// their own: a dead reader stops counting after its ttl, a writer whose wait ran out stops
-// holding readers back at once, a fair release wakes the next waiter and no other waiter of
+// their own: a dead reader stops counting after its ttl, the place of a fair waiter and the
+// mark of a waiting writer that died hold nobody back past theirs, a writer whose wait ran out
+// stops holding readers back at once, a fair release wakes the next waiter and no other waiter of
 // the same client, and permits taken by many threads at once never exceed their number. (The
 // behaviours every backend shares: lock_behaviour_test and async_acquire_test.)
 #include <gtest/gtest.h>
@@ -185,6 +186,36 @@ TEST_F(PostgresBackend, AReaderThatIsNotRenewedStopsCountingAfterItsTtl) {
   EXPECT_FALSE(lapsing.valid());
   EXPECT_TRUE(written.valid());
   EXPECT_GT(written.fence(), lapsing.fence());
+}
+
+// What a waiter that died leaves behind (its process gone between two tries): a row of the holds
+// table, as the backend writes one, that nobody will keep alive. (Client::connect has made the
+// tables.)
+void leave_dead_waiter(PostgresServer& server, const std::string& lock, const std::string& kind) {
+  server.psql(
+      "INSERT INTO distlock_locks_holds (name, id, kind, owner, fence, place, holder, expires_at) "
+      "VALUES ('" +
+      lock + "', 'dead-waiter', '" + kind +
+      "', 'dead-owner', NULL, nextval('distlock_locks_fence'), 'a process that died', "
+      "clock_timestamp() + interval '2 seconds')");
+}
+
+TEST_F(PostgresBackend, AFairWaiterThatDiedHoldsTheQueueBackOnlyUntilItsPlaceRunsOut) {
+  auto client = Client::connect(url_);
+  leave_dead_waiter(server(), "dead_place:" + key_, "queued");
+  EXPECT_FALSE(client->try_acquire(spec("dead_place", 30s, fair), key_).has_value())
+      << "a fair acquisition went ahead of a place that had not run out";
+  Lease lease = client->acquire(spec("dead_place", 30s, fair, wait(10s)), key_);
+  EXPECT_TRUE(lease.valid());
+}
+
+TEST_F(PostgresBackend, AWriterThatDiedWaitingHoldsReadersBackOnlyUntilItsMarkRunsOut) {
+  auto client = Client::connect(url_);
+  leave_dead_waiter(server(), "dead_writer:" + key_, "writer");
+  EXPECT_FALSE(client->try_acquire(spec("dead_writer", 30s, read), key_).has_value())
+      << "a reader went ahead of a waiting writer's mark that had not run out";
+  Lease lease = client->acquire(spec("dead_writer", 30s, read, wait(10s)), key_);
+  EXPECT_TRUE(lease.valid());
 }
 
 TEST_F(PostgresBackend, AWriterWhoseWaitRanOutNoLongerHoldsReadersBack) {
