@@ -21,6 +21,7 @@ DISTLOCK_PACKAGES=(
   libgtest-dev libbenchmark-dev nlohmann-json3-dev libspdlog-dev libcli11-dev
   libzookeeper-mt-dev zookeeper libcurator-recipes-java default-jdk-headless
   postgresql libpq-dev
+  etcd-server etcd-client libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   faketime doxygen libasio-dev libboost-dev
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"

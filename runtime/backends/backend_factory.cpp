@@ -8,6 +8,9 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_backend.h"
 #endif
+#if DISTLOCK_WITH_ETCD
+#include "backends/etcd/etcd_backend.h"
+#endif
 #if DISTLOCK_WITH_POSTGRESQL
 #include "backends/postgres/postgres_backend.h"
 #include "backends/postgres/settings.h"
@@ -32,6 +35,9 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   if (topology.starts_with("redis")) return redis::make_backend(url, configured, stats);
 #if DISTLOCK_WITH_ZOOKEEPER
   if (url.scheme == "zookeeper") return zookeeper::make_backend(url, configured, stats);
+#endif
+#if DISTLOCK_WITH_ETCD
+  if (url.scheme == "etcd") return etcd::make_backend(url, configured, stats);
 #endif
   throw unknown_scheme(url);
 }

@@ -105,6 +105,19 @@ Options options_for_scheme(const Url& url, const Options& options) {
                       "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
 #endif
   }
+  if (url.scheme == "etcd") {
+#if DISTLOCK_WITH_ETCD
+    return options_from_url(url, options, {"connect_timeout", "command_timeout"});
+#else
+    throw ConfigError("", url.redacted(),
+                      "bad URL: this distlock was built without the etcd:// backend "
+                      "(DISTLOCK_WITH_ETCD=OFF)");
+#endif
+  }
+  if (url.scheme == "etcds")
+    throw ConfigError("", url.redacted(),
+                      "bad URL: etcds:// (etcd over TLS) is not supported yet; use etcd:// on a "
+                      "trusted network");
   throw unknown_scheme(url);
 }
 
@@ -115,7 +128,8 @@ ConfigError unknown_scheme(const Url& url) {
                          "redis+sentinel://host:port[,host:port...]/master-name, "
                          "redis+cluster://host:port[,host:port...], "
                          "redis+redlock://host:port,host:port,host:port (rediss... for TLS), "
-                         "zookeeper://host:port or postgresql://user@host:port/database");
+                         "zookeeper://host:port, etcd://host:port[,host:port...] or "
+                         "postgresql://user@host:port/database");
 }
 
 }  // namespace distlock::detail

@@ -32,6 +32,9 @@
 #if DISTLOCK_TEST_POSTGRESQL
 #include "postgres_server.h"
 #endif
+#if DISTLOCK_TEST_ETCD
+#include "etcd_server.h"
+#endif
 
 namespace distlock::testing {
 namespace {
@@ -50,6 +53,7 @@ enum class Backend {
   rediss_redlock,
   rediss_cluster,
   zookeeper,
+  etcd,
   postgresql
 };
 
@@ -75,6 +79,8 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
       return "rediss_cluster";
     case Backend::zookeeper:
       return "zookeeper";
+    case Backend::etcd:
+      return "etcd";
     case Backend::postgresql:
       return "postgresql";
   }
@@ -113,6 +119,9 @@ void PrintTo(Backend backend, std::ostream* out) {
     case Backend::zookeeper:
       *out << "zookeeper://";
       break;
+    case Backend::etcd:
+      *out << "etcd://";
+      break;
     case Backend::postgresql:
       *out << "postgresql://";
       break;
@@ -129,6 +138,11 @@ constexpr bool kBuiltWithPostgres = true;
 #else
 constexpr bool kBuiltWithPostgres = false;
 #endif
+#if DISTLOCK_TEST_ETCD
+constexpr bool kBuiltWithEtcd = true;
+#else
+constexpr bool kBuiltWithEtcd = false;
+#endif
 
 bool is_tls(Backend backend) {
   return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
@@ -136,12 +150,13 @@ bool is_tls(Backend backend) {
 }
 
 // The backends among `backends` that this build has: the rediss ones need TLS, postgresql
-// libpq.
+// libpq, etcd gRPC.
 std::vector<Backend> built(std::initializer_list<Backend> backends) {
   std::vector<Backend> kept;
   for (const Backend backend : backends)
     if ((kBuiltWithTls || !is_tls(backend)) &&
-        (kBuiltWithPostgres || backend != Backend::postgresql))
+        (kBuiltWithPostgres || backend != Backend::postgresql) &&
+        (kBuiltWithEtcd || backend != Backend::etcd))
       kept.push_back(backend);
   return kept;
 }
@@ -169,6 +184,9 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     zookeeper_.stop();
 #if DISTLOCK_TEST_POSTGRESQL
     postgres_.stop();
+#endif
+#if DISTLOCK_TEST_ETCD
+    etcd_.stop();
 #endif
   }
 
@@ -227,6 +245,14 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
       } catch (const std::exception& e) {
         FAIL() << "cannot start ZooKeeper: " << e.what();
       }
+    } else if (GetParam() == Backend::etcd) {
+#if DISTLOCK_TEST_ETCD
+      try {
+        url_ = etcd_.get().url();
+      } catch (const std::exception& e) {
+        FAIL() << "cannot start etcd: " << e.what();
+      }
+#endif
     } else if (GetParam() == Backend::postgresql) {
 #if DISTLOCK_TEST_POSTGRESQL
       try {
@@ -260,6 +286,9 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
   static inline SuiteZooKeeper zookeeper_;
 #if DISTLOCK_TEST_POSTGRESQL
   static inline SuiteService<PostgresServer> postgres_;
+#endif
+#if DISTLOCK_TEST_ETCD
+  static inline SuiteService<EtcdServer> etcd_;
 #endif
   std::string url_;
   static constexpr std::string_view type_ = "itest";
@@ -717,7 +746,17 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
 bool has_lock_kinds(Backend backend) {
-  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
+  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock &&
+         backend != Backend::etcd;
+}
+
+// etcd's locks are all fair, as its Mutex grants in arrival order.
+bool has_fair_locks(Backend backend) { return has_lock_kinds(backend) || backend == Backend::etcd; }
+
+// Whether a release can keep the lock taken until hold_at_least has passed: not where a lock
+// is a node or key that goes with its holder.
+bool keeps_released_locks(Backend backend) {
+  return backend != Backend::zookeeper && backend != Backend::etcd;
 }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
@@ -782,7 +821,7 @@ class FairBehaviour : public LockBehaviour {};
 TEST_P(LockBehaviour, FairLocksAreTakenOrRefusedWithTheBackendNamed) {
   auto client = connect();
   const auto fair_lock = distlock::spec(type_, 5s, distlock::fair);
-  if (has_lock_kinds(GetParam())) {
+  if (has_fair_locks(GetParam())) {
     EXPECT_TRUE(client->try_acquire(fair_lock, key_).has_value());
     return;
   }
@@ -981,9 +1020,9 @@ TEST_P(LockBehaviour, HoldAtLeastKeepsAnEarlyReleasedLockTakenUntilItsTime) {
   // Long enough that the probe below comes before its end on a loaded machine.
   constexpr auto kKept = 3s;
   const auto held_spec = spec(type_, 30s, hold_at_least(kKept));
-  if (GetParam() == Backend::zookeeper) {
+  if (!keeps_released_locks(GetParam())) {
     EXPECT_THROW(client->acquire(held_spec, key_), ConfigError)
-        << "ZooKeeper cannot keep a released lock until a time";
+        << url_ << " cannot keep a released lock until a time";
     return;
   }
   const auto granted_after = std::chrono::steady_clock::now();
@@ -1006,7 +1045,7 @@ TEST_P(LockBehaviour, HoldAtLeastKeepsAnEarlyReleasedLockTakenUntilItsTime) {
 // that saw the holder's 30 s ttl (or a fair waiter, its own ttl's third) does not sleep it out,
 // but gets the lock soon after the kept time.
 TEST_P(LockBehaviour, AKeptReleaseWakesItsWaitersByTheKeptTime) {
-  if (GetParam() == Backend::zookeeper) return;  // no hold_at_least: refused above
+  if (!keeps_released_locks(GetParam())) return;  // no hold_at_least: refused above
   struct Variant {
     std::string name;
     LockSpec held;
@@ -1041,7 +1080,7 @@ TEST_P(LockBehaviour, AKeptReleaseWakesItsWaitersByTheKeptTime) {
 TEST_P(LockBehaviour, HoldAtLeastIsNothingOnceItsTimeHasPassed) {
   auto client = connect();
   const auto held_spec = spec(type_, 30s, hold_at_least(50ms));
-  if (GetParam() == Backend::zookeeper) {
+  if (!keeps_released_locks(GetParam())) {
     EXPECT_THROW(client->acquire(held_spec, key_), ConfigError);
     return;
   }
@@ -1141,10 +1180,10 @@ TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, LockBehaviour,
-    ::testing::ValuesIn(built({Backend::memory, Backend::redis, Backend::redis_sentinel,
-                               Backend::redis_redlock, Backend::redis_cluster, Backend::rediss,
-                               Backend::rediss_sentinel, Backend::rediss_redlock,
-                               Backend::rediss_cluster, Backend::zookeeper, Backend::postgresql})),
+    ::testing::ValuesIn(built(
+        {Backend::memory, Backend::redis, Backend::redis_sentinel, Backend::redis_redlock,
+         Backend::redis_cluster, Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock,
+         Backend::rediss_cluster, Backend::zookeeper, Backend::etcd, Backend::postgresql})),
     backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
@@ -1167,13 +1206,14 @@ INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
                                                     Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql})),
+                                                    Backend::postgresql, Backend::etcd})),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_redlock,
-                                                    Backend::rediss, Backend::postgresql})),
+                                                    Backend::rediss, Backend::etcd,
+                                                    Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,

@@ -106,7 +106,7 @@ class RestartServer final : public Fault {
   std::string name() const override { return "restart-server"; }
   bool applies_to(const LockService& service) const override {
     return service.backend() == "redis" || service.backend() == "zookeeper" ||
-           service.backend() == "postgresql";
+           service.backend() == "etcd" || service.backend() == "postgresql";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {
@@ -131,7 +131,7 @@ class KillLeader final : public Fault {
   bool applies_to(const LockService& service) const override {
     return service.backend() == "zookeeper-ensemble" || service.backend() == "redis-sentinel" ||
            service.backend() == "redis-sentinel-async" || service.backend() == "redis-redlock" ||
-           service.backend() == "redis-cluster";
+           service.backend() == "redis-cluster" || service.backend() == "etcd-cluster";
   }
   VictimRole victim_role() const override { return VictimRole::hold; }
   FaultRecord apply(FaultContext& context) override {

@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
+#if DISTLOCK_CHECKER_ETCD
+#include "etcd_server.h"
+#endif
 #if DISTLOCK_CHECKER_POSTGRESQL
 #include "postgres_server.h"
 #endif
@@ -308,12 +311,8 @@ class PostgresService final : public LockService {
  public:
   std::string backend() const override { return "postgresql"; }
   std::string url() const override { return server_.url(); }
-  // Without the TLS and GSS requests libpq begins with otherwise: the proxy (tcp_proxy.h)
-  // passes replies on in whole ZooKeeper frames of 4 bytes or more, and the server's answer to
-  // either is one byte.
   std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
-    return "postgresql://distlock@127.0.0.1:" + std::to_string(proxy_ports.at(0)) +
-           "/postgres?sslmode=disable&gssencmode=disable";
+    return "postgresql://distlock@127.0.0.1:" + std::to_string(proxy_ports.at(0)) + "/postgres";
   }
   std::vector<std::uint16_t> ports() const override { return {server_.port()}; }
 
@@ -327,6 +326,68 @@ class PostgresService final : public LockService {
 
  private:
   testing::PostgresServer server_;
+};
+#endif
+
+#if DISTLOCK_CHECKER_ETCD
+// How long etcd may keep a dead client's lock: its lease, the ttl rounded up to whole seconds,
+// and the half second between the leader's looks for expired leases.
+Millis etcd_expiry_bound(Millis ttl) {
+  const auto seconds = std::chrono::ceil<std::chrono::seconds>(ttl);
+  return std::chrono::duration_cast<Millis>(std::max(seconds, std::chrono::seconds(1))) +
+         Millis(500);
+}
+
+// One etcd member (test/support/etcd_server.h); its crash is a SIGKILL, after which it
+// replays its log: the keys and leases stay, and the leases' time starts again.
+class EtcdService final : public LockService {
+ public:
+  std::string backend() const override { return "etcd"; }
+  std::string url() const override { return server_.url(); }
+  std::string url_through(const std::vector<std::uint16_t>& proxy_ports) const override {
+    return "etcd://127.0.0.1:" + std::to_string(proxy_ports.at(0));
+  }
+  std::vector<std::uint16_t> ports() const override { return {server_.port()}; }
+  Millis expiry_bound(Millis ttl) const override { return etcd_expiry_bound(ttl); }
+
+  Restart restart() override {
+    Restart restart;
+    restart.stopped_at = mono_ns();
+    server_.kill();
+    server_.restart();
+    restart.serving_at = mono_ns();
+    return restart;
+  }
+
+ private:
+  testing::EtcdServer server_;
+};
+
+// Three etcd members; their leader is raft's.
+class EtcdClusterService final : public LockService {
+ public:
+  std::string backend() const override { return "etcd-cluster"; }
+  std::string url() const override { return cluster_.url(); }
+  Millis expiry_bound(Millis ttl) const override { return etcd_expiry_bound(ttl); }
+
+  LeaderKill kill_leader() override {
+    LeaderKill kill;
+    kill.index = cluster_.leader_index();
+    kill.killed_at = mono_ns();
+    cluster_.member(kill.index).kill();
+    killed_.push_back(kill.index);
+    return kill;
+  }
+
+  void restore() override {
+    for (const int index : killed_) cluster_.member(index).restart();
+    killed_.clear();
+    (void)cluster_.leader_index();
+  }
+
+ private:
+  testing::EtcdCluster cluster_;
+  std::vector<int> killed_;
 };
 #endif
 
@@ -348,13 +409,17 @@ std::unique_ptr<LockService> make_service(const ServiceSettings& settings) {
     return std::make_unique<ZooKeeperService>(settings.session_timeout);
   if (settings.backend == "zookeeper-ensemble")
     return std::make_unique<ZooKeeperEnsembleService>(settings.session_timeout);
+#if DISTLOCK_CHECKER_ETCD
+  if (settings.backend == "etcd") return std::make_unique<EtcdService>();
+  if (settings.backend == "etcd-cluster") return std::make_unique<EtcdClusterService>();
+#endif
 #if DISTLOCK_CHECKER_POSTGRESQL
   if (settings.backend == "postgresql") return std::make_unique<PostgresService>();
 #endif
   throw std::invalid_argument("unknown backend '" + settings.backend +
                               "' (memory, redis, rediss, redis-sentinel, redis-sentinel-async, "
                               "redis-redlock, redis-cluster, zookeeper, zookeeper-ensemble, "
-                              "postgresql)");
+                              "etcd, etcd-cluster, postgresql)");
 }
 
 }  // namespace distlock::reliability

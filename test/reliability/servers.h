@@ -13,9 +13,13 @@
 //                        the master of the checker's lock
 //   zookeeper            a standalone ZooKeeper (test/support/zookeeper_server.h)
 //   zookeeper-ensemble   three ZooKeeper servers with one leader
+//   etcd                 one etcd member (test/support/etcd_server.h), in a build with the
+//                        etcd:// backend
+//   etcd-cluster         three etcd members; its leader is raft's
 //   postgresql           a PostgreSQL server (test/support/postgres_server.h), in a build with
 //                        the postgresql:// backend
-// A missing redis-server, java, ZooKeeper jar or PostgreSQL server is an error, never a skip.
+// A missing redis-server, java, ZooKeeper jar, etcd or PostgreSQL server is an error, never a
+// skip.
 #pragma once
 
 #include <chrono>

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -106,6 +107,28 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
   for (auto& arg : argv_storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
+  if (options.merge_stderr && !options.error_file.empty()) {
+    throw std::invalid_argument("Subprocess: merge_stderr and error_file both set");
+  }
+  std::vector<std::string> environment_storage;
+  std::vector<char*> environment;
+  char** envp = environ;
+  if (!options.environment.empty()) {
+    auto overridden = [&](std::string_view entry) {
+      const auto name = entry.substr(0, entry.find('=') + 1);
+      return std::any_of(options.environment.begin(), options.environment.end(),
+                         [&](const std::string& own) { return own.rfind(name, 0) == 0; });
+    };
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+      if (!overridden(*entry)) environment_storage.emplace_back(*entry);
+    }
+    environment_storage.insert(environment_storage.end(), options.environment.begin(),
+                               options.environment.end());
+    for (auto& entry : environment_storage) environment.push_back(entry.data());
+    environment.push_back(nullptr);
+    envp = environment.data();
+  }
+
   // out[0] is what this object reads, out[1] the child's stdout; no out[0] for a file.
   int out[2] = {-1, -1};
   if (options.output_file.empty()) {
@@ -114,10 +137,24 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
     out[1] = ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (out[1] < 0) throw_errno("open " + options.output_file.string());
   }
+  int error_fd = -1;
+  if (!options.error_file.empty()) {
+    error_fd = ::open(options.error_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (error_fd < 0) {
+      const int saved = errno;
+      close_fd(out[0]);
+      close_fd(out[1]);
+      errno = saved;
+      throw_errno("open " + options.error_file.string());
+    }
+  }
   int exec_error[2];
   if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    const int saved = errno;
     close_fd(out[0]);
     close_fd(out[1]);
+    close_fd(error_fd);
+    errno = saved;
     throw_errno("pipe2");
   }
   const pid_t parent = ::getpid();
@@ -127,6 +164,7 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
     const int saved = errno;
     close_fd(out[0]);
     close_fd(out[1]);
+    close_fd(error_fd);
     ::close(exec_error[0]);
     ::close(exec_error[1]);
     errno = saved;
@@ -143,6 +181,7 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
     ::signal(SIGPIPE, SIG_DFL);
     ::dup2(out[1], STDOUT_FILENO);
     if (options.merge_stderr) ::dup2(out[1], STDERR_FILENO);
+    if (error_fd >= 0) ::dup2(error_fd, STDERR_FILENO);
       // No descriptor of ours (sockets of the runtime, other children's pipes) may leak into
       // the child: a leaked pipe end would keep another child's output from ever ending.
 #if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
@@ -150,13 +189,14 @@ Subprocess::Subprocess(const std::filesystem::path& executable,
 #elif defined(SYS_close_range)
     ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
 #endif
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp);
     const int error = errno;
     [[maybe_unused]] auto ignored = ::write(exec_error[1], &error, sizeof error);
     ::_exit(127);
   }
 
   close_fd(out[1]);
+  close_fd(error_fd);
   ::close(exec_error[1]);
   int child_errno = 0;
   ssize_t n;

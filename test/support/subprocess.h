@@ -37,10 +37,18 @@ class Subprocess {
     // the pipe: for a server whose later children write to the same stream and whose log is
     // wanted after it failed. read_line and read_all then find no output.
     std::filesystem::path output_file;
+    // Append the child's stderr to this file instead of sending it to ours: for a client whose
+    // complaints are wanted apart from its output, in an error message. Not with merge_stderr.
+    std::filesystem::path error_file;
+    // "NAME=value" entries added to the environment the child inherits, replacing variables of
+    // the same name: for a client that reads settings from its environment (ETCDCTL_API), which
+    // the test's own environment must not decide.
+    std::vector<std::string> environment;
   };
 
   // Runs `executable` (a path; no PATH lookup) with `args` as argv[1...]. Throws
-  // std::runtime_error when the program cannot be started (it does not exist, say).
+  // std::runtime_error when the program cannot be started (it does not exist, say), and
+  // std::invalid_argument for both merge_stderr and an error_file.
   Subprocess(const std::filesystem::path& executable, const std::vector<std::string>& args);
   Subprocess(const std::filesystem::path& executable, const std::vector<std::string>& args,
              Options options);

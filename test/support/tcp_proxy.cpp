@@ -50,6 +50,14 @@ int connect_upstream(std::uint16_t port) {
   return fd;
 }
 
+// A ZooKeeper client's first frame is its ConnectRequest: a length no longer than a frame,
+// then protocol version 0. Other protocols begin otherwise: Redis with '*', HTTP/2 with "PRI ",
+// PostgreSQL's startup and SSL requests with a protocol code that is not 0.
+bool speaks_zookeeper(const std::string& first_bytes) {
+  return first_bytes.size() >= 8 && big_endian(first_bytes, 0) <= kMaxFrame &&
+         big_endian(first_bytes, 4) == 0;
+}
+
 }  // namespace
 
 struct TcpProxy::State {
@@ -58,11 +66,15 @@ struct TcpProxy::State {
     int server = -1;  // -1 while held (accepted during a freeze)
     std::string to_client;
     std::string to_server;
+    // Whether the connection speaks ZooKeeper, whose frames the proxy reads, or another
+    // protocol, whose bytes it passes on as they come; known from the client's first 8 bytes.
+    enum class Framing { undecided, zookeeper, raw } framing = Framing::undecided;
     // ZooKeeper framing, client to server: bytes not yet parsed; the first frame of a
     // connection is the ConnectRequest, without a request header.
     std::string request_bytes;
     bool first_request = true;
-    // Server to client: whole frames only are forwarded.
+    // Server to client: whole frames only are forwarded (ZooKeeper); held until the framing
+    // is known.
     std::string reply_bytes;
     bool first_reply = true;
     std::set<std::int32_t> cut_xids;
@@ -100,6 +112,51 @@ struct TcpProxy::State {
     c.client = -1;
     c.server = -1;
     c.dead = true;
+  }
+
+  // Moves the server's bytes on to the client: as they are on a raw connection, none while the
+  // framing is unknown, and whole frames on a ZooKeeper one, up to the reply of a create to
+  // cut after. True when that reply came (it stays in reply_bytes).
+  static bool forward_replies(Connection& c) {
+    if (c.framing == Connection::Framing::undecided) return false;
+    if (c.framing == Connection::Framing::raw) {
+      c.to_client += c.reply_bytes;
+      c.reply_bytes.clear();
+      return false;
+    }
+    while (c.reply_bytes.size() >= 4) {
+      const std::uint32_t length = big_endian(c.reply_bytes, 0);
+      if (length > kMaxFrame) {
+        c.to_client += c.reply_bytes;
+        c.reply_bytes.clear();
+        return false;
+      }
+      if (c.reply_bytes.size() < 4 + std::size_t{length}) return false;
+      const std::size_t frame_size = 4 + std::size_t{length};
+      if (!c.first_reply && length >= 4 && !c.cut_xids.empty()) {
+        const auto xid = static_cast<std::int32_t>(big_endian(c.reply_bytes, 4));
+        if (c.cut_xids.contains(xid)) return true;
+      }
+      c.first_reply = false;
+      c.to_client += c.reply_bytes.substr(0, frame_size);
+      c.reply_bytes.erase(0, frame_size);
+    }
+    return false;
+  }
+
+  // What came before the create's reply still reaches the client (best effort), then the
+  // connection goes.
+  static void cut_after_create(State& s, Connection& c) {
+    if (!c.to_client.empty()) {
+      ::send(c.client, c.to_client.data(), c.to_client.size(), MSG_NOSIGNAL);
+    }
+    {
+      // Counted before the client can see the cut.
+      std::lock_guard lock(s.mutex);
+      ++s.create_cuts;
+      s.done.notify_all();
+    }
+    close_connection(c);
   }
 };
 
@@ -325,7 +382,18 @@ void TcpProxy::run() {
         // Forward as is; note create requests the proxy must cut after.
         c.to_server += data;
         c.request_bytes += data;
-        while (c.request_bytes.size() >= 4) {
+        if (c.framing == State::Connection::Framing::undecided &&
+            (c.request_bytes.size() >= 8 ||
+             (c.request_bytes.size() >= 4 && big_endian(c.request_bytes, 0) > kMaxFrame))) {
+          c.framing = speaks_zookeeper(c.request_bytes) ? State::Connection::Framing::zookeeper
+                                                        : State::Connection::Framing::raw;
+          if (c.framing == State::Connection::Framing::raw) c.request_bytes.clear();
+          if (State::forward_replies(c)) {
+            State::cut_after_create(s, c);
+            continue;
+          }
+        }
+        while (c.framing == State::Connection::Framing::zookeeper && c.request_bytes.size() >= 4) {
           const std::uint32_t length = big_endian(c.request_bytes, 0);
           if (length > kMaxFrame) {
             c.request_bytes.clear();
@@ -358,41 +426,7 @@ void TcpProxy::run() {
         State::close_connection(c);
       } else {
         c.reply_bytes += data;
-        bool cut = false;
-        while (c.reply_bytes.size() >= 4) {
-          const std::uint32_t length = big_endian(c.reply_bytes, 0);
-          if (length > kMaxFrame) {
-            c.to_client += c.reply_bytes;
-            c.reply_bytes.clear();
-            break;
-          }
-          if (c.reply_bytes.size() < 4 + std::size_t{length}) break;
-          const std::size_t frame_size = 4 + std::size_t{length};
-          if (!c.first_reply && length >= 4 && !c.cut_xids.empty()) {
-            const auto xid = static_cast<std::int32_t>(big_endian(c.reply_bytes, 4));
-            if (c.cut_xids.contains(xid)) {
-              cut = true;
-              break;
-            }
-          }
-          c.first_reply = false;
-          c.to_client += c.reply_bytes.substr(0, frame_size);
-          c.reply_bytes.erase(0, frame_size);
-        }
-        if (cut) {
-          // What came before the create's reply still reaches the client (best effort),
-          // then the connection goes.
-          if (!c.to_client.empty()) {
-            ::send(c.client, c.to_client.data(), c.to_client.size(), MSG_NOSIGNAL);
-          }
-          {
-            // Counted before the client can see the cut.
-            std::lock_guard lock(s.mutex);
-            ++s.create_cuts;
-            s.done.notify_all();
-          }
-          State::close_connection(c);
-        }
+        if (State::forward_replies(c)) State::cut_after_create(s, c);
       }
     }
   }

@@ -5,7 +5,8 @@
 // connections and leaves them unanswered, and its clients wait two thirds of their session
 // timeout before they try again), or, speaking ZooKeeper's framing, let a create request
 // through and cut the connection when its reply comes back, so that the node exists but its
-// creator never hears of it.
+// creator never hears of it. A connection whose client does not begin as a ZooKeeper client
+// does (Redis, HTTP/2 for etcd's gRPC, PostgreSQL) is passed on byte for byte.
 #pragma once
 
 #include <chrono>

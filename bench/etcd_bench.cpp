@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// etcd_bench: distlock's etcd:// cycle against etcd's own floor, on one private member in the
+// same run.
+//
+//   cycle   one client, one thread: acquire + release() of one lock, both awaited: a
+//           transaction that puts the contender key and lists the contenders, and one that
+//           deletes the key; two round trips, both writes (the lease of the previous cycle
+//           serves the next)
+//   floor   a Put and a DeleteRange of one key per cycle on one gRPC channel: two write round
+//           trips of the same client
+//   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
+//
+//   etcd_bench [--cycles N] [--rounds N] [--quick]
+//
+// Each ratio is the median over the rounds, the two sides alternating.
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "etcd_rpc.grpc.pb.h"
+#include "etcd_server.h"
+#include "redis_reference.h"
+
+namespace {
+
+struct Settings {
+  int cycles = 3000;
+  int rounds = 5;
+};
+
+Settings parse(int argc, char** argv) {
+  Settings settings;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      settings.cycles = 500;
+      settings.rounds = 1;
+    } else if (arg == "--cycles" && i + 1 < argc) {
+      settings.cycles = std::stoi(argv[++i]);
+    } else if (arg == "--rounds" && i + 1 < argc) {
+      settings.rounds = std::stoi(argv[++i]);
+    } else {
+      throw std::invalid_argument("usage: etcd_bench [--cycles N] [--rounds N] [--quick]");
+    }
+  }
+  return settings;
+}
+
+using Clock = std::chrono::steady_clock;
+
+double per_second(int cycles, Clock::time_point start) {
+  return cycles / std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void check(const grpc::Status& status, const char* what) {
+  if (!status.ok()) throw std::runtime_error(std::string(what) + ": " + status.error_message());
+}
+
+// A Put and a DeleteRange of one key per cycle.
+double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
+  etcdserverpb::PutRequest put;
+  put.set_key("/bench/floor");
+  put.set_value("x");
+  etcdserverpb::DeleteRangeRequest remove;
+  remove.set_key("/bench/floor");
+  const auto start = Clock::now();
+  for (int i = 0; i < cycles; ++i) {
+    {
+      grpc::ClientContext context;
+      etcdserverpb::PutResponse response;
+      check(kv.Put(&context, put, &response), "Put");
+    }
+    grpc::ClientContext context;
+    etcdserverpb::DeleteRangeResponse response;
+    check(kv.DeleteRange(&context, remove, &response), "DeleteRange");
+  }
+  return per_second(cycles, start);
+}
+
+double distlock_cycles_per_second(distlock::Client& client, int cycles) {
+  const auto start = Clock::now();
+  for (int i = 0; i < cycles; ++i) {
+    distlock::Lease lease = client.acquire(distlock::spec("bench", "30s"), "cycle");
+    lease.release();
+  }
+  return per_second(cycles, start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Settings settings = parse(argc, argv);
+  distlock::testing::EtcdServer server;
+  auto client = distlock::Client::connect(server.url());
+  const auto channel =
+      grpc::CreateChannel("ipv4:" + server.endpoint(), grpc::InsecureChannelCredentials());
+  const auto kv = etcdserverpb::KV::NewStub(channel);
+  // Both warmed up: the connections made, a lease on the shelf.
+  (void)distlock_cycles_per_second(*client, 100);
+  (void)floor_cycles_per_second(*kv, 100);
+
+  std::vector<double> ratios;
+  double cycle = 0;
+  double floor = 0;
+  for (int round = 0; round < settings.rounds; ++round) {
+    if (round % 2 == 0) {
+      cycle = distlock_cycles_per_second(*client, settings.cycles);
+      floor = floor_cycles_per_second(*kv, settings.cycles);
+    } else {
+      floor = floor_cycles_per_second(*kv, settings.cycles);
+      cycle = distlock_cycles_per_second(*client, settings.cycles);
+    }
+    ratios.push_back(cycle / floor);
+  }
+  std::printf(
+      "acquire + release(), both awaited: %.0f cycles/s; a Put and a DeleteRange: %.0f "
+      "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
+      cycle, floor, distlock::bench::median(ratios),
+      distlock::bench::listed_ratios(ratios).c_str());
+  return 0;
+} catch (const std::exception& error) {
+  std::fprintf(stderr, "etcd_bench: %s\n", error.what());
+  return 1;
+}

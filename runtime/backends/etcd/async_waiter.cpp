@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/async_waiter.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace distlock::detail::etcd {
+
+AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<MutexContender> contender,
+                         DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
+                         StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done)
+    : request_(request),
+      contender_(std::move(contender)),
+      watcher_(watcher),
+      granted_(granted),
+      failed_(failed),
+      stats_(stats),
+      executor_(executor),
+      done_(std::move(done)) {}
+
+void AsyncWaiter::start() {
+  executor_.post([self = shared_from_this()] { self->step(true); });
+}
+
+void AsyncWaiter::withdraw(std::exception_ptr why) {
+  // On the executor: the waiter's state is that thread's, and a step is never half made there.
+  executor_.post([self = shared_from_this(), why = std::move(why)] {
+    if (self->finished_) return;
+    self->contender_->leave();
+    self->complete(std::nullopt, why);
+  });
+}
+
+void AsyncWaiter::step(bool entering) {
+  if (finished_) return;
+  cancel_timer();
+  ticket_.reset();
+  Standing standing;
+  try {
+    if (!entering && SteadyClock::now() >= contender_->keep_alive_due() &&
+        !contender_->keep_alive())
+      entering = true;
+    if (entering) contender_->leave();
+    standing = entering ? contender_->enter() : contender_->look();
+    if (standing.gone) {
+      contender_->leave();
+      standing = contender_->enter();
+    }
+  } catch (...) {
+    contender_->leave();
+    complete(std::nullopt, failed_(request_));
+    return;
+  }
+  if (standing.holds) {
+    complete(granted_(request_, *contender_, contended_), nullptr);
+    return;
+  }
+  if (SteadyClock::now() >= request_.deadline) {
+    contender_->leave();
+    complete(std::nullopt, nullptr);
+    return;
+  }
+  if (!contended_) {
+    contended_ = true;
+    ++stats_.contended;
+    ++stats_.waiting;
+    keep_alive_ = shared_from_this();
+  }
+  // Called under the watcher's mutex: only post the next step.
+  ticket_ = watcher_.watch(standing.ahead->key, standing.listed_at + 1, [this] {
+    executor_.post([self = shared_from_this()] { self->woken(std::nullopt); });
+  });
+  arm_timer();
+}
+
+void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
+  if (finished_) return;
+  if (timer_generation) {
+    if (*timer_generation != timer_generation_) return;
+    if (SteadyClock::now() >= request_.deadline) {
+      contender_->leave();
+      complete(std::nullopt, nullptr);
+      return;
+    }
+  } else {
+    if (!ticket_) return;
+    ++stats_.woken_by_release;
+  }
+  step(false);
+}
+
+void AsyncWaiter::arm_timer() {
+  cancel_timer();
+  const auto wake_at = std::min(contender_->keep_alive_due(), request_.deadline);
+  timer_ = executor_.post_at(
+      wake_at, [self = shared_from_this(), armed = timer_generation_] { self->woken(armed); });
+}
+
+void AsyncWaiter::cancel_timer() {
+  if (timer_) executor_.cancel(*timer_);
+  timer_.reset();
+  ++timer_generation_;
+}
+
+void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error) {
+  finished_ = true;
+  cancel_timer();
+  ticket_.reset();
+  if (contended_) --stats_.waiting;
+  executor_.post([done = std::move(done_), grant, error = std::move(error),
+                  self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });
+}
+
+}  // namespace distlock::detail::etcd

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// An etcd acquisition that waits without a thread (Client::acquire_async on etcd://): the
+// blocking wait's protocol, each step a task on the client's executor. It enters; finding a
+// contender ahead, it watches that contender's deletion, which posts its next look, and arms a
+// timer for its own lease's next keep-alive and the deadline. Each step is a round trip the
+// executor's thread waits for (as on ZooKeeper: one copy of the recipe).
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "backends/backend.h"
+#include "backends/etcd/deletion_watcher.h"
+#include "backends/etcd/mutex_contender.h"
+#include "core/async_executor.h"
+#include "core/stats.h"
+
+namespace distlock::detail::etcd {
+
+class AsyncWaiter final : public PendingAcquisition,
+                          public std::enable_shared_from_this<AsyncWaiter> {
+ public:
+  // What the backend does with a contender that holds: records the hold, and makes the grant.
+  using Granted = std::function<Grant(const AcquireRequest&, const MutexContender&, bool)>;
+  // What it does with a step's failure: the error to complete with.
+  using Failed = std::function<std::exception_ptr(const AcquireRequest&)>;
+
+  // The request's names stay valid until `done` has been called (backend.h); `watcher`,
+  // `granted` and `failed` outlive the executor's tasks.
+  AsyncWaiter(const AcquireRequest& request, std::unique_ptr<MutexContender> contender,
+              DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
+              StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done);
+
+  // Posts the first step: the caller's thread makes no round trip.
+  void start();
+  void withdraw(std::exception_ptr why) override;
+
+ private:
+  void step(bool entering);
+  void woken(std::optional<std::uint64_t> timer_generation);
+  void arm_timer();
+  void cancel_timer();
+  void complete(std::optional<Grant> grant, std::exception_ptr error);
+
+  const AcquireRequest request_;
+  std::unique_ptr<MutexContender> contender_;
+  DeletionWatcher& watcher_;
+  const Granted& granted_;
+  const Failed& failed_;
+  StatsCounters& stats_;
+  AsyncExecutor& executor_;
+  AcquireCompletion done_;
+
+  // Everything below is the executor thread's.
+  bool finished_ = false;
+  bool contended_ = false;
+  std::unique_ptr<DeletionWatcher::Ticket> ticket_;
+  std::optional<AsyncExecutor::TimerId> timer_;
+  std::uint64_t timer_generation_ = 0;
+  // Itself, while it waits: nothing else need hold it.
+  std::shared_ptr<AsyncWaiter> keep_alive_;
+};
+
+}  // namespace distlock::detail::etcd

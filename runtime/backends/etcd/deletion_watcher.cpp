@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/deletion_watcher.h"
+
+#include <chrono>
+#include <utility>
+
+namespace distlock::detail::etcd {
+namespace {
+
+// How long the thread waits before opening a new stream after one failed.
+constexpr auto kReopenDelay = std::chrono::milliseconds(200);
+
+}  // namespace
+
+DeletionWatcher::Ticket::~Ticket() { watcher_.forget(id_); }
+
+bool DeletionWatcher::Ticket::wait(SteadyClock::time_point until) const {
+  std::unique_lock lock(watcher_.mutex_);
+  return watcher_.woken_.wait_until(lock, until, [&] {
+    const auto found = watcher_.watches_.find(id_);
+    return found == watcher_.watches_.end() || found->second.woken;
+  });
+}
+
+DeletionWatcher::DeletionWatcher(RpcClient& rpc) : rpc_(rpc), thread_([this] { run(); }) {}
+
+DeletionWatcher::~DeletionWatcher() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (context_) context_->TryCancel();
+  }
+  stop_requested_.notify_all();
+  thread_.join();
+}
+
+std::unique_ptr<DeletionWatcher::Ticket> DeletionWatcher::watch(const std::string& key,
+                                                                std::int64_t from_revision,
+                                                                std::function<void()> on_woken) {
+  const std::lock_guard lock(mutex_);
+  const std::int64_t id = next_id_++;
+  Watch& watch = watches_[id];
+  watch.key = key;
+  watch.from_revision = from_revision;
+  watch.on_woken = std::move(on_woken);
+  if (stream_) send_create_locked(id, watch);
+  return std::make_unique<Ticket>(*this, id);
+}
+
+void DeletionWatcher::forget(std::int64_t id) {
+  const std::lock_guard lock(mutex_);
+  if (watches_.erase(id) == 1 && stream_) send_cancel_locked(id);
+}
+
+void DeletionWatcher::send_create_locked(std::int64_t id, const Watch& watch) {
+  etcdserverpb::WatchRequest request;
+  auto* create = request.mutable_create_request();
+  create->set_key(watch.key);
+  create->set_start_revision(watch.from_revision);
+  create->add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
+  create->set_watch_id(id);
+  // A failed write shows as a failed read on the thread, which wakes everyone.
+  stream_->Write(request);
+}
+
+void DeletionWatcher::send_cancel_locked(std::int64_t id) {
+  etcdserverpb::WatchRequest request;
+  request.mutable_cancel_request()->set_watch_id(id);
+  stream_->Write(request);
+}
+
+void DeletionWatcher::wake_locked(Watch& watch) {
+  if (watch.woken) return;
+  watch.woken = true;
+  if (watch.on_woken) watch.on_woken();
+  woken_.notify_all();
+}
+
+void DeletionWatcher::run() {
+  for (;;) {
+    Stream* stream = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      if (stopping_) return;
+      context_ = rpc_.stream_context();
+      stream_ = rpc_.watch_stub().Watch(context_.get());
+      stream = stream_.get();
+      for (const auto& [id, watch] : watches_)
+        if (!watch.woken) send_create_locked(id, watch);
+    }
+    etcdserverpb::WatchResponse response;
+    while (stream->Read(&response)) {
+      const std::lock_guard lock(mutex_);
+      const auto found = watches_.find(response.watch_id());
+      if (found == watches_.end()) continue;
+      bool deleted = false;
+      for (const auto& event : response.events())
+        deleted = deleted || event.type() == mvccpb::Event::DELETE;
+      if (deleted || response.canceled()) wake_locked(found->second);
+    }
+    std::unique_lock lock(mutex_);
+    stream_->Finish();
+    stream_.reset();
+    context_.reset();
+    // Events may have been missed while no stream was open: every waiter looks again.
+    for (auto& [id, watch] : watches_) wake_locked(watch);
+    if (stopping_) return;
+    stop_requested_.wait_for(lock, kReopenDelay, [this] { return stopping_; });
+  }
+}
+
+}  // namespace distlock::detail::etcd

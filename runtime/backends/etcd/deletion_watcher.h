@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tells waiters when a key is deleted: one etcd Watch stream per backend and one thread that
+// reads it. A waiter watches the contender just ahead of it from the revision of the listing
+// it found that contender in, so a deletion in between is replayed, not missed.
+//
+// A waiter is woken when its key is deleted, when the server cancels its watch (a compacted
+// revision), and when the stream breaks (every waiter: a new stream may have missed events).
+// Each wake-up only tells the waiter to look again; it never grants anything by itself.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "backends/etcd/rpc_client.h"
+#include "util/steady_clock.h"
+
+namespace distlock::detail::etcd {
+
+class DeletionWatcher {
+  struct Watch;
+
+ public:
+  // Interest in one key's deletion, for as long as it lives.
+  class Ticket {
+   public:
+    Ticket(DeletionWatcher& watcher, std::int64_t id) : watcher_(watcher), id_(id) {}
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    ~Ticket();
+
+    // Waits until woken or `until`; true when woken (at once if woken already).
+    bool wait(SteadyClock::time_point until) const;
+
+   private:
+    DeletionWatcher& watcher_;
+    std::int64_t id_;
+  };
+
+  explicit DeletionWatcher(RpcClient& rpc);
+  DeletionWatcher(const DeletionWatcher&) = delete;
+  DeletionWatcher& operator=(const DeletionWatcher&) = delete;
+  // Cancels the stream and joins the thread.
+  ~DeletionWatcher();
+
+  // Watches `key` from `from_revision` on. `on_woken`, if given, is called once, from the
+  // watcher's thread or the caller's, under the watcher's mutex: it must only post the
+  // waiter's next step.
+  std::unique_ptr<Ticket> watch(const std::string& key, std::int64_t from_revision,
+                                std::function<void()> on_woken = {});
+
+ private:
+  struct Watch {
+    std::string key;
+    std::int64_t from_revision = 0;
+    bool woken = false;
+    std::function<void()> on_woken;
+  };
+  using Stream = grpc::ClientReaderWriter<etcdserverpb::WatchRequest, etcdserverpb::WatchResponse>;
+
+  void run();
+  // Under mutex_: asks the open stream to watch `id`.
+  void send_create_locked(std::int64_t id, const Watch& watch);
+  void send_cancel_locked(std::int64_t id);
+  void wake_locked(Watch& watch);
+  void forget(std::int64_t id);
+
+  RpcClient& rpc_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable woken_;
+  std::map<std::int64_t, Watch> watches_;  // under mutex_
+  std::int64_t next_id_ = 1;               // under mutex_
+  // The open stream and its context, under mutex_; null between streams.
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<Stream> stream_;
+  bool stopping_ = false;  // under mutex_
+  std::condition_variable stop_requested_;
+  std::thread thread_;
+};
+
+}  // namespace distlock::detail::etcd

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/etcd_backend.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <distlock/error.h>
+
+#include "backends/etcd/async_waiter.h"
+#include "backends/etcd/deletion_watcher.h"
+#include "backends/etcd/held_keys.h"
+#include "backends/etcd/lease_shelf.h"
+#include "backends/etcd/mutex_contender.h"
+#include "backends/etcd/mutex_keys.h"
+#include "backends/etcd/rpc_client.h"
+#include "backends/etcd/settings.h"
+#include "util/process_label.h"
+
+namespace distlock::detail::etcd {
+namespace {
+
+class EtcdBackend final : public Backend {
+ public:
+  EtcdBackend(EtcdSettings settings, StatsCounters& stats)
+      : settings_(std::move(settings)),
+        stats_(stats),
+        holder_(process_label()),
+        rpc_(settings_),
+        granted_([this](const AcquireRequest& request, const MutexContender& contender,
+                        bool contended) { return grant(request, contender, contended); }),
+        failed_([this](const AcquireRequest& request) { return failure(request); }) {
+    try {
+      rpc_.check_reachable();
+    } catch (const RpcError& error) {
+      throw BackendUnavailable("", settings_.server, error.reason());
+    }
+    watcher_ = std::make_unique<DeletionWatcher>(rpc_);
+  }
+
+  std::optional<Grant> acquire(const AcquireRequest& request) override;
+  std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
+                                                    AsyncExecutor& executor,
+                                                    AcquireCompletion done) override;
+  ReleaseOutcome release(const ReleaseRequest& request) override;
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  const std::string& server() const override { return settings_.server; }
+  // The Mutex grants in arrival order, and a release wakes the next waiter only.
+  bool supports_fair() const override { return true; }
+
+ private:
+  std::unique_ptr<MutexContender> contender_for(const AcquireRequest& request);
+  // A reentry of a hold this owner has: its grant, or none when the hold's key is gone.
+  std::optional<Grant> reenter(const AcquireRequest& request);
+  Grant grant(const AcquireRequest& request, const MutexContender& contender, bool contended);
+  // Inside a catch block: the error a failed step ends the acquisition with.
+  std::exception_ptr failure(const AcquireRequest& request) const;
+  // Whether each held key is still there with its revision, in one round trip.
+  std::vector<bool> keys_present(const std::vector<HeldKey>& keys,
+                                 SteadyClock::time_point deadline);
+
+  const EtcdSettings settings_;
+  StatsCounters& stats_;
+  const std::string holder_;
+  RpcClient rpc_;
+  HeldKeys holds_;
+  LeaseShelf shelf_;
+  const AsyncWaiter::Granted granted_;
+  const AsyncWaiter::Failed failed_;
+  std::unique_ptr<DeletionWatcher> watcher_;
+};
+
+std::unique_ptr<MutexContender> EtcdBackend::contender_for(const AcquireRequest& request) {
+  std::string value(request.hold.acquisition_id);
+  value += ' ';
+  value += holder_;
+  return std::make_unique<MutexContender>(rpc_, shelf_, stats_, lock_prefix(request.hold.name),
+                                          request.ttl, std::move(value));
+}
+
+std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
+  const std::string prefix = lock_prefix(request.hold.name);
+  const auto held = holds_.find(prefix, request.hold.owner);
+  if (!held) return std::nullopt;
+  // One round trip: a send time the server heard, and a key deleted behind our back noticed.
+  const auto sent_at = SteadyClock::now();
+  if (keys_present({*held}, rpc_.command_deadline()).front() &&
+      holds_.join(prefix, request.hold.owner, *held, request.hold.acquisition_id))
+    return Grant{static_cast<std::uint64_t>(held->revision), sent_at};
+  holds_.forget(prefix, request.hold.owner, *held);
+  return std::nullopt;
+}
+
+Grant EtcdBackend::grant(const AcquireRequest& request, const MutexContender& contender,
+                         bool contended) {
+  holds_.add(contender.prefix(), request.hold.owner,
+             HeldKey{contender.key(), contender.lease(), contender.revision(), contender.ttl(),
+                     contender.alive_since()},
+             request.hold.acquisition_id);
+  return Grant{static_cast<std::uint64_t>(contender.revision()), contender.alive_since(),
+               contended};
+}
+
+std::exception_ptr EtcdBackend::failure(const AcquireRequest& request) const {
+  try {
+    throw;
+  } catch (const RpcError& error) {
+    return std::make_exception_ptr(
+        BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason()));
+  } catch (...) {
+    return std::current_exception();
+  }
+}
+
+std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
+  auto contender = contender_for(request);
+  try {
+    if (request.reentry)
+      if (auto reentered = reenter(request)) return reentered;
+    Standing standing = contender->enter();
+    bool contended = false;
+    std::optional<WaitingScope> waiting;
+    while (!standing.holds) {
+      if (standing.gone) {
+        contender->leave();
+        standing = contender->enter();
+        continue;
+      }
+      if (SteadyClock::now() >= request.deadline) {
+        contender->leave();
+        return std::nullopt;
+      }
+      if (!contended) {
+        contended = true;
+        ++stats_.contended;
+        waiting.emplace(stats_);
+      }
+      const auto ticket = watcher_->watch(standing.ahead->key, standing.listed_at + 1);
+      const bool deleted = ticket->wait(std::min(contender->keep_alive_due(), request.deadline));
+      if (deleted) {
+        ++stats_.woken_by_release;
+      } else if (SteadyClock::now() >= request.deadline) {
+        contender->leave();
+        return std::nullopt;
+      }
+      if (SteadyClock::now() >= contender->keep_alive_due() && !contender->keep_alive()) {
+        standing.gone = true;
+        continue;
+      }
+      standing = contender->look();
+    }
+    return grant(request, *contender, contended);
+  } catch (const RpcError& error) {
+    contender->leave();
+    throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
+  }
+}
+
+std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequest& request,
+                                                               AsyncExecutor& executor,
+                                                               AcquireCompletion done) {
+  if (request.reentry) {
+    try {
+      if (auto reentered = reenter(request)) {
+        executor.post([done = std::move(done), grant = *reentered] { done(grant, nullptr); });
+        return nullptr;
+      }
+    } catch (const RpcError&) {
+      executor.post(
+          [done = std::move(done), error = failure(request)] { done(std::nullopt, error); });
+      return nullptr;
+    }
+  }
+  auto waiter = std::make_shared<AsyncWaiter>(request, contender_for(request), *watcher_, granted_,
+                                              failed_, stats_, executor, std::move(done));
+  waiter->start();
+  return waiter;
+}
+
+ReleaseOutcome EtcdBackend::release(const ReleaseRequest& request) {
+  const auto removal = holds_.remove(request.hold.acquisition_id);
+  if (!removal.known) return ReleaseOutcome::not_held;
+  if (!removal.ended) return ReleaseOutcome::released;
+  const HeldKey& held = *removal.ended;
+  // Deletes the key only if it is still this acquisition's (not a later holder's of a key of
+  // the same name, which a lease id makes unlikely, nor one recreated by someone else).
+  etcdserverpb::TxnRequest txn;
+  auto* ours = txn.add_compare();
+  ours->set_key(held.key);
+  ours->set_target(etcdserverpb::Compare::CREATE);
+  ours->set_result(etcdserverpb::Compare::EQUAL);
+  ours->set_create_revision(held.revision);
+  txn.add_success()->mutable_request_delete_range()->set_key(held.key);
+  try {
+    ++stats_.round_trips;
+    const bool deleted = rpc_.txn(txn, rpc_.command_deadline()).succeeded();
+    if (!deleted) {
+      rpc_.lease_revoke_unawaited(held.lease);
+      return ReleaseOutcome::not_held;
+    }
+    // The lease holds nothing more: the next acquisition of its ttl may use it.
+    if (const auto evicted = shelf_.put(held.ttl, SpareLease{held.lease, held.alive_since}))
+      rpc_.lease_revoke_unawaited(*evicted);
+    return ReleaseOutcome::released;
+  } catch (const RpcError& error) {
+    rpc_.lease_revoke_unawaited(held.lease);
+    throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
+  }
+}
+
+std::vector<bool> EtcdBackend::keys_present(const std::vector<HeldKey>& keys,
+                                            SteadyClock::time_point deadline) {
+  etcdserverpb::TxnRequest txn;
+  for (const auto& held : keys) {
+    auto* range = txn.add_success()->mutable_request_range();
+    range->set_key(held.key);
+    range->set_keys_only(true);
+  }
+  ++stats_.round_trips;
+  const auto reply = rpc_.txn(txn, deadline);
+  std::vector<bool> present(keys.size(), false);
+  for (std::size_t i = 0; i < keys.size() && static_cast<int>(i) < reply.responses_size(); ++i) {
+    const auto& found = reply.responses(static_cast<int>(i)).response_range();
+    present[i] = found.kvs_size() > 0 && found.kvs(0).create_revision() == keys[i].revision;
+  }
+  return present;
+}
+
+void EtcdBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  if (items.empty()) return;
+  std::vector<std::optional<HeldKey>> held;
+  std::vector<HeldKey> known;
+  std::vector<std::int64_t> leases;
+  held.reserve(items.size());
+  for (const auto& item : items) {
+    held.push_back(holds_.of(item.hold.acquisition_id));
+    if (!held.back()) continue;
+    known.push_back(*held.back());
+    if (std::find(leases.begin(), leases.end(), held.back()->lease) == leases.end())
+      leases.push_back(held.back()->lease);
+  }
+  std::vector<std::int64_t> ttl_left;
+  std::vector<bool> present;
+  try {
+    if (!leases.empty()) {
+      const auto sent_at = SteadyClock::now();
+      ++stats_.round_trips;
+      ttl_left = rpc_.keep_alive(leases, deadline);
+      for (std::size_t i = 0; i < leases.size(); ++i)
+        if (ttl_left[i] > 0) holds_.confirmed(leases[i], sent_at);
+      present = keys_present(known, deadline);
+    }
+  } catch (const RpcError& error) {
+    for (auto& item : items) {
+      item.outcome = RenewItem::Outcome::failed;
+      item.error = error.reason();
+    }
+    return;
+  }
+  std::size_t next_known = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto& item = items[i];
+    item.error.clear();
+    if (!held[i]) {
+      item.outcome = RenewItem::Outcome::lost;
+      continue;
+    }
+    const auto lease = std::find(leases.begin(), leases.end(), held[i]->lease) - leases.begin();
+    const bool alive = ttl_left[static_cast<std::size_t>(lease)] > 0;
+    item.outcome =
+        alive && present[next_known] ? RenewItem::Outcome::renewed : RenewItem::Outcome::lost;
+    ++next_known;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const Url& url, const Options& options,
+                                      StatsCounters& stats) {
+  return std::make_unique<EtcdBackend>(etcd_settings(url, options), stats);
+}
+
+}  // namespace distlock::detail::etcd

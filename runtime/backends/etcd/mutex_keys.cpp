@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/mutex_keys.h"
+
+#include <algorithm>
+
+namespace distlock::detail::etcd {
+namespace {
+
+bool is_lower_hex(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+}  // namespace
+
+std::string lock_prefix(std::string_view name) {
+  std::string prefix(kLockRoot);
+  prefix += '/';
+  const auto colon = name.find(':');
+  prefix += name.substr(0, colon);
+  if (colon != std::string_view::npos) {
+    prefix += '/';
+    prefix += name.substr(colon + 1);
+  }
+  return prefix;
+}
+
+std::string contender_key(std::string_view prefix, std::int64_t lease) {
+  std::string key(prefix);
+  key += '/';
+  // Go's fmt "%x" of the lease id: lower case, no leading zeros.
+  auto id = static_cast<std::uint64_t>(lease);
+  std::string hex;
+  do {
+    hex += "0123456789abcdef"[id % 16];
+    id /= 16;
+  } while (id != 0);
+  key.append(hex.rbegin(), hex.rend());
+  return key;
+}
+
+std::string children_range_end(std::string_view prefix) {
+  // '/' + 1 is '0': the range [prefix/, prefix0) holds every key that starts with prefix/.
+  std::string end(prefix);
+  end += '0';
+  return end;
+}
+
+std::vector<Contender> contenders_of(
+    std::string_view prefix, const google::protobuf::RepeatedPtrField<mvccpb::KeyValue>& kvs) {
+  std::vector<Contender> found;
+  for (const auto& kv : kvs) {
+    const std::string_view key = kv.key();
+    if (key.size() <= prefix.size() + 1 || !key.starts_with(prefix) || key[prefix.size()] != '/')
+      continue;
+    if (!is_lower_hex(key.substr(prefix.size() + 1))) continue;
+    found.push_back({std::string(key), kv.create_revision()});
+  }
+  std::sort(found.begin(), found.end(), [](const Contender& a, const Contender& b) {
+    return a.create_revision < b.create_revision;
+  });
+  return found;
+}
+
+}  // namespace distlock::detail::etcd

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/rpc_client.h"
+
+#include <chrono>
+#include <utility>
+
+namespace distlock::detail::etcd {
+namespace {
+
+// What etcd answers for a token it has dropped (its simple tokens expire when idle).
+constexpr std::string_view kInvalidToken = "invalid auth token";
+constexpr std::string_view kAuthNotEnabled = "authentication is not enabled";
+
+std::chrono::system_clock::time_point wall_clock(SteadyClock::time_point deadline) {
+  const auto left = deadline - SteadyClock::now();
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(left);
+}
+
+void check(const grpc::Status& status) {
+  if (!status.ok()) throw RpcError(status.error_code(), status.error_message());
+}
+
+}  // namespace
+
+RpcClient::RpcClient(const EtcdSettings& settings) : settings_(settings) {
+  grpc::ChannelArguments arguments;
+  // A member that went away is asked again soon after it is back, not after gRPC's
+  // default backoff of up to two minutes.
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // The watcher's and keep-alives' streams stay open while idle: pings find a dead peer.
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  for (const auto& target : settings_.targets) {
+    Member member;
+    member.channel =
+        grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments);
+    member.kv = etcdserverpb::KV::NewStub(member.channel);
+    member.lease = etcdserverpb::Lease::NewStub(member.channel);
+    member.watch = etcdserverpb::Watch::NewStub(member.channel);
+    member.auth = etcdserverpb::Auth::NewStub(member.channel);
+    members_.push_back(std::move(member));
+  }
+}
+
+RpcClient::~RpcClient() {
+  std::unique_lock lock(unawaited_mutex_);
+  unawaited_done_.wait(lock, [this] { return unawaited_ == 0; });
+}
+
+RpcClient::TimePoint RpcClient::command_deadline() const {
+  return SteadyClock::now() + settings_.command_timeout;
+}
+
+void RpcClient::prepare(grpc::ClientContext& context, TimePoint deadline) const {
+  context.set_deadline(wall_clock(deadline));
+  const std::lock_guard lock(token_mutex_);
+  if (!token_.empty()) context.AddMetadata("token", token_);
+}
+
+template <class Call>
+auto RpcClient::run(Call&& call, TimePoint deadline) {
+  bool token_renewed = false;
+  std::size_t tried = 0;
+  for (;;) {
+    const std::size_t index = current_.load();
+    grpc::ClientContext context;
+    prepare(context, deadline);
+    auto [status, response] = call(members_[index], context);
+    if (status.ok()) return response;
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE && ++tried < members_.size()) {
+      std::size_t expected = index;
+      current_.compare_exchange_strong(expected, (index + 1) % members_.size());
+      continue;
+    }
+    if (!token_renewed && settings_.user &&
+        status.error_message().find(kInvalidToken) != std::string::npos) {
+      token_renewed = true;
+      authenticate(deadline);
+      continue;
+    }
+    check(status);
+  }
+}
+
+void RpcClient::authenticate(TimePoint deadline) {
+  etcdserverpb::AuthenticateRequest request;
+  request.set_name(*settings_.user);
+  request.set_password(*settings_.password);
+  etcdserverpb::AuthenticateResponse response;
+  {
+    const std::lock_guard lock(token_mutex_);
+    token_.clear();
+  }
+  grpc::ClientContext context;
+  prepare(context, deadline);
+  const grpc::Status status =
+      members_[current_.load()].auth->Authenticate(&context, request, &response);
+  // Credentials given to a cluster without authentication are not needed.
+  if (!status.ok() && status.error_message().find(kAuthNotEnabled) != std::string::npos) return;
+  check(status);
+  const std::lock_guard lock(token_mutex_);
+  token_ = response.token();
+}
+
+void RpcClient::check_reachable() {
+  const auto deadline = SteadyClock::now() + settings_.connect_timeout;
+  if (settings_.user) {
+    std::size_t tried = 0;
+    for (;;) {
+      try {
+        authenticate(deadline);
+        break;
+      } catch (const RpcError& error) {
+        if (error.code() != grpc::StatusCode::UNAVAILABLE || ++tried >= members_.size()) throw;
+        current_.store((current_.load() + 1) % members_.size());
+      }
+    }
+  }
+  etcdserverpb::RangeRequest request;
+  request.set_key("/distlock");
+  request.set_count_only(true);
+  range(request, deadline);
+}
+
+etcdserverpb::RangeResponse RpcClient::range(const etcdserverpb::RangeRequest& request,
+                                             TimePoint deadline) {
+  return run(
+      [&](Member& member, grpc::ClientContext& context) {
+        etcdserverpb::RangeResponse response;
+        const grpc::Status status = member.kv->Range(&context, request, &response);
+        return std::pair{status, std::move(response)};
+      },
+      deadline);
+}
+
+etcdserverpb::TxnResponse RpcClient::txn(const etcdserverpb::TxnRequest& request,
+                                         TimePoint deadline) {
+  return run(
+      [&](Member& member, grpc::ClientContext& context) {
+        etcdserverpb::TxnResponse response;
+        const grpc::Status status = member.kv->Txn(&context, request, &response);
+        return std::pair{status, std::move(response)};
+      },
+      deadline);
+}
+
+etcdserverpb::LeaseGrantResponse RpcClient::lease_grant(std::int64_t ttl_seconds,
+                                                        TimePoint deadline) {
+  etcdserverpb::LeaseGrantRequest request;
+  request.set_ttl(ttl_seconds);
+  auto granted = run(
+      [&](Member& member, grpc::ClientContext& context) {
+        etcdserverpb::LeaseGrantResponse response;
+        const grpc::Status status = member.lease->LeaseGrant(&context, request, &response);
+        return std::pair{status, std::move(response)};
+      },
+      deadline);
+  if (!granted.error().empty()) throw RpcError(grpc::StatusCode::UNKNOWN, granted.error());
+  return granted;
+}
+
+bool RpcClient::lease_revoke(std::int64_t lease, TimePoint deadline) {
+  etcdserverpb::LeaseRevokeRequest request;
+  request.set_id(lease);
+  try {
+    run(
+        [&](Member& member, grpc::ClientContext& context) {
+          etcdserverpb::LeaseRevokeResponse response;
+          const grpc::Status status = member.lease->LeaseRevoke(&context, request, &response);
+          return std::pair{status, std::move(response)};
+        },
+        deadline);
+    return true;
+  } catch (const RpcError& error) {
+    if (error.code() == grpc::StatusCode::NOT_FOUND) return false;
+    throw;
+  }
+}
+
+void RpcClient::lease_revoke_unawaited(std::int64_t lease) {
+  struct Call {
+    grpc::ClientContext context;
+    etcdserverpb::LeaseRevokeRequest request;
+    etcdserverpb::LeaseRevokeResponse response;
+  };
+  auto* call = new Call;  // freed by its completion, which gRPC always calls
+  prepare(call->context, command_deadline());
+  call->request.set_id(lease);
+  {
+    const std::lock_guard lock(unawaited_mutex_);
+    ++unawaited_;
+  }
+  members_[current_.load()].lease->async()->LeaseRevoke(
+      &call->context, &call->request, &call->response, [this, call](const grpc::Status&) {
+        delete call;
+        const std::lock_guard lock(unawaited_mutex_);
+        if (--unawaited_ == 0) unawaited_done_.notify_all();
+      });
+}
+
+std::vector<std::int64_t> RpcClient::keep_alive(std::span<const std::int64_t> leases,
+                                                TimePoint deadline) {
+  return run(
+      [&](Member& member, grpc::ClientContext& context) {
+        std::vector<std::int64_t> left(leases.size(), 0);
+        auto stream = member.lease->LeaseKeepAlive(&context);
+        // The server answers each request in turn, on the same stream.
+        for (const auto lease : leases) {
+          etcdserverpb::LeaseKeepAliveRequest request;
+          request.set_id(lease);
+          if (!stream->Write(request)) break;
+        }
+        stream->WritesDone();
+        etcdserverpb::LeaseKeepAliveResponse response;
+        for (std::size_t answered = 0; answered < leases.size() && stream->Read(&response);
+             ++answered) {
+          for (std::size_t i = 0; i < leases.size(); ++i)
+            if (leases[i] == response.id()) left[i] = response.ttl();
+        }
+        const grpc::Status status = stream->Finish();
+        return std::pair{status, std::move(left)};
+      },
+      deadline);
+}
+
+etcdserverpb::Watch::Stub& RpcClient::watch_stub() { return *members_[current_.load()].watch; }
+
+std::unique_ptr<grpc::ClientContext> RpcClient::stream_context() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  const std::lock_guard lock(token_mutex_);
+  if (!token_.empty()) context->AddMetadata("token", token_);
+  return context;
+}
+
+}  // namespace distlock::detail::etcd

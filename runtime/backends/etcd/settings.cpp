@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backends/etcd/settings.h"
+
+#include <arpa/inet.h>
+
+#include <cstdint>
+
+#include <distlock/error.h>
+
+namespace distlock::detail::etcd {
+namespace {
+
+constexpr std::uint16_t kDefaultPort = 2379;
+
+[[noreturn]] void bad_url(const Url& url, const std::string& why) {
+  throw ConfigError("", url.redacted(), "bad URL: " + why);
+}
+
+// gRPC's own resolver names: an address literal needs no lookup; a name is looked up by DNS.
+std::string target_of(const Endpoint& endpoint) {
+  const std::string port = std::to_string(endpoint.port.value_or(kDefaultPort));
+  in_addr v4{};
+  if (inet_pton(AF_INET, endpoint.host.c_str(), &v4) == 1)
+    return "ipv4:" + endpoint.host + ":" + port;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, endpoint.host.c_str(), &v6) == 1)
+    return "ipv6:[" + endpoint.host + "]:" + port;
+  return "dns:///" + endpoint.host + ":" + port;
+}
+
+}  // namespace
+
+EtcdSettings etcd_settings(const Url& url, const Options& options) {
+  EtcdSettings settings;
+  settings.server = url.redacted();
+  settings.connect_timeout = options.connect_timeout;
+  settings.command_timeout = options.command_timeout;
+  if (url.endpoints.empty())
+    bad_url(url, "etcd:// needs at least one member, such as etcd://127.0.0.1:2379");
+  if (!url.path.empty() && url.path != "/")
+    bad_url(url,
+            "an etcd:// URL has no path: locks live under /distlock; remove '" + url.path + "'");
+  if (url.user || url.password) {
+    if (!url.user || url.user->empty() || !url.password)
+      bad_url(url,
+              "etcd's authentication needs both a user and a password "
+              "(etcd://user:password@host:2379)");
+    settings.user = url.user;
+    settings.password = url.password;
+  }
+  for (const auto& endpoint : url.endpoints) settings.targets.push_back(target_of(endpoint));
+  return settings;
+}
+
+}  // namespace distlock::detail::etcd

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+// What is particular to etcd://, against private etcd servers: distlock and `etcdctl lock` on the
+// same prefix exclude each other both ways (etcd's Mutex layout), the fence is the holder key's
+// create revision, a lease revoked behind the holder's back is reported lost, an unreachable
+// server is BackendUnavailable naming it, etcd's authentication is used and a wrong password
+// refused without showing it, and a lock outlives its cluster's leader. (The behaviours every
+// backend shares: lock_behaviour_test and async_acquire_test.)
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <future>
+#include <string>
+
+#include <distlock/distlock.h>
+
+#include "etcd_server.h"
+#include "integration_helpers.h"
+#include "loopback_socket.h"
+#include "subprocess.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class EtcdBackend : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { server_.stop(); }
+  void SetUp() override {
+    try {
+      url_ = server_.get().url();
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start etcd: " << e.what();
+    }
+    key_ = unique_name("key");
+  }
+  EtcdServer& server() { return server_.get(); }
+  // The contender keys below a lock's prefix, oldest first.
+  std::string contenders(const std::string& prefix) {
+    return server().etcdctl({"get", "--prefix", "--keys-only", "--sort-by=CREATE", prefix + "/"});
+  }
+
+  static inline SuiteService<EtcdServer> server_;
+  std::string url_;
+  std::string key_;
+};
+
+std::size_t lines_in(const std::string& text) {
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = text.find('\n', at);
+    if (text.substr(at, end - at).find_first_not_of(' ') != std::string::npos) ++lines;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return lines;
+}
+
+TEST_F(EtcdBackend, EtcdctlLockWaitsForDistlocksHolderAndGetsTheLockOnRelease) {
+  auto client = Client::connect(url_);
+  Lease lease = client->acquire(spec("order", 30s), key_);
+  const std::string prefix = "/distlock/order/" + key_;
+  auto etcdctl = server().start_etcdctl({"lock", prefix});
+  // Its key is queued behind the holder's, and it does not hold the lock.
+  ASSERT_TRUE(eventually([&] { return lines_in(contenders(prefix)) == 2; })) << contenders(prefix);
+  EXPECT_TRUE(etcdctl->pending_output().empty());
+  const std::string holder_key = contenders(prefix).substr(0, contenders(prefix).find('\n'));
+  EXPECT_TRUE(holder_key.starts_with(prefix + "/")) << holder_key;
+  lease.release();
+  const auto line = etcdctl->read_line(20s);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_TRUE(line->starts_with(prefix + "/")) << *line;
+  EXPECT_NE(*line, holder_key);
+  etcdctl->kill(SIGINT);
+  EXPECT_TRUE(etcdctl->wait(10s).success());
+}
+
+TEST_F(EtcdBackend, DistlockWaitsForEtcdctlsHolderAndGetsTheLockWhenItLetsGo) {
+  const std::string prefix = "/distlock/order/" + key_;
+  auto etcdctl = server().start_etcdctl({"lock", prefix});
+  ASSERT_TRUE(etcdctl->read_line(20s).has_value()) << "etcdctl lock did not get the free lock";
+  auto client = Client::connect(url_);
+  EXPECT_FALSE(client->try_acquire(spec("order", 30s), key_).has_value())
+      << "distlock got the lock etcdctl holds";
+  auto waited = std::async(std::launch::async,
+                           [&] { return client->acquire(spec("order", 30s, wait(30s)), key_); });
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+  etcdctl->kill(SIGINT);
+  EXPECT_TRUE(etcdctl->wait(10s).success());
+  ASSERT_EQ(waited.wait_for(20s), std::future_status::ready);
+  Lease lease = waited.get();
+  EXPECT_TRUE(lease.valid());
+  EXPECT_EQ(client->stats().woken_by_release, 1u);
+}
+
+TEST_F(EtcdBackend, TheFenceIsTheHolderKeysCreateRevision) {
+  auto client = Client::connect(url_);
+  Lease lease = client->acquire(spec("fenced", 30s), key_);
+  const std::string listed = server().etcdctl(
+      {"get", "--prefix", "--sort-by=CREATE", "-w", "fields", "/distlock/fenced/" + key_ + "/"});
+  EXPECT_NE(listed.find("\"CreateRevision\" : " + std::to_string(lease.fence())), std::string::npos)
+      << listed;
+}
+
+TEST_F(EtcdBackend, ALeaseRevokedBehindTheHoldersBackIsReportedLost) {
+  auto client = Client::connect(url_);
+  Lease lease = client->acquire(spec("revoked", 3s), key_);
+  std::promise<void> lost;
+  lease.on_lost([&lost](const LockLost&) { lost.set_value(); });
+  const std::string key = contenders("/distlock/revoked/" + key_);
+  const std::string lease_id = key.substr(key.rfind('/') + 1, key.find('\n') - key.rfind('/') - 1);
+  server().etcdctl({"lease", "revoke", lease_id});
+  ASSERT_EQ(lost.get_future().wait_for(20s), std::future_status::ready)
+      << "the renewal did not find the revoked lease gone";
+  EXPECT_FALSE(lease.valid());
+  EXPECT_TRUE(Client::connect(url_)->try_acquire(spec("revoked", 3s), key_).has_value());
+}
+
+TEST_F(EtcdBackend, AKeyDeletedBehindTheHoldersBackIsReportedLost) {
+  auto client = Client::connect(url_);
+  Lease lease = client->acquire(spec("deleted", 3s), key_);
+  std::promise<void> lost;
+  lease.on_lost([&lost](const LockLost&) { lost.set_value(); });
+  server().etcdctl({"del", "--prefix", "/distlock/deleted/" + key_ + "/"});
+  ASSERT_EQ(lost.get_future().wait_for(20s), std::future_status::ready)
+      << "the renewal did not find the deleted key gone";
+  EXPECT_FALSE(lease.valid());
+}
+
+// A released acquisition's lease serves the next acquisition of its ttl (lease_shelf.h): after
+// the first, a cycle is the key's transaction and its deletion, two round trips.
+TEST_F(EtcdBackend, AReleasedLeaseServesTheNextAcquisitionSoACycleIsTwoRoundTrips) {
+  auto client = Client::connect(url_);
+  const std::string prefix = "/distlock/cycle/" + key_;
+  std::string first_key;
+  {
+    Lease first = client->acquire(spec("cycle", 10s), key_);
+    first_key = contenders(prefix);
+  }
+  const auto before = client->stats().round_trips;
+  {
+    Lease second = client->acquire(spec("cycle", 10s), key_);
+    EXPECT_EQ(contenders(prefix), first_key) << "the second acquisition took a new lease";
+  }
+  EXPECT_EQ(client->stats().round_trips - before, 2u);
+}
+
+// A shelved lease that the server no longer has (revoked by hand) is replaced by a new one.
+TEST_F(EtcdBackend, AShelvedLeaseRevokedByHandIsReplaced) {
+  auto client = Client::connect(url_);
+  const std::string prefix = "/distlock/shelved/" + key_;
+  std::string lease_id;
+  {
+    Lease first = client->acquire(spec("shelved", 10s), key_);
+    const std::string key = contenders(prefix);
+    lease_id = key.substr(key.rfind('/') + 1);
+  }
+  server().etcdctl({"lease", "revoke", lease_id});
+  Lease second = client->acquire(spec("shelved", 10s), key_);
+  EXPECT_TRUE(second.valid());
+  const std::string key = contenders(prefix);
+  EXPECT_NE(key.substr(key.rfind('/') + 1), lease_id);
+}
+
+TEST_F(EtcdBackend, AnUnreachableServerIsBackendUnavailableNamingIt) {
+  const std::uint16_t closed = free_loopback_port();
+  const std::string url = "etcd://127.0.0.1:" + std::to_string(closed);
+  try {
+    (void)Client::connect(url + "?connect_timeout=2s");
+    ADD_FAILURE() << "connected to a closed port";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url);
+    EXPECT_NE(std::string(error.what()).find("failed to connect"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(EtcdBackend, AMemberThatIsDownIsPassedForTheNextOne) {
+  const std::uint16_t closed = free_loopback_port();
+  auto client =
+      Client::connect("etcd://127.0.0.1:" + std::to_string(closed) + "," + server().endpoint());
+  Lease lease = client->acquire(spec("failover", 10s), key_);
+  EXPECT_TRUE(lease.valid());
+}
+
+TEST(EtcdAuthentication, CredentialsAreUsedAndAWrongPasswordIsRefusedWithoutShowingIt) {
+  EtcdConfig config;
+  config.authentication = true;
+  std::unique_ptr<EtcdServer> server;
+  try {
+    server = std::make_unique<EtcdServer>(config);
+  } catch (const std::exception& e) {
+    FAIL() << "cannot start etcd with authentication: " << e.what();
+  }
+  auto client = Client::connect(server->url_with_credentials());
+  Lease lease = client->acquire(spec("authenticated", 10s), unique_name("key"));
+  EXPECT_TRUE(lease.valid());
+
+  const std::string wrong = "not-the-password";
+  try {
+    (void)Client::connect("etcd://root:" + wrong + "@" + server->endpoint());
+    ADD_FAILURE() << "a wrong password was taken";
+  } catch (const BackendUnavailable& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("authentication failed"), std::string::npos) << what;
+    EXPECT_EQ(what.find(wrong), std::string::npos) << what;
+  }
+  try {
+    (void)Client::connect(server->url());
+    ADD_FAILURE() << "a client without credentials was served";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_NE(std::string(error.what()).find("user name is empty"), std::string::npos)
+        << error.what();
+  }
+}
+
+// A lock is the cluster's data: the leader's death keeps it, the holder's keep-alives go on
+// through the members left, and another client stays out.
+TEST(EtcdClusterFailover, ALockOutlivesItsLeader) {
+  std::unique_ptr<EtcdCluster> cluster;
+  try {
+    cluster = std::make_unique<EtcdCluster>();
+  } catch (const std::exception& e) {
+    FAIL() << "cannot start an etcd cluster: " << e.what();
+  }
+  const std::string key = unique_name("key");
+  auto holder = Client::connect(cluster->url());
+  auto other = Client::connect(cluster->url());
+  Lease lease = holder->acquire(spec("leader", 3s), key);
+  const int leader = cluster->leader_index();
+  cluster->member(leader).kill();
+  ASSERT_NE(cluster->leader_index(), leader);
+  // Renewed for longer than its ttl after the election: the members left kept it.
+  const auto renewed = holder->stats().renewals;
+  ASSERT_TRUE(eventually([&] { return holder->stats().renewals >= renewed + 4; }, 30s));
+  EXPECT_TRUE(lease.valid());
+  EXPECT_FALSE(other->try_acquire(spec("leader", 3s), key).has_value());
+  lease.release();
+  EXPECT_TRUE(other->try_acquire(spec("leader", 3s), key).has_value());
+}
+
+}  // namespace
+}  // namespace distlock::testing
