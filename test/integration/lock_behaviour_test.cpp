@@ -747,7 +747,7 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // but Redlock have them all.
 bool has_lock_kinds(Backend backend) {
   return backend != Backend::redis_redlock && backend != Backend::rediss_redlock &&
-         backend != Backend::postgresql && backend != Backend::etcd;
+         backend != Backend::etcd;
 }
 
 // etcd's locks are all fair, as its Mutex grants in arrival order.
@@ -1188,23 +1188,25 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper})),
+                                                    Backend::rediss, Backend::zookeeper,
+                                                    Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper})),
+                                                    Backend::rediss, Backend::zookeeper,
+                                                    Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss})),
+                                                    Backend::rediss, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
                                                     Backend::rediss, Backend::zookeeper,
-                                                    Backend::etcd})),
+                                                    Backend::postgresql, Backend::etcd})),
                          backend_name);
 #else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
 INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
@@ -1214,20 +1216,20 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                                                     Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::Values(Backend::memory, Backend::redis,
-                                           Backend::redis_sentinel),
+                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
+                                                    Backend::redis_sentinel, Backend::postgresql})),
                          backend_name);
 #endif
 

@@ -4,16 +4,26 @@
 // secret), distlock's keys choose the table, a missing table is created and one the user may not
 // create is a ConfigError saying what to do, an unreachable server is BackendUnavailable naming
 // it, and a lease outlives the server's restart and the termination of the client's sessions,
-// whose waiters are still woken by the release. (The behaviours every backend shares:
-// lock_behaviour_test and async_acquire_test.)
+// whose waiters are still woken by the release. The lock kinds' holds and waiters are rows of
+// their own: a dead reader stops counting after its ttl, the place of a fair waiter and the
+// mark of a waiting writer that died hold nobody back past theirs, a writer whose wait ran out
+// stops holding readers back at once, a fair release wakes the next waiter and no other waiter of
+// the same client, and permits taken by many threads at once never exceed their number. (The
+// behaviours every backend shares: lock_behaviour_test and async_acquire_test.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <distlock/distlock.h>
 
+#include "holder_thread.h"
 #include "integration_helpers.h"
 #include "loopback_socket.h"
 #include "postgres_server.h"
@@ -95,7 +105,12 @@ TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {
                 "_locks (name text PRIMARY KEY, owner text NOT NULL, fence bigint NOT NULL, "
                 "holds text[] NOT NULL, holder text NOT NULL, expires_at timestamptz NOT NULL)");
   server().psql("CREATE SEQUENCE " + role + "_locks_fence");
-  server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks TO " + role);
+  server().psql("CREATE TABLE " + role +
+                "_locks_holds (name text NOT NULL, id text NOT NULL, kind text NOT NULL, owner "
+                "text NOT NULL, fence bigint, place bigint, holder text NOT NULL, expires_at "
+                "timestamptz NOT NULL, PRIMARY KEY (name, id))");
+  server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks, " + role +
+                "_locks_holds TO " + role);
   server().psql("GRANT USAGE ON SEQUENCE " + role + "_locks_fence TO " + role);
   auto client = Client::connect(as_role);
   EXPECT_TRUE(client->try_acquire(spec("granted", 10s), key_).has_value());
@@ -161,6 +176,113 @@ TEST_F(PostgresBackend, TerminatedSessionsComeBackAndTheWaiterHearsTheRelease) {
   EXPECT_TRUE(granted.valid());
   EXPECT_GT(granted.fence(), lease.fence());
   EXPECT_GT(waiter->stats().woken_by_release, woken_before);
+}
+
+TEST_F(PostgresBackend, AReaderThatIsNotRenewedStopsCountingAfterItsTtl) {
+  auto reader = Client::connect(url_);
+  auto writer = Client::connect(url_);
+  Lease lapsing = reader->acquire(spec("dead_reader", 300ms, read, renew(false)), key_);
+  Lease written = writer->acquire(spec("dead_reader", 5s, wait(10s), write), key_);
+  EXPECT_FALSE(lapsing.valid());
+  EXPECT_TRUE(written.valid());
+  EXPECT_GT(written.fence(), lapsing.fence());
+}
+
+// What a waiter that died leaves behind (its process gone between two tries): a row of the holds
+// table, as the backend writes one, that nobody will keep alive. (Client::connect has made the
+// tables.)
+void leave_dead_waiter(PostgresServer& server, const std::string& lock, const std::string& kind) {
+  server.psql(
+      "INSERT INTO distlock_locks_holds (name, id, kind, owner, fence, place, holder, expires_at) "
+      "VALUES ('" +
+      lock + "', 'dead-waiter', '" + kind +
+      "', 'dead-owner', NULL, nextval('distlock_locks_fence'), 'a process that died', "
+      "clock_timestamp() + interval '2 seconds')");
+}
+
+TEST_F(PostgresBackend, AFairWaiterThatDiedHoldsTheQueueBackOnlyUntilItsPlaceRunsOut) {
+  auto client = Client::connect(url_);
+  leave_dead_waiter(server(), "dead_place:" + key_, "queued");
+  EXPECT_FALSE(client->try_acquire(spec("dead_place", 30s, fair), key_).has_value())
+      << "a fair acquisition went ahead of a place that had not run out";
+  Lease lease = client->acquire(spec("dead_place", 30s, fair, wait(10s)), key_);
+  EXPECT_TRUE(lease.valid());
+}
+
+TEST_F(PostgresBackend, AWriterThatDiedWaitingHoldsReadersBackOnlyUntilItsMarkRunsOut) {
+  auto client = Client::connect(url_);
+  leave_dead_waiter(server(), "dead_writer:" + key_, "writer");
+  EXPECT_FALSE(client->try_acquire(spec("dead_writer", 30s, read), key_).has_value())
+      << "a reader went ahead of a waiting writer's mark that had not run out";
+  Lease lease = client->acquire(spec("dead_writer", 30s, read, wait(10s)), key_);
+  EXPECT_TRUE(lease.valid());
+}
+
+TEST_F(PostgresBackend, AWriterWhoseWaitRanOutNoLongerHoldsReadersBack) {
+  auto reader = Client::connect(url_);
+  auto writer = Client::connect(url_);
+  auto late_reader = Client::connect(url_);
+  const auto reading = spec("left_writer", 30s, read);
+  Lease held = reader->acquire(reading, key_);
+  EXPECT_THROW(writer->acquire(spec("left_writer", 30s, wait(300ms), write), key_), LockTimeout);
+  // The writer's mark would hold readers back for its 30 s ttl had it not been taken back.
+  EXPECT_TRUE(late_reader->try_acquire(reading, key_).has_value());
+}
+
+TEST_F(PostgresBackend, AFairReleaseWakesTheNextWaiterAndNoOtherOfTheSameClient) {
+  auto holder = Client::connect(url_);
+  auto waiters = Client::connect(url_);
+  const auto fair_lock = spec("fair_wake", 30s, fair, wait(30s));
+  Lease held = holder->acquire(fair_lock, key_);
+  constexpr int kWaiters = 3;
+  std::vector<std::unique_ptr<Holder>> queued;
+  for (int i = 0; i < kWaiters; ++i) {
+    queued.push_back(std::make_unique<Holder>(*waiters, fair_lock, key_));
+    ASSERT_TRUE(eventually([&] {
+      return waiters->stats().waiting == static_cast<unsigned>(i + 1);
+    })) << "waiter "
+        << i;
+  }
+  const ClientStats before = waiters->stats();
+  held.release();
+  ASSERT_TRUE(queued[0]->granted_within(5s)) << "the first in line was not granted";
+  EXPECT_FALSE(queued[1]->granted_within(0ms));
+  const ClientStats after = waiters->stats();
+  // One listener serves the client's three waiters: a release naming only the lock would have
+  // woken all three.
+  EXPECT_EQ(after.woken_by_release - before.woken_by_release, 1u);
+  EXPECT_EQ(after.waiting, 2u);
+}
+
+TEST_F(PostgresBackend, PermitsTakenByManyThreadsAtOnceNeverExceedTheirNumber) {
+  constexpr int kThreads = 6;
+  constexpr int kRounds = 10;
+  constexpr int kPermits = 2;
+  std::vector<std::shared_ptr<Client>> clients;
+  for (int i = 0; i < kThreads; ++i) clients.push_back(Client::connect(url_));
+  // Each holder counts, while it holds its permit, the permits the server has granted: a grant
+  // made beside two others would be seen by one of the three.
+  const std::string count_held =
+      "SELECT count(*) FROM distlock_locks_holds WHERE name = 'many_permits:" + key_ +
+      "' AND kind = 'permit' AND expires_at > clock_timestamp()";
+  std::atomic<int> most{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      for (int round = 0; round < kRounds; ++round) {
+        Lease lease =
+            clients[i]->acquire(spec("many_permits", 10s, wait(30s), permits(kPermits)), key_);
+        const int held = std::stoi(server().psql(count_held));
+        int seen = most.load();
+        while (held > seen && !most.compare_exchange_weak(seen, held)) {
+        }
+        lease.release();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_LE(most.load(), kPermits);
+  EXPECT_GE(most.load(), 1);
 }
 
 }  // namespace

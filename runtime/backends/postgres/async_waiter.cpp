@@ -8,10 +8,11 @@
 namespace distlock::detail::postgres {
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once,
-                         ReleaseListener& listener, StatsCounters& stats, AsyncExecutor& executor,
-                         AcquireCompletion done)
+                         const Withdraw& withdraw, ReleaseListener& listener, StatsCounters& stats,
+                         AsyncExecutor& executor, AcquireCompletion done)
     : request_(request),
       try_once_(try_once),
+      withdraw_(withdraw),
       listener_(listener),
       stats_(stats),
       executor_(executor),
@@ -58,7 +59,7 @@ void AsyncWaiter::attempt() {
     ++stats_.contended;
     keep_alive_ = shared_from_this();
     // Called under the listener's mutex: only post the next step.
-    ticket_ = listener_.watch(std::string(request_.hold.name), [this] {
+    ticket_ = listener_.watch(request_.hold, [this] {
       executor_.post([self = shared_from_this()] { self->woken(std::nullopt); });
     });
     // Listening already: a try now cannot miss a release. Otherwise the LISTEN taking hold
@@ -68,7 +69,7 @@ void AsyncWaiter::attempt() {
       return;
     }
   }
-  arm_timer(found.holder_ms_left);
+  arm_timer(found.retry_in_ms);
 }
 
 void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
@@ -83,9 +84,9 @@ void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
   attempt();
 }
 
-void AsyncWaiter::arm_timer(long long holder_ms_left) {
+void AsyncWaiter::arm_timer(long long retry_in_ms) {
   cancel_timer();
-  const auto wake_at = std::min(holder_gone(holder_ms_left), request_.deadline);
+  const auto wake_at = std::min(retry_time(retry_in_ms), request_.deadline);
   timer_ = executor_.post_at(
       wake_at, [self = shared_from_this(), armed = timer_generation_] { self->woken(armed); });
 }
@@ -100,6 +101,7 @@ void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error)
   finished_ = true;
   cancel_timer();
   ticket_.reset();
+  if (!grant) withdraw_(request_);
   if (counted_waiting_) --stats_.waiting;
   executor_.post([done = std::move(done_), grant, error = std::move(error),
                   self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });

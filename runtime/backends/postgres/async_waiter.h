@@ -26,11 +26,15 @@ class AsyncWaiter final : public PendingAcquisition,
  public:
   // One try, as the blocking acquisition makes it: throws as it does.
   using TryOnce = std::function<Attempt(const AcquireRequest&)>;
+  // Gives the waiter's place back, as the blocking acquisition does when it leaves without the
+  // lock; never throws.
+  using Withdraw = std::function<void(const AcquireRequest&)>;
 
-  // The request's names stay valid until `done` has been called (backend.h); `try_once` and
-  // `listener` outlive the executor's tasks.
-  AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once, ReleaseListener& listener,
-              StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done);
+  // The request's names stay valid until `done` has been called (backend.h); `try_once`,
+  // `withdraw` and `listener` outlive the executor's tasks.
+  AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once, const Withdraw& withdraw,
+              ReleaseListener& listener, StatsCounters& stats, AsyncExecutor& executor,
+              AcquireCompletion done);
 
   // Posts the first try: the caller's thread makes no round trip.
   void start();
@@ -39,12 +43,13 @@ class AsyncWaiter final : public PendingAcquisition,
  private:
   void attempt();
   void woken(std::optional<std::uint64_t> timer_generation);
-  void arm_timer(long long holder_ms_left);
+  void arm_timer(long long retry_in_ms);
   void cancel_timer();
   void complete(std::optional<Grant> grant, std::exception_ptr error);
 
   const AcquireRequest request_;
   const TryOnce& try_once_;
+  const Withdraw& withdraw_;
   ReleaseListener& listener_;
   StatsCounters& stats_;
   AsyncExecutor& executor_;

@@ -11,14 +11,15 @@ namespace distlock::detail::postgres {
 
 struct Attempt {
   std::optional<Grant> grant;
-  // When not granted: the ms until the holder's lease runs out (0: try again at once).
-  long long holder_ms_left = 0;
+  // When not granted: the ms until the hold in the way runs out, or sooner, until a waiter
+  // that keeps a place (a fair one, a writer) must ask again to keep it (0: try again at once).
+  long long retry_in_ms = 0;
 };
 
-// Until when a waiter can sleep before the lease in its way runs out by itself; the extra
-// millisecond keeps the retry from landing just before it does, by the server's clock.
-inline SteadyClock::time_point holder_gone(long long holder_ms_left) {
-  return SteadyClock::now() + std::chrono::milliseconds(holder_ms_left + 1);
+// Until when a waiter can sleep before it asks again; the extra millisecond keeps the retry
+// from landing just before the hold in its way runs out, by the server's clock.
+inline SteadyClock::time_point retry_time(long long retry_in_ms) {
+  return SteadyClock::now() + std::chrono::milliseconds(retry_in_ms + 1);
 }
 
 }  // namespace distlock::detail::postgres

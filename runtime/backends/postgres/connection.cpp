@@ -61,37 +61,62 @@ bool Connection::consume_input() {
   return false;
 }
 
-Result Connection::await_result(std::string_view what, SteadyClock::time_point until) {
+Result Connection::next_result(std::string_view what, SteadyClock::time_point until) {
   PGconn* connection = connection_.get();
+  while (PQisBusy(connection) == 1) {
+    if (!wait_readable(until))
+      fail(ServerError::timeout("no reply to " + std::string(what) + " in time (command_timeout " +
+                                std::to_string(command_timeout_.count()) + " ms)"));
+    if (!consume_input())
+      fail(ServerError("waiting for a reply: " + error_text(PQerrorMessage(connection))));
+  }
+  return Result(PQgetResult(connection));
+}
+
+Result Connection::await_result(std::string_view what, SteadyClock::time_point until) {
   Result kept;
   for (;;) {
-    while (PQisBusy(connection) == 1) {
-      if (!wait_readable(until))
-        fail(ServerError::timeout("no reply to " + std::string(what) +
-                                  " in time (command_timeout " +
-                                  std::to_string(command_timeout_.count()) + " ms)"));
-      if (!consume_input())
-        fail(ServerError("waiting for a reply: " + error_text(PQerrorMessage(connection))));
-    }
-    Result next(PQgetResult(connection));
+    Result next = next_result(what, until);
     if (!next) break;
     // A statement's error is its answer, whatever follows it.
     if (!kept || PQresultStatus(kept.get()) != PGRES_FATAL_ERROR) kept = std::move(next);
   }
   if (!kept)
     fail(ServerError("no reply to " + std::string(what) + ": " +
-                     error_text(PQerrorMessage(connection))));
-  const auto status = PQresultStatus(kept.get());
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return kept;
-  const char* state = PQresultErrorField(kept.get(), PG_DIAG_SQLSTATE);
+                     error_text(PQerrorMessage(connection_.get()))));
+  return answered(std::move(kept));
+}
+
+Result Connection::answered(Result result) {
+  PGconn* connection = connection_.get();
+  const auto status = PQresultStatus(result.get());
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+  const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
   const std::string sqlstate = state != nullptr ? state : "";
-  const std::string message = error_text(PQresultErrorMessage(kept.get()));
+  const std::string message = error_text(PQresultErrorMessage(result.get()));
   // A connection the server ended (pg_terminate_backend, a shutdown: class 57; class 08) is
   // a failed exchange, not a refusal.
   if (PQstatus(connection) != CONNECTION_OK || sqlstate.empty() || sqlstate.starts_with("57") ||
       sqlstate.starts_with("08"))
     fail(ServerError(message));
   throw ServerError(message, sqlstate);
+}
+
+void Connection::prepare(const Statement& statement, SteadyClock::time_point until) {
+  if (prepared_.contains(statement.name)) return;
+  if (PQsendPrepare(connection_.get(), statement.name, statement.text.c_str(), 0, nullptr) != 1)
+    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection_.get()))));
+  await_result(statement.name, until);
+  prepared_.insert(statement.name);
+}
+
+void Connection::send(const Statement& statement, std::span<const std::string> params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& param : params) values.push_back(param.c_str());
+  if (PQsendQueryPrepared(connection_.get(), statement.name, static_cast<int>(values.size()),
+                          values.data(), nullptr, nullptr, 0) != 1)
+    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection_.get()))));
 }
 
 Result Connection::run(const Statement& statement, std::span<const std::string> params) {
@@ -101,20 +126,38 @@ Result Connection::run(const Statement& statement, std::span<const std::string> 
 Result Connection::run(const Statement& statement, std::span<const std::string> params,
                        SteadyClock::time_point until) {
   if (broken_) throw ServerError("the connection broke before");
-  PGconn* connection = connection_.get();
-  if (!prepared_.contains(statement.name)) {
-    if (PQsendPrepare(connection, statement.name, statement.text.c_str(), 0, nullptr) != 1)
-      fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection))));
-    await_result(statement.name, until);
-    prepared_.insert(statement.name);
-  }
-  std::vector<const char*> values;
-  values.reserve(params.size());
-  for (const auto& param : params) values.push_back(param.c_str());
-  if (PQsendQueryPrepared(connection, statement.name, static_cast<int>(values.size()),
-                          values.data(), nullptr, nullptr, 0) != 1)
-    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection))));
+  prepare(statement, until);
+  send(statement, params);
   return await_result(statement.name, until);
+}
+
+Result Connection::run_after(const Statement& first, std::span<const std::string> first_params,
+                             const Statement& statement, std::span<const std::string> params) {
+  if (broken_) throw ServerError("the connection broke before");
+  const auto until = command_deadline();
+  prepare(first, until);
+  prepare(statement, until);
+  PGconn* connection = connection_.get();
+  if (PQenterPipelineMode(connection) != 1)
+    fail(ServerError("starting a pipeline: " + error_text(PQerrorMessage(connection))));
+  send(first, first_params);
+  send(statement, params);
+  if (PQpipelineSync(connection) != 1)
+    fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection))));
+  // Each statement's result and a null after it, then the Sync's: all are read before the
+  // connection leaves pipeline mode, whatever they say.
+  Result first_result = next_result(first.name, until);
+  const Result first_end = next_result(first.name, until);
+  Result result = next_result(statement.name, until);
+  const Result end = next_result(statement.name, until);
+  const Result sync = next_result(statement.name, until);
+  if (!first_result || first_end || !result || end || !sync ||
+      PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC || PQexitPipelineMode(connection) != 1)
+    fail(ServerError("no reply to " + std::string(statement.name) + ": " +
+                     error_text(PQerrorMessage(connection))));
+  // The first statement's error is the answer: the second was skipped for it.
+  answered(std::move(first_result));
+  return answered(std::move(result));
 }
 
 void Connection::execute(const std::string& sql) {

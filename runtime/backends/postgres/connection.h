@@ -70,6 +70,11 @@ class Connection {
   // The same, giving up at `until` if that comes before command_timeout.
   Result run(const Statement& statement, std::span<const std::string> params,
              SteadyClock::time_point until);
+  // Runs `first`, then `statement`, in one transaction and one round trip (a pipeline ended by
+  // one Sync), and returns the rows of `statement`: each statement reads the database as it is
+  // when it starts, so `statement` sees what committed while `first` waited for a lock.
+  Result run_after(const Statement& first, std::span<const std::string> first_params,
+                   const Statement& statement, std::span<const std::string> params);
   // Runs SQL text without parameters (several statements may be separated by ';').
   void execute(const std::string& sql);
   bool broken() const { return broken_; }
@@ -87,6 +92,13 @@ class Connection {
 
   // Waits for the result of what was sent, up to `until`.
   Result await_result(std::string_view what, SteadyClock::time_point until);
+  // The next result of what was sent (null at the end of one statement's), waited for up to
+  // `until`.
+  Result next_result(std::string_view what, SteadyClock::time_point until);
+  // `result` if it holds rows or nothing; else throws for its error.
+  Result answered(Result result);
+  void prepare(const Statement& statement, SteadyClock::time_point until);
+  void send(const Statement& statement, std::span<const std::string> params);
   SteadyClock::time_point command_deadline() const { return SteadyClock::now() + command_timeout_; }
   // Breaks the connection and throws `error`.
   [[noreturn]] void fail(ServerError error);

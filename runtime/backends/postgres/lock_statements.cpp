@@ -6,8 +6,8 @@
 namespace distlock::detail::postgres {
 namespace {
 
-// The statements name the table, the sequence and the channel of the settings in place of
-// {table}, {fence} and {channel}.
+// The statements name the tables, the sequence and the channel of the settings in place of
+// {table}, {holds}, {fence} and {channel}.
 std::string with_names(std::string_view text, const PostgresSettings& settings) {
   std::string written;
   while (!text.empty()) {
@@ -17,6 +17,7 @@ std::string with_names(std::string_view text, const PostgresSettings& settings) 
     const auto close = text.find('}', open);
     const std::string_view name = text.substr(open + 1, close - open - 1);
     written += name == "table"   ? settings.table
+               : name == "holds" ? settings.holds_table
                : name == "fence" ? settings.fence_sequence
                                  : settings.channel;
     text = text.substr(close + 1);
@@ -55,6 +56,171 @@ UNION ALL
 SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000))::bigint
   FROM {table} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM taken))";
 
+// The fair lock is the exclusive lock's row, taken only by the first live place in the queue
+// (the holds table's 'queued' rows, in the order of `place`) when it is free; the place goes
+// with the grant, and otherwise each try keeps it one ttl longer. A live row of this owner is
+// still re-entered, retried or taken over as an orphan: that lets nobody past the queue. It
+// runs after the name's turn (Connection::run_after), so it sees every place that committed
+// before. $1..$6 as kAcquire.
+constexpr std::string_view kAcquireFair = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+places AS (
+  SELECT h.id, h.place, h.expires_at FROM {holds} h, clock
+   WHERE h.name = $1 AND h.kind = 'queued' AND h.expires_at > clock.now),
+mine AS (SELECT place FROM places WHERE id = $4),
+ahead AS (
+  SELECT expires_at FROM places
+   WHERE id <> $4 AND place < COALESCE((SELECT place FROM mine), 9223372036854775807)),
+own AS (
+  SELECT 1 FROM {table}, clock WHERE name = $1 AND owner = $2 AND expires_at > clock.now),
+taken AS (
+  INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at)
+  SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM clock
+   WHERE NOT EXISTS (SELECT 1 FROM ahead) OR EXISTS (SELECT 1 FROM own)
+  ON CONFLICT (name) DO UPDATE SET
+    fence = CASE WHEN @ THEN l.fence ELSE excluded.fence END,
+    holds = CASE WHEN @ THEN (CASE WHEN $4 = ANY (l.holds) THEN l.holds ELSE l.holds || $4::text END)
+                 ELSE excluded.holds END,
+    holder = CASE WHEN @ THEN l.holder ELSE excluded.holder END,
+    expires_at = CASE WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
+                      ELSE excluded.expires_at END,
+    owner = excluded.owner
+  WHERE (l.owner = $2 AND l.expires_at > clock_timestamp())
+     OR (l.expires_at <= clock_timestamp() AND NOT EXISTS (SELECT 1 FROM ahead))
+  RETURNING l.fence),
+left_queue AS (
+  DELETE FROM {holds} WHERE name = $1 AND id = $4 AND EXISTS (SELECT 1 FROM taken)),
+queued AS (
+  INSERT INTO {holds} AS h (name, id, kind, owner, fence, place, holder, expires_at)
+  SELECT $1, $4, 'queued', $2, NULL, COALESCE((SELECT place FROM mine), nextval('{fence}')), $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM clock
+   WHERE NOT EXISTS (SELECT 1 FROM taken)
+  ON CONFLICT (name, id) DO UPDATE SET
+    kind = 'queued', place = excluded.place, expires_at = excluded.expires_at),
+pruned AS (
+  DELETE FROM {holds} h USING clock WHERE h.name = $1 AND h.id <> $4 AND h.expires_at <= clock.now)
+SELECT fence, NULL::bigint FROM taken
+UNION ALL
+SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
+         (SELECT l.expires_at FROM {table} l WHERE l.name = $1 AND l.expires_at > clock.now),
+         (SELECT min(expires_at) FROM ahead), clock.now) - clock.now)) * 1000))::bigint
+  FROM clock WHERE NOT EXISTS (SELECT 1 FROM taken))";
+
+// The shared holds of a read-write lock and of a semaphore are rows of the holds table, one per
+// acquisition, each with its own fence, expiry and renewal: 'read' and 'write' rows and the
+// 'writer' marks of waiting writers make the read-write lock of a name, 'permit' rows its
+// semaphore. A row whose expiry has passed counts for nothing and is pruned by the next
+// statement on the name. These statements run after the name's turn, as kAcquireFair does.
+//
+// A writer is granted when no live reader and no other owner's live writer is left: a retry
+// keeps its fence, a reentry ($6) shares the owner's live write's, and without a reentry the
+// owner's other live writes are orphans and go. Not granted, it marks itself a waiting writer
+// for one ttl, which holds new readers back. $1 name, $2 owner, $3 ttl in ms, $4 acquisition
+// id, $5 holder, $6 reentry. One row, as kAcquire's.
+constexpr std::string_view kAcquireWrite = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+live AS (
+  SELECT h.* FROM {holds} h, clock
+   WHERE h.name = $1 AND h.kind IN ('read', 'write') AND h.expires_at > clock.now),
+decision AS (
+  SELECT COALESCE((SELECT fence FROM live WHERE id = $4 AND kind = 'write'),
+                  (SELECT max(fence) FROM live WHERE kind = 'write' AND owner = $2 AND $6::boolean))
+           AS fence_held,
+         NOT EXISTS (SELECT 1 FROM live WHERE kind = 'read' OR (kind = 'write' AND owner <> $2))
+           AS free),
+written AS (
+  INSERT INTO {holds} AS h (name, id, kind, owner, fence, place, holder, expires_at)
+  SELECT $1, $4, 'write', $2, COALESCE(d.fence_held, nextval('{fence}')), NULL, $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM decision d, clock
+   WHERE d.fence_held IS NOT NULL OR d.free
+  ON CONFLICT (name, id) DO UPDATE SET
+    kind = 'write', owner = excluded.owner, fence = excluded.fence,
+    holder = CASE WHEN h.kind = 'write' THEN h.holder ELSE excluded.holder END,
+    expires_at = GREATEST(h.expires_at, excluded.expires_at)
+  RETURNING h.fence),
+orphans AS (
+  DELETE FROM {holds} h USING clock
+   WHERE h.name = $1 AND h.kind = 'write' AND h.owner = $2 AND h.id <> $4 AND NOT $6::boolean
+     AND h.expires_at > clock.now AND EXISTS (SELECT 1 FROM written)),
+marked AS (
+  INSERT INTO {holds} AS h (name, id, kind, owner, fence, place, holder, expires_at)
+  SELECT $1, $4, 'writer', $2, NULL, NULL, $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM clock
+   WHERE NOT EXISTS (SELECT 1 FROM written)
+  ON CONFLICT (name, id) DO UPDATE SET kind = 'writer', expires_at = excluded.expires_at),
+pruned AS (
+  DELETE FROM {holds} h USING clock WHERE h.name = $1 AND h.id <> $4 AND h.expires_at <= clock.now)
+SELECT fence, NULL::bigint FROM written
+UNION ALL
+SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
+         (SELECT max(expires_at) FROM live WHERE kind = 'read' OR (kind = 'write' AND owner <> $2)),
+         clock.now) - clock.now)) * 1000))::bigint
+  FROM clock WHERE NOT EXISTS (SELECT 1 FROM written))";
+
+// A reader is granted when no live writer is left (but its own owner's, $7: it holds the write
+// side) and no writer waits, unless this owner reads the lock already ($6: holding it back
+// would have it wait for itself) or holds its write side. A retry keeps its fence; every other
+// read takes a fence of its own. $1..$6 as kAcquireWrite, $7 holds_write.
+constexpr std::string_view kAcquireRead = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+live AS (
+  SELECT h.* FROM {holds} h, clock
+   WHERE h.name = $1 AND h.kind IN ('read', 'write', 'writer') AND h.expires_at > clock.now),
+blocking AS (
+  SELECT expires_at FROM live
+   WHERE (kind = 'write' AND NOT $7::boolean)
+      OR (kind = 'writer' AND NOT $6::boolean AND NOT $7::boolean)),
+decision AS (
+  SELECT (SELECT fence FROM live WHERE id = $4 AND kind = 'read') AS fence_held,
+         NOT EXISTS (SELECT 1 FROM blocking) AS free),
+taken AS (
+  INSERT INTO {holds} AS h (name, id, kind, owner, fence, place, holder, expires_at)
+  SELECT $1, $4, 'read', $2, COALESCE(d.fence_held, nextval('{fence}')), NULL, $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM decision d, clock
+   WHERE d.fence_held IS NOT NULL OR d.free
+  ON CONFLICT (name, id) DO UPDATE SET
+    kind = 'read', owner = excluded.owner, fence = excluded.fence,
+    holder = CASE WHEN h.kind = 'read' THEN h.holder ELSE excluded.holder END,
+    expires_at = GREATEST(h.expires_at, excluded.expires_at)
+  RETURNING h.fence),
+pruned AS (
+  DELETE FROM {holds} h USING clock WHERE h.name = $1 AND h.id <> $4 AND h.expires_at <= clock.now)
+SELECT fence, NULL::bigint FROM taken
+UNION ALL
+SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
+         (SELECT max(expires_at) FROM blocking), clock.now) - clock.now)) * 1000))::bigint
+  FROM clock WHERE NOT EXISTS (SELECT 1 FROM taken))";
+
+// A permit is granted while fewer than $6 live permits are held by other acquisitions (N is
+// the acquirer's, as on Redis); a retry keeps its fence. Not granted, the ms until the first
+// live permit runs out. $1..$5 as kAcquireWrite, $6 permits.
+constexpr std::string_view kAcquirePermit = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+live AS (
+  SELECT h.* FROM {holds} h, clock
+   WHERE h.name = $1 AND h.kind = 'permit' AND h.expires_at > clock.now),
+decision AS (
+  SELECT (SELECT fence FROM live WHERE id = $4) AS fence_held,
+         (SELECT count(*) FROM live WHERE id <> $4) < $6::bigint AS free),
+taken AS (
+  INSERT INTO {holds} AS h (name, id, kind, owner, fence, place, holder, expires_at)
+  SELECT $1, $4, 'permit', $2, COALESCE(d.fence_held, nextval('{fence}')), NULL, $5,
+         clock.now + $3::bigint * interval '1 millisecond' FROM decision d, clock
+   WHERE d.fence_held IS NOT NULL OR d.free
+  ON CONFLICT (name, id) DO UPDATE SET
+    kind = 'permit', owner = excluded.owner, fence = excluded.fence,
+    holder = CASE WHEN h.kind = 'permit' THEN h.holder ELSE excluded.holder END,
+    expires_at = GREATEST(h.expires_at, excluded.expires_at)
+  RETURNING h.fence),
+pruned AS (
+  DELETE FROM {holds} h USING clock WHERE h.name = $1 AND h.id <> $4 AND h.expires_at <= clock.now)
+SELECT fence, NULL::bigint FROM taken
+UNION ALL
+SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
+         (SELECT min(expires_at) FROM live WHERE id <> $4), clock.now) - clock.now)) * 1000))::bigint
+  FROM clock WHERE NOT EXISTS (SELECT 1 FROM taken))";
+
 // The payload names the lock ('f': freed, 'k': kept), unless the name is too long for a
 // payload (8,000 bytes): then it names none, which wakes every waiter.
 constexpr std::string_view kRelease = R"(
@@ -80,6 +246,108 @@ told AS (
 SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
+// A fair lock's release is kRelease, whose notification names the first live place in the
+// queue ('n', its acquisition id, a newline, the lock's name), so that the listener wakes that
+// waiter alone, with the plain waiters of the lock; with nobody queued it names the lock only.
+// It runs after the name's turn, so it sees every place that committed before.
+constexpr std::string_view kReleaseFair = R"(
+WITH counted_down AS (
+  UPDATE {table} SET holds = array_remove(holds, $2::text)
+   WHERE name = $1 AND $2 = ANY (holds) AND cardinality(holds) > 1
+     AND expires_at > clock_timestamp()
+  RETURNING 1),
+kept AS (
+  UPDATE {table} SET owner = '', holds = ARRAY[]::text[],
+         expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
+   WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint > 0
+     AND expires_at > clock_timestamp()
+  RETURNING 'k'::text AS how),
+freed AS (
+  DELETE FROM {table}
+   WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint = 0
+     AND expires_at > clock_timestamp()
+  RETURNING 'f'::text AS how),
+next_in_line AS (
+  SELECT id FROM {holds}
+   WHERE name = $1 AND kind = 'queued' AND expires_at > clock_timestamp()
+   ORDER BY place LIMIT 1),
+told AS (
+  SELECT pg_notify('{channel}', CASE
+           WHEN octet_length($1) + COALESCE(octet_length(n.id), 0) >= 7900 THEN ''
+           WHEN n.id IS NULL THEN how || $1
+           ELSE 'n' || n.id || E'\n' || $1 END)
+    FROM (SELECT how FROM kept UNION ALL SELECT how FROM freed) AS ended
+    LEFT JOIN next_in_line n ON true)
+SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
+       (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
+
+// A shared hold's release removes its row, or with $3 > 0 keeps it, by nobody, until then
+// (hold_at_least). It tells the lock's waiters ('r' and the name for a read-write lock, 'p'
+// for a semaphore), except for a reader that leaves other live readers behind: a writer still
+// waits for them, and a reader was not waiting for it. $1 name, $2 acquisition id, $3 ms to
+// keep the hold (0: remove it now). One row as kRelease's.
+constexpr std::string_view kReleaseShared = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+kept AS (
+  UPDATE {holds} h SET owner = '', expires_at = clock.now + $3::bigint * interval '1 millisecond'
+    FROM clock
+   WHERE h.name = $1 AND h.id = $2 AND h.kind IN ('read', 'write', 'permit') AND h.owner <> ''
+     AND h.expires_at > clock.now AND $3::bigint > 0
+  RETURNING h.kind),
+freed AS (
+  DELETE FROM {holds} h USING clock
+   WHERE h.name = $1 AND h.id = $2 AND h.kind IN ('read', 'write', 'permit') AND h.owner <> ''
+     AND h.expires_at > clock.now AND $3::bigint = 0
+  RETURNING h.kind),
+ended AS (SELECT kind FROM kept UNION ALL SELECT kind FROM freed),
+told AS (
+  SELECT pg_notify('{channel}', CASE WHEN octet_length($1) >= 7900 THEN ''
+                                     WHEN kind = 'permit' THEN 'p' || $1 ELSE 'r' || $1 END)
+    FROM ended, clock
+   WHERE kind <> 'read' OR $3::bigint > 0 OR NOT EXISTS (
+           SELECT 1 FROM {holds} h
+            WHERE h.name = $1 AND h.id <> $2 AND h.kind = 'read' AND h.expires_at > clock.now))
+SELECT (SELECT count(*) FROM ended), (SELECT count(*) FROM told))";
+
+// A waiter that leaves without the lock takes its fair place or its writer's mark back at once.
+// A writer's mark that was the last lets the readers in: they are told ('r'). A place that was
+// first, in front of a free lock, hands the turn on: the next place is named as a fair release
+// names it. It runs after the name's turn. $1 name, $2 acquisition id. One row: the number of
+// rows removed.
+constexpr std::string_view kWithdraw = R"(
+WITH clock AS (SELECT clock_timestamp() AS now),
+gone AS (
+  DELETE FROM {holds} h USING clock
+   WHERE h.name = $1 AND h.id = $2 AND h.kind IN ('queued', 'writer')
+  RETURNING h.kind, h.place, h.expires_at > clock.now AS live),
+readers_let_in AS (
+  SELECT 1 FROM gone, clock
+   WHERE gone.kind = 'writer' AND NOT EXISTS (
+           SELECT 1 FROM {holds} h
+            WHERE h.name = $1 AND h.id <> $2 AND h.kind = 'writer' AND h.expires_at > clock.now)),
+next_in_line AS (
+  SELECT h.id FROM {holds} h, gone, clock
+   WHERE gone.kind = 'queued' AND gone.live AND h.name = $1 AND h.kind = 'queued'
+     AND h.id <> $2 AND h.expires_at > clock.now
+     AND NOT EXISTS (SELECT 1 FROM {holds} a
+                      WHERE a.name = $1 AND a.kind = 'queued' AND a.id <> $2
+                        AND a.expires_at > clock.now AND a.place < gone.place)
+     AND NOT EXISTS (SELECT 1 FROM {table} l WHERE l.name = $1 AND l.expires_at > clock.now)
+   ORDER BY h.place LIMIT 1),
+told AS (
+  SELECT pg_notify('{channel}', CASE WHEN octet_length($1) >= 7900 THEN '' ELSE 'r' || $1 END)
+    FROM readers_let_in
+  UNION ALL
+  SELECT pg_notify('{channel}', CASE WHEN octet_length($1) + octet_length(id) >= 7900 THEN ''
+                                     ELSE 'n' || id || E'\n' || $1 END)
+    FROM next_in_line)
+SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM told))";
+
+// The name's turn: the statement after it, in the same transaction, runs once no other
+// statement on the name is running, and sees what they committed (Connection::run_after).
+constexpr std::string_view kTurn = R"(
+SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1)))";
+
 constexpr std::string_view kRenew = R"(
 WITH asked AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS a(name, id, ttl)),
@@ -90,9 +358,18 @@ renewed AS (
     FROM (SELECT name, max(ttl) AS ttl FROM asked GROUP BY name) AS longest
    WHERE l.name = longest.name AND l.expires_at > clock_timestamp()
      AND EXISTS (SELECT 1 FROM asked WHERE asked.name = l.name AND asked.id = ANY (l.holds))
-  RETURNING l.name, l.holds)
+  RETURNING l.name, l.holds),
+renewed_shared AS (
+  UPDATE {holds} AS h
+     SET expires_at = GREATEST(h.expires_at, clock_timestamp() + asked.ttl * interval '1 millisecond')
+    FROM asked
+   WHERE h.name = asked.name AND h.id = asked.id AND h.kind IN ('read', 'write', 'permit')
+     AND h.owner <> '' AND h.expires_at > clock_timestamp()
+  RETURNING h.id)
 SELECT asked.id FROM asked JOIN renewed ON renewed.name = asked.name
- WHERE asked.id = ANY (renewed.holds))";
+ WHERE asked.id = ANY (renewed.holds)
+UNION ALL
+SELECT id FROM renewed_shared)";
 
 // Clients that start together take turns (the advisory lock), so that none fails on another's
 // half-made table.
@@ -107,10 +384,21 @@ CREATE TABLE IF NOT EXISTS {table} (
   holder text NOT NULL,
   expires_at timestamptz NOT NULL);
 CREATE SEQUENCE IF NOT EXISTS {fence};
+CREATE TABLE IF NOT EXISTS {holds} (
+  name text NOT NULL,
+  id text NOT NULL,
+  kind text NOT NULL,
+  owner text NOT NULL,
+  fence bigint,
+  place bigint,
+  holder text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (name, id));
 COMMIT;)";
 
-std::string acquire_text() {
-  std::string text(kAcquire);
+// The exclusive lock's statements, with `@` written out as kContinuing.
+std::string with_continuing(std::string_view statement) {
+  std::string text(statement);
   for (auto at = text.find('@'); at != std::string::npos; at = text.find('@', at))
     text.replace(at, 1, "(" + std::string(kContinuing) + ")");
   return text;
@@ -119,9 +407,17 @@ std::string acquire_text() {
 }  // namespace
 
 LockStatements lock_statements(const PostgresSettings& settings) {
-  return {{"distlock_acquire", with_names(acquire_text(), settings)},
+  return {{"distlock_acquire", with_names(with_continuing(kAcquire), settings)},
+          {"distlock_acquire_fair", with_names(with_continuing(kAcquireFair), settings)},
+          {"distlock_acquire_read", with_names(kAcquireRead, settings)},
+          {"distlock_acquire_write", with_names(kAcquireWrite, settings)},
+          {"distlock_acquire_permit", with_names(kAcquirePermit, settings)},
           {"distlock_release", with_names(kRelease, settings)},
-          {"distlock_renew", with_names(kRenew, settings)}};
+          {"distlock_release_fair", with_names(kReleaseFair, settings)},
+          {"distlock_release_shared", with_names(kReleaseShared, settings)},
+          {"distlock_withdraw", with_names(kWithdraw, settings)},
+          {"distlock_renew", with_names(kRenew, settings)},
+          {"distlock_turn", with_names(kTurn, settings)}};
 }
 
 std::string lock_table_ddl(const PostgresSettings& settings) { return with_names(kDdl, settings); }

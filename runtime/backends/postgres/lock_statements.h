@@ -7,6 +7,14 @@
 // take over; nothing needs to delete it. Fences come from a sequence, drawn while the
 // acquisition holds its turn at the name, so they increase in the order of the grants, across
 // restarts too.
+//
+// The other kinds keep one row per acquisition in a second table, the holds table, keyed by the
+// name and the acquisition id: a reader's, a writer's or a permit's hold, a waiting writer's
+// mark, or a fair waiter's place in the queue of the exclusive lock (whose fair grants are the
+// exclusive lock's row). Their statements read several rows of a name, so each runs after the
+// name's turn in the same round trip (Connection::run_after): a statement reads the rows as
+// they were when it started, and only a statement that starts once it has the turn sees what
+// the one before it committed.
 #pragma once
 
 #include <string>
@@ -22,18 +30,38 @@ struct LockStatements {
   // owner holds the lock now; a null and the ms until the holder's lease runs out when
   // another holds it; no row when it was taken by another just as this statement began.
   Statement acquire;
+  // The same for a fair lock, after the turn: the first live place in the queue takes the free
+  // lock; another keeps its place (or joins at the back) for one more ttl, and gets the ms
+  // until the holder's lease, or the place ahead of it, runs out.
+  Statement acquire_fair;
+  // After the turn. $1..$6 as acquire, and $7 holds_write: a read hold.
+  Statement acquire_read;
+  // After the turn. $1..$6 as acquire: a write hold; not granted, a mark that holds new readers
+  // back for one ttl.
+  Statement acquire_write;
+  // After the turn. $1..$5 as acquire, $6 the number of permits.
+  Statement acquire_permit;
   // $1 name, $2 acquisition id, $3 ms to keep the lock taken by nobody (0: free it now). One
   // row: 1 when the hold was removed, 0 when the server did not have it. Freeing or keeping
   // the lock notifies the table's channel.
   Statement release;
+  // The same for a fair lock, after the turn: the notification names the next waiter in line.
+  Statement release_fair;
+  // After the turn. $1..$3 as release: a read, write or permit hold.
+  Statement release_shared;
+  // After the turn. $1 name, $2 acquisition id: a waiter that leaves without the lock takes its
+  // fair place or writer's mark back, and tells whom that lets in.
+  Statement withdraw;
   // $1 names, $2 acquisition ids, $3 ttls in ms (arrays, one entry per lease). The ids of the
   // leases whose holds were found and extended; the others are gone.
   Statement renew;
+  // $1 name: the name's turn (a transaction-level advisory lock).
+  Statement turn;
 };
 
 LockStatements lock_statements(const PostgresSettings& settings);
 
-// The table and the fence sequence, as `lock_statements` expects them, in one transaction: what
+// The tables and the fence sequence, as `lock_statements` expects them, in one transaction: what
 // the backend runs when the table is missing, and what the guide gives users without the right
 // to create it.
 std::string lock_table_ddl(const PostgresSettings& settings);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <distlock/error.h>
+#include <distlock/log.h>
 
 #include "backends/postgres/async_waiter.h"
 #include "backends/postgres/attempt.h"
@@ -42,6 +43,10 @@ std::string text_array(const std::vector<std::string_view>& items) {
   return array + "}";
 }
 
+// Whether a waiter of this kind keeps something while it waits (a fair place, a writer's mark),
+// which lasts one ttl past its latest try and which it gives back when it leaves.
+bool keeps_a_place(const LockKind& kind) { return kind.fair || kind.mode == Mode::write; }
+
 const char* value_of(const Result& result, int row, int column) {
   return PQgetisnull(result.get(), row, column) == 1 ? nullptr
                                                      : PQgetvalue(result.get(), row, column);
@@ -55,7 +60,8 @@ class PostgresBackend final : public Backend {
         holder_(process_label() + ' '),
         statements_(lock_statements(settings_)),
         pool_(settings_, settings_.max_connections),
-        try_once_([this](const AcquireRequest& request) { return try_once(request); }) {
+        try_once_([this](const AcquireRequest& request) { return try_once(request); }),
+        withdraw_([this](const AcquireRequest& request) { withdraw(request); }) {
     create_table_if_missing();
     listener_ = std::make_unique<ReleaseListener>(settings_, stats_);
   }
@@ -64,19 +70,31 @@ class PostgresBackend final : public Backend {
   std::shared_ptr<PendingAcquisition> acquire_async(const AcquireRequest& request,
                                                     AsyncExecutor& executor,
                                                     AcquireCompletion done) override {
-    auto waiter = std::make_shared<AsyncWaiter>(request, try_once_, *listener_, stats_, executor,
-                                                std::move(done));
+    auto waiter = std::make_shared<AsyncWaiter>(request, try_once_, withdraw_, *listener_, stats_,
+                                                executor, std::move(done));
     waiter->start();
     return waiter;
   }
   ReleaseOutcome release(const ReleaseRequest& request) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
+  bool supports_fair() const override { return true; }
   bool supports_keeping() const override { return true; }
 
  private:
+  // Tries until granted or the deadline; throws BackendUnavailable naming the lock.
+  std::optional<Grant> wait_for_grant(const AcquireRequest& request);
   // One try; throws BackendUnavailable naming the lock.
   Attempt try_once(const AcquireRequest& request);
+  // Gives back what a waiter that leaves without the lock keeps (keeps_a_place); a failure is
+  // logged, and what was kept runs out one ttl after the waiter's latest try.
+  void withdraw(const AcquireRequest& request);
+  // Runs the statement on the connection, after the name's turn unless it is the exclusive
+  // lock's own (whose upsert of one row needs none).
+  Result run_statement(Connection& connection, const Statement& statement, std::string_view name,
+                       std::span<const std::string> params) const;
   // Runs `operation` on a pooled connection, and once more on a new one when a reused
   // connection broke without timing out (it had gone stale: a server restart, a terminated
   // session). Throws ServerError.
@@ -91,6 +109,7 @@ class PostgresBackend final : public Backend {
   const LockStatements statements_;
   ConnectionPool pool_;
   const AsyncWaiter::TryOnce try_once_;
+  const AsyncWaiter::Withdraw withdraw_;
   std::unique_ptr<ReleaseListener> listener_;
 };
 
@@ -118,9 +137,11 @@ void PostgresBackend::throw_for_lock(const ServerError& error, std::string_view 
 void PostgresBackend::create_table_if_missing() {
   try {
     with_connection([&](Connection& connection) {
-      const std::vector<std::string> names{settings_.table, settings_.fence_sequence};
-      const Statement present{"distlock_table_present",
-                              "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL"};
+      const std::vector<std::string> names{settings_.table, settings_.fence_sequence,
+                                           settings_.holds_table};
+      const Statement present{"distlock_tables_present",
+                              "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL "
+                              "AND to_regclass($3) IS NOT NULL"};
       const Result found = connection.run(present, names);
       if (std::string_view(PQgetvalue(found.get(), 0, 0)) == "t") return;
       try {
@@ -128,7 +149,7 @@ void PostgresBackend::create_table_if_missing() {
       } catch (const ServerError& error) {
         if (error.sqlstate() == kInsufficientPrivilege)
           throw ConfigError("", settings_.server,
-                            "the lock table " + settings_.table +
+                            "the lock table " + settings_.table + " or " + settings_.holds_table +
                                 " is missing and this user may not create it (" + error.reason() +
                                 "); create it once as its owner (the guide's PostgreSQL section "
                                 "has the SQL), or grant CREATE on the schema");
@@ -141,22 +162,44 @@ void PostgresBackend::create_table_if_missing() {
   }
 }
 
+Result PostgresBackend::run_statement(Connection& connection, const Statement& statement,
+                                      std::string_view name,
+                                      std::span<const std::string> params) const {
+  if (&statement == &statements_.acquire || &statement == &statements_.release)
+    return connection.run(statement, params);
+  const std::string turn_params[] = {std::string(name)};
+  return connection.run_after(statements_.turn, turn_params, statement, params);
+}
+
 Attempt PostgresBackend::try_once(const AcquireRequest& request) {
+  const LockKind& kind = request.hold.kind;
   const std::string holder =
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
-  const std::vector<std::string> params{std::string(request.hold.name),
-                                        std::string(request.hold.owner),
-                                        std::to_string(request.ttl.count()),
-                                        std::string(request.hold.acquisition_id),
-                                        holder,
-                                        request.reentry ? "t" : "f"};
+  std::vector<std::string> params{std::string(request.hold.name), std::string(request.hold.owner),
+                                  std::to_string(request.ttl.count()),
+                                  std::string(request.hold.acquisition_id), holder};
+  const Statement* statement = &statements_.acquire;
+  if (kind.semaphore()) {
+    statement = &statements_.acquire_permit;
+    params.push_back(std::to_string(kind.permits));
+  } else {
+    params.emplace_back(request.reentry ? "t" : "f");
+    if (kind.mode == Mode::read) {
+      statement = &statements_.acquire_read;
+      params.emplace_back(request.holds_write ? "t" : "f");
+    } else if (kind.mode == Mode::write) {
+      statement = &statements_.acquire_write;
+    } else if (kind.fair) {
+      statement = &statements_.acquire_fair;
+    }
+  }
   try {
     return with_connection([&](Connection& connection) {
       // The lease's validity counts from the send time of the statement that won.
       const auto sent_at = SteadyClock::now();
-      const Result result = connection.run(statements_.acquire, params);
+      const Result result = run_statement(connection, *statement, request.hold.name, params);
       Attempt attempt;
       if (PQntuples(result.get()) == 0) return attempt;
       if (const char* fence = value_of(result, 0, 0)) {
@@ -165,7 +208,10 @@ Attempt PostgresBackend::try_once(const AcquireRequest& request) {
         return attempt;
       }
       if (const char* left = value_of(result, 0, 1))
-        attempt.holder_ms_left = parse_decimal<long long>(left).value_or(0);
+        attempt.retry_in_ms = parse_decimal<long long>(left).value_or(0);
+      // A place lasts one ttl past the latest try: asking again every third of it keeps it.
+      if (keeps_a_place(kind))
+        attempt.retry_in_ms = std::min<long long>(attempt.retry_in_ms, request.ttl.count() / 3);
       return attempt;
     });
   } catch (const ServerError& error) {
@@ -173,13 +219,40 @@ Attempt PostgresBackend::try_once(const AcquireRequest& request) {
   }
 }
 
+void PostgresBackend::withdraw(const AcquireRequest& request) {
+  if (!keeps_a_place(request.hold.kind)) return;
+  const std::vector<std::string> params{std::string(request.hold.name),
+                                        std::string(request.hold.acquisition_id)};
+  try {
+    with_connection([&](Connection& connection) {
+      (void)run_statement(connection, statements_.withdraw, request.hold.name, params);
+    });
+  } catch (const ServerError& error) {
+    log(LogLevel::warning, std::string(request.hold.name) + " on " + settings_.server +
+                               ": a waiter that left could not give its place back (" +
+                               error.reason() + "); it runs out one ttl after its latest try");
+  }
+}
+
 std::optional<Grant> PostgresBackend::acquire(const AcquireRequest& request) {
+  std::optional<Grant> grant;
+  try {
+    grant = wait_for_grant(request);
+  } catch (...) {
+    withdraw(request);
+    throw;
+  }
+  if (!grant) withdraw(request);
+  return grant;
+}
+
+std::optional<Grant> PostgresBackend::wait_for_grant(const AcquireRequest& request) {
   Attempt attempt = try_once(request);
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
   ++stats_.contended;
-  const auto ticket = listener_->watch(std::string(request.hold.name));
+  const auto ticket = listener_->watch(request.hold);
   // Only a try made while the LISTEN holds is sure to hear of every later release.
-  ticket->wait_listening(std::min(holder_gone(attempt.holder_ms_left), request.deadline));
+  ticket->wait_listening(std::min(retry_time(attempt.retry_in_ms), request.deadline));
   for (;;) {
     const bool heard = ticket->listening();
     const auto seen = ticket->generation();
@@ -189,7 +262,7 @@ std::optional<Grant> PostgresBackend::acquire(const AcquireRequest& request) {
       return attempt.grant;
     }
     if (SteadyClock::now() >= request.deadline) return std::nullopt;
-    const auto until = std::min(holder_gone(attempt.holder_ms_left), request.deadline);
+    const auto until = std::min(retry_time(attempt.retry_in_ms), request.deadline);
     bool released = false;
     if (heard) {
       WaitingScope waiting(stats_);
@@ -205,6 +278,11 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
   const std::vector<std::string> params{std::string(request.hold.name),
                                         std::string(request.hold.acquisition_id),
                                         std::to_string(request.keep_for.count())};
+  const LockKind& kind = request.hold.kind;
+  const Statement& statement = kind.semaphore() || kind.mode != Mode::exclusive
+                                   ? statements_.release_shared
+                               : kind.fair ? statements_.release_fair
+                                           : statements_.release;
   // A release sent again after the first went out and its reply was lost: the first may have
   // removed the hold, so "not held" then means released.
   bool sent_before = false;
@@ -212,7 +290,7 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
     return with_connection([&](Connection& connection) {
       const bool retried = sent_before;
       sent_before = true;
-      const Result result = connection.run(statements_.release, params);
+      const Result result = run_statement(connection, statement, request.hold.name, params);
       const bool removed = std::string_view(PQgetvalue(result.get(), 0, 0)) != "0";
       return removed || retried ? ReleaseOutcome::released : ReleaseOutcome::not_held;
     });

@@ -19,21 +19,26 @@ namespace {
 constexpr std::chrono::milliseconds kFirstPause{50};
 constexpr std::chrono::milliseconds kLongestPause{1000};
 
+// The listener's key of the lock a hold is of: a letter for the kind (as the notifications
+// name them), then the name.
+std::string listened_lock(const HoldId& hold) {
+  const char kind = hold.kind.semaphore() ? 'p' : hold.kind.mode == Mode::exclusive ? 'x' : 'r';
+  return kind + std::string(hold.name);
+}
+
 }  // namespace
 
 ReleaseListener::Ticket::Ticket(ReleaseListener& listener, Locks::value_type& lock,
-                                std::function<void()> on_change)
-    : listener_(listener), lock_(lock) {
-  if (on_change) {
-    waker_ = lock_.second.wakers.insert(lock_.second.wakers.end(), std::move(on_change));
-    has_waker_ = true;
-  }
-}
+                                std::string fair_id, std::function<void()> on_change)
+    : listener_(listener),
+      lock_(lock),
+      fair_id_(std::move(fair_id)),
+      on_change_(std::move(on_change)) {}
 
 ReleaseListener::Ticket::~Ticket() {
   std::lock_guard lock(listener_.mutex_);
-  if (has_waker_) lock_.second.wakers.erase(waker_);
-  if (--lock_.second.watchers == 0) listener_.locks_.erase(lock_.first);
+  lock_.second.tickets.erase(entry_);
+  if (lock_.second.tickets.empty()) listener_.locks_.erase(lock_.first);
 }
 
 bool ReleaseListener::Ticket::wait_listening(TimePoint until) const {
@@ -48,13 +53,13 @@ bool ReleaseListener::Ticket::listening() const {
 
 std::uint64_t ReleaseListener::Ticket::generation() const {
   std::lock_guard lock(listener_.mutex_);
-  return lock_.second.generation;
+  return lock_.second.generation + own_wakes_;
 }
 
 bool ReleaseListener::Ticket::wait_for_release(std::uint64_t seen, TimePoint until) const {
   std::unique_lock lock(listener_.mutex_);
-  return lock_.second.released.wait_until(lock, until,
-                                          [&] { return lock_.second.generation != seen; });
+  return lock_.second.released.wait_until(
+      lock, until, [&] { return lock_.second.generation + own_wakes_ != seen; });
 }
 
 ReleaseListener::ReleaseListener(const PostgresSettings& settings, StatsCounters& stats)
@@ -74,12 +79,15 @@ ReleaseListener::~ReleaseListener() {
   thread_.join();
 }
 
-std::unique_ptr<ReleaseListener::Ticket> ReleaseListener::watch(const std::string& lock,
+std::unique_ptr<ReleaseListener::Ticket> ReleaseListener::watch(const HoldId& hold,
                                                                 std::function<void()> on_change) {
   std::lock_guard guard(mutex_);
-  auto& entry = *locks_.try_emplace(lock).first;
-  ++entry.second.watchers;
-  return std::make_unique<Ticket>(*this, entry, std::move(on_change));
+  auto& entry = *locks_.try_emplace(listened_lock(hold)).first;
+  auto ticket = std::make_unique<Ticket>(
+      *this, entry, hold.kind.fair ? std::string(hold.acquisition_id) : std::string(),
+      std::move(on_change));
+  ticket->entry_ = entry.second.tickets.insert(entry.second.tickets.end(), ticket.get());
+  return ticket;
 }
 
 void ReleaseListener::run() {
@@ -132,7 +140,14 @@ void ReleaseListener::serve() {
 }
 
 void ReleaseListener::released(std::string_view payload) {
-  const std::string_view name = payload.empty() ? payload : payload.substr(1);
+  const char kind = payload.empty() ? '\0' : payload.front();
+  std::string_view name = payload.empty() ? payload : payload.substr(1);
+  std::string_view fair_id;
+  if (kind == 'n') {
+    const auto newline = name.find('\n');
+    fair_id = name.substr(0, newline);
+    name = newline == std::string_view::npos ? std::string_view() : name.substr(newline + 1);
+  }
   std::lock_guard lock(mutex_);
   if (name.empty()) {
     for (auto& [lock_name, waited] : locks_) {
@@ -141,16 +156,32 @@ void ReleaseListener::released(std::string_view payload) {
     }
     return;
   }
-  const auto found = locks_.find(std::string(name));
+  const char listened_kind = kind == 'r' || kind == 'p' ? kind : 'x';
+  const auto found = locks_.find(listened_kind + std::string(name));
   if (found == locks_.end()) return;
   ++stats_.notifications;
-  wake_locked(found->second);
+  if (kind == 'n')
+    wake_named_locked(found->second, fair_id);
+  else
+    wake_locked(found->second);
 }
 
 void ReleaseListener::wake_locked(Lock& lock) {
   ++lock.generation;
   lock.released.notify_all();
-  for (const auto& waker : lock.wakers) waker();
+  for (const Ticket* ticket : lock.tickets)
+    if (ticket->on_change_) ticket->on_change_();
+}
+
+void ReleaseListener::wake_named_locked(Lock& lock, std::string_view fair_id) {
+  bool woke = false;
+  for (Ticket* ticket : lock.tickets) {
+    if (!ticket->fair_id_.empty() && ticket->fair_id_ != fair_id) continue;
+    ++ticket->own_wakes_;
+    woke = true;
+    if (ticket->on_change_) ticket->on_change_();
+  }
+  if (woke) lock.released.notify_all();
 }
 
 void ReleaseListener::set_listening(bool listening) {

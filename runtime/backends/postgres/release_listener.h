@@ -14,10 +14,13 @@
 //     ticket->wait_for_release(seen, until); // returns at once if a release came meanwhile
 //   }
 //
-// Each release of a lock moves its generation on and wakes every local waiter of it (they all
-// ask, and one wins); each LISTEN that takes hold moves every lock's on, since a waiter may have
-// missed a release while nobody listened. Correctness never rests on notifications alone:
-// waiters bound every wait by the holder's ttl.
+// A lock here is one lock of a name: its exclusive lock (plain and fair acquisitions share it),
+// its read-write lock or its semaphore, each notified apart (lock_statements.h). Each release of
+// a lock moves its generation on and wakes every local waiter of it (they all ask, and one
+// wins), except a fair release that names the next waiter in line: that wakes the named waiter
+// and the plain waiters of the lock, not the other fair ones. Each LISTEN that takes hold moves
+// every lock's on, since a waiter may have missed a release while nobody listened. Correctness
+// never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
 
 #include <condition_variable>
@@ -30,6 +33,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "backends/backend.h"
 #include "backends/postgres/settings.h"
 #include "core/stats.h"
 #include "util/event_fd.h"
@@ -38,12 +42,14 @@
 namespace distlock::detail::postgres {
 
 class ReleaseListener {
+ public:
+  class Ticket;
+
+ private:
   struct Lock {
-    unsigned watchers = 0;
     std::uint64_t generation = 0;
     std::condition_variable released;
-    // The waiters without a thread (async acquisitions): called where `released` is notified.
-    std::list<std::function<void()>> wakers;
+    std::list<Ticket*> tickets;
   };
   using Locks = std::unordered_map<std::string, Lock>;
 
@@ -54,8 +60,10 @@ class ReleaseListener {
   class Ticket {
    public:
     // `on_change`, if given, is called where a waiting thread would be woken, under the
-    // listener's mutex: it must only post the waiter's next step.
-    Ticket(ReleaseListener& listener, Locks::value_type& lock, std::function<void()> on_change);
+    // listener's mutex: it must only post the waiter's next step. `fair_id`: the acquisition id
+    // a fair release names this waiter by (empty for the others).
+    Ticket(ReleaseListener& listener, Locks::value_type& lock, std::string fair_id,
+           std::function<void()> on_change);
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
     ~Ticket();
@@ -69,10 +77,16 @@ class ReleaseListener {
     bool wait_for_release(std::uint64_t seen, TimePoint until) const;
 
    private:
+    friend class ReleaseListener;
+
     ReleaseListener& listener_;
     Locks::value_type& lock_;
-    std::list<std::function<void()>>::iterator waker_;
-    bool has_waker_ = false;
+    const std::string fair_id_;
+    const std::function<void()> on_change_;
+    std::list<Ticket*>::iterator entry_;
+    // The fair releases that woke this waiter and not every waiter of the lock: those naming it,
+    // and for a waiter that is not fair, every one (under the listener's mutex).
+    std::uint64_t own_wakes_ = 0;
   };
 
   // Starts the thread, which connects in the background. `settings` must outlive the listener.
@@ -82,17 +96,22 @@ class ReleaseListener {
   // Stops and joins the thread without waiting for the server.
   ~ReleaseListener();
 
-  std::unique_ptr<Ticket> watch(const std::string& lock, std::function<void()> on_change = {});
+  // Interest in the releases of the lock `hold` waits for.
+  std::unique_ptr<Ticket> watch(const HoldId& hold, std::function<void()> on_change = {});
 
  private:
   void run();
   // Listens on one connection until it fails or the listener stops.
   void serve();
-  // A notification's payload: 'f' or 'k' and the lock's name; the name alone is left out
-  // for a name too long for a payload, which wakes every waiter.
+  // A notification's payload: 'f' or 'k' and the name of an exclusive lock, 'r' and that of a
+  // read-write lock, 'p' that of a semaphore, or 'n', the acquisition id of the fair waiter
+  // next in line, a newline and the name of its exclusive lock. An empty payload (a name too
+  // long for one) wakes every waiter.
   void released(std::string_view payload);
   // Under mutex_: moves `lock` on and wakes its waiters.
   void wake_locked(Lock& lock);
+  // Under mutex_: wakes the waiter of `lock` named `fair_id` and its waiters that are not fair.
+  void wake_named_locked(Lock& lock, std::string_view fair_id);
   void set_listening(bool listening);
 
   const PostgresSettings& settings_;

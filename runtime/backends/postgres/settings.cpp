@@ -133,8 +133,8 @@ bool sets_connect_timeout(const PQconninfoOption* parsed) {
 }
 
 // A plain SQL name, as the statements write it unquoted: lower case letters, digits and '_',
-// not starting with a digit, and at most 54 bytes (the fence sequence adds "_fence" within
-// PostgreSQL's 63).
+// not starting with a digit, and at most 54 bytes (the fence sequence adds "_fence", the holds
+// table "_holds", within PostgreSQL's 63).
 bool plain_name(std::string_view name) {
   constexpr std::size_t kLongest = 54;
   if (name.empty() || name.size() > kLongest || (name[0] >= '0' && name[0] <= '9')) return false;
@@ -193,6 +193,7 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
                         "case letters, digits and '_', at most 54 of them), or schema.name");
     settings.table = *table;
   }
+  settings.holds_table = settings.table + "_holds";
   settings.fence_sequence = settings.table + "_fence";
   settings.channel = settings.table;
   return settings;

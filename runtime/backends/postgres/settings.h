@@ -24,9 +24,11 @@ struct PostgresSettings {
   std::string connect_timeout_seconds;
   Millis command_timeout{0};
   unsigned max_connections = 0;
-  // The lock table, as SQL names it: an identifier, or schema.identifier; the fence sequence
-  // is <table>_fence and the release channel is the table's name.
+  // The lock table, as SQL names it: an identifier, or schema.identifier; the shared holds and
+  // waiters' table is <table>_holds, the fence sequence <table>_fence and the release channel
+  // is the table's name.
   std::string table;
+  std::string holds_table;
   std::string fence_sequence;
   std::string channel;
 };
