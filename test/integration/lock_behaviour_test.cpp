@@ -1229,7 +1229,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql})),
+                                                    Backend::redis_sentinel, Backend::etcd,
+                                                    Backend::postgresql})),
                          backend_name);
 #endif
 
