@@ -176,6 +176,40 @@ TEST_F(EtcdBackend, AnUnreachableServerIsBackendUnavailableNamingIt) {
   }
 }
 
+// An acquisition rides an outage through while its wait has time left: one whose wait runs
+// out first fails naming the server only then, one that outlasts the outage is granted.
+TEST_F(EtcdBackend, AnAcquisitionRidesAnOutageThroughWhileItsWaitLasts) {
+  auto client = Client::connect(url_);
+  server().stop();
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    (void)client->acquire(spec("outage", 10s, wait(500ms)), key_);
+    ADD_FAILURE() << "granted while the server was down";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.server(), url_);
+    EXPECT_GE(std::chrono::steady_clock::now() - started, 500ms)
+        << "gave up before its wait ran out: " << error.what();
+  }
+  auto waited = std::async(std::launch::async,
+                           [&] { return client->acquire(spec("outage", 10s, wait(30s)), key_); });
+  // The same without a thread: the client's own thread tries again.
+  std::promise<Lease> granted_async;
+  client->acquire_async(spec("outage", 10s, wait(30s)), key_ + "-async",
+                        [&granted_async](std::exception_ptr error, Lease lease) {
+                          if (error) {
+                            granted_async.set_exception(error);
+                          } else {
+                            granted_async.set_value(std::move(lease));
+                          }
+                        });
+  server().restart();
+  ASSERT_EQ(waited.wait_for(30s), std::future_status::ready);
+  EXPECT_TRUE(waited.get().valid());
+  auto async_outcome = granted_async.get_future();
+  ASSERT_EQ(async_outcome.wait_for(30s), std::future_status::ready);
+  EXPECT_TRUE(async_outcome.get().valid());
+}
+
 TEST_F(EtcdBackend, AMemberThatIsDownIsPassedForTheNextOne) {
   const std::uint16_t closed = free_loopback_port();
   auto client =

@@ -46,6 +46,20 @@ void AsyncWaiter::step(bool entering) {
       contender_->leave();
       standing = contender_->enter();
     }
+  } catch (const RpcError& error) {
+    contender_->leave();
+    if (!error.unavailable() || SteadyClock::now() >= request_.deadline) {
+      complete(std::nullopt, failed_(request_));
+      return;
+    }
+    // Ridden through while the wait has time: enter again after the pause, the last time at
+    // the deadline.
+    enter_next_ = true;
+    const auto retry_at = std::min(SteadyClock::now() + pause_.next(), request_.deadline);
+    timer_ = executor_.post_at(retry_at, [self = shared_from_this(), armed = timer_generation_] {
+      self->woken(armed, true);
+    });
+    return;
   } catch (...) {
     contender_->leave();
     complete(std::nullopt, failed_(request_));
@@ -73,11 +87,11 @@ void AsyncWaiter::step(bool entering) {
   arm_timer();
 }
 
-void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
+void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation, bool retrying) {
   if (finished_) return;
   if (timer_generation) {
     if (*timer_generation != timer_generation_) return;
-    if (SteadyClock::now() >= request_.deadline) {
+    if (!retrying && SteadyClock::now() >= request_.deadline) {
       contender_->leave();
       complete(std::nullopt, nullptr);
       return;
@@ -86,7 +100,7 @@ void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation) {
     if (!ticket_) return;
     ++stats_.woken_by_release;
   }
-  step(false);
+  step(std::exchange(enter_next_, false));
 }
 
 void AsyncWaiter::arm_timer() {

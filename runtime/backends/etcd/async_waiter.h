@@ -3,7 +3,8 @@
 // blocking wait's protocol, each step a task on the client's executor. It enters; finding a
 // contender ahead, it watches that contender's deletion, which posts its next look, and arms a
 // timer for its own lease's next keep-alive and the deadline. Each step is a round trip the
-// executor's thread waits for (as on ZooKeeper: one copy of the recipe).
+// executor's thread waits for (as on ZooKeeper: one copy of the recipe). While etcd is
+// unavailable it tries again after a pause, as long as its wait has time left.
 #pragma once
 
 #include <exception>
@@ -14,6 +15,7 @@
 #include "backends/backend.h"
 #include "backends/etcd/deletion_watcher.h"
 #include "backends/etcd/mutex_contender.h"
+#include "backends/etcd/retry_pause.h"
 #include "core/async_executor.h"
 #include "core/stats.h"
 
@@ -39,7 +41,9 @@ class AsyncWaiter final : public PendingAcquisition,
 
  private:
   void step(bool entering);
-  void woken(std::optional<std::uint64_t> timer_generation);
+  // A release (no generation) or a timer; `retrying`: the timer of a retry after an outage,
+  // which tries even at the deadline.
+  void woken(std::optional<std::uint64_t> timer_generation, bool retrying = false);
   void arm_timer();
   void cancel_timer();
   void complete(std::optional<Grant> grant, std::exception_ptr error);
@@ -56,6 +60,9 @@ class AsyncWaiter final : public PendingAcquisition,
   // Everything below is the executor thread's.
   bool finished_ = false;
   bool contended_ = false;
+  // The next step enters anew: the last failed while etcd was unavailable.
+  bool enter_next_ = false;
+  RetryPause pause_;
   std::unique_ptr<DeletionWatcher::Ticket> ticket_;
   std::optional<AsyncExecutor::TimerId> timer_;
   std::uint64_t timer_generation_ = 0;

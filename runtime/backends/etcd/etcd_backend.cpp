@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "backends/etcd/lease_shelf.h"
 #include "backends/etcd/mutex_contender.h"
 #include "backends/etcd/mutex_keys.h"
+#include "backends/etcd/retry_pause.h"
 #include "backends/etcd/rpc_client.h"
 #include "backends/etcd/settings.h"
 #include "util/process_label.h"
@@ -51,6 +53,10 @@ class EtcdBackend final : public Backend {
 
  private:
   std::unique_ptr<MutexContender> contender_for(const AcquireRequest& request);
+  // One pass of the Mutex recipe: enter, then wait for the contenders ahead until the grant or
+  // the deadline. Throws RpcError.
+  std::optional<Grant> contend(const AcquireRequest& request, MutexContender& contender,
+                               bool& contended);
   // A reentry of a hold this owner has: its grant, or none when the hold's key is gone.
   std::optional<Grant> reenter(const AcquireRequest& request);
   Grant grant(const AcquireRequest& request, const MutexContender& contender, bool contended);
@@ -115,46 +121,57 @@ std::exception_ptr EtcdBackend::failure(const AcquireRequest& request) const {
 
 std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
   auto contender = contender_for(request);
-  try {
-    if (request.reentry)
-      if (auto reentered = reenter(request)) return reentered;
-    Standing standing = contender->enter();
-    bool contended = false;
-    std::optional<WaitingScope> waiting;
-    while (!standing.holds) {
-      if (standing.gone) {
-        contender->leave();
-        standing = contender->enter();
-        continue;
-      }
-      if (SteadyClock::now() >= request.deadline) {
-        contender->leave();
-        return std::nullopt;
-      }
-      if (!contended) {
-        contended = true;
-        ++stats_.contended;
-        waiting.emplace(stats_);
-      }
-      const auto ticket = watcher_->watch(standing.ahead->key, standing.listed_at + 1);
-      const bool deleted = ticket->wait(std::min(contender->keep_alive_due(), request.deadline));
-      if (deleted) {
-        ++stats_.woken_by_release;
-      } else if (SteadyClock::now() >= request.deadline) {
-        contender->leave();
-        return std::nullopt;
-      }
-      if (SteadyClock::now() >= contender->keep_alive_due() && !contender->keep_alive()) {
-        standing.gone = true;
-        continue;
-      }
-      standing = contender->look();
+  bool contended = false;
+  RetryPause pause;
+  for (;;) {
+    try {
+      if (request.reentry)
+        if (auto reentered = reenter(request)) return reentered;
+      return contend(request, *contender, contended);
+    } catch (const RpcError& error) {
+      contender->leave();
+      if (!error.unavailable() || SteadyClock::now() >= request.deadline)
+        throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
+      // The last try is made at the deadline.
+      std::this_thread::sleep_until(std::min(SteadyClock::now() + pause.next(), request.deadline));
     }
-    return grant(request, *contender, contended);
-  } catch (const RpcError& error) {
-    contender->leave();
-    throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
   }
+}
+
+std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, MutexContender& contender,
+                                          bool& contended) {
+  Standing standing = contender.enter();
+  std::optional<WaitingScope> waiting;
+  while (!standing.holds) {
+    if (standing.gone) {
+      contender.leave();
+      standing = contender.enter();
+      continue;
+    }
+    if (SteadyClock::now() >= request.deadline) {
+      contender.leave();
+      return std::nullopt;
+    }
+    if (!contended) {
+      contended = true;
+      ++stats_.contended;
+    }
+    if (!waiting) waiting.emplace(stats_);
+    const auto ticket = watcher_->watch(standing.ahead->key, standing.listed_at + 1);
+    const bool deleted = ticket->wait(std::min(contender.keep_alive_due(), request.deadline));
+    if (deleted) {
+      ++stats_.woken_by_release;
+    } else if (SteadyClock::now() >= request.deadline) {
+      contender.leave();
+      return std::nullopt;
+    }
+    if (SteadyClock::now() >= contender.keep_alive_due() && !contender.keep_alive()) {
+      standing.gone = true;
+      continue;
+    }
+    standing = contender.look();
+  }
+  return grant(request, contender, contended);
 }
 
 std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequest& request,

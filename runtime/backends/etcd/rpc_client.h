@@ -30,6 +30,9 @@ class RpcError : public std::runtime_error {
   grpc::StatusCode code() const { return code_; }
   std::string reason() const { return what(); }
   bool timed_out() const { return code_ == grpc::StatusCode::DEADLINE_EXCEEDED; }
+  // No member could be reached, or the one reached has no leader (an election): an
+  // acquisition rides it through while its wait has time left.
+  bool unavailable() const { return code_ == grpc::StatusCode::UNAVAILABLE; }
 
  private:
   grpc::StatusCode code_;

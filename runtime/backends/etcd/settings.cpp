@@ -38,13 +38,13 @@ EtcdSettings etcd_settings(const Url& url, const Options& options) {
   if (url.endpoints.empty())
     bad_etcd_url(url, "etcd:// needs at least one member, such as etcd://127.0.0.1:2379");
   if (!url.path.empty() && url.path != "/")
-    bad_etcd_url(url,
-            "an etcd:// URL has no path: locks live under /distlock; remove '" + url.path + "'");
+    bad_etcd_url(
+        url, "an etcd:// URL has no path: locks live under /distlock; remove '" + url.path + "'");
   if (url.user || url.password) {
     if (!url.user || url.user->empty() || !url.password)
       bad_etcd_url(url,
-              "etcd's authentication needs both a user and a password "
-              "(etcd://user:password@host:2379)");
+                   "etcd's authentication needs both a user and a password "
+                   "(etcd://user:password@host:2379)");
     settings.user = url.user;
     settings.password = url.password;
   }
