@@ -163,6 +163,25 @@ TEST_F(EtcdBackend, AShelvedLeaseRevokedByHandIsReplaced) {
   EXPECT_NE(key.substr(key.rfind('/') + 1), lease_id);
 }
 
+// A reentry shares the hold's lease, which etcd cannot lengthen: a longer ttl is refused
+// saying so, and one no longer re-enters.
+TEST_F(EtcdBackend, AReentryLongerThanItsHoldsLeaseIsRefusedSayingWhy) {
+  auto client = Client::connect(url_);
+  Lease outer = client->acquire(spec("reentered", 5s), key_);
+  try {
+    (void)client->acquire(spec("reentered", 30s), key_);
+    ADD_FAILURE() << "re-entered with a longer ttl than the hold's lease";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("shares the lease of the hold it re-enters"),
+              std::string::npos)
+        << error.what();
+  }
+  Lease inner = client->acquire(spec("reentered", 5s), key_);
+  EXPECT_EQ(inner.fence(), outer.fence());
+  EXPECT_LE(inner.valid_until(), outer.valid_until() + 1ms)
+      << "the reentry's validity outlasts the lease it shares";
+}
+
 TEST_F(EtcdBackend, AnUnreachableServerIsBackendUnavailableNamingIt) {
   const std::uint16_t closed = free_loopback_port();
   const std::string url = "etcd://127.0.0.1:" + std::to_string(closed);

@@ -89,11 +89,19 @@ std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
   const std::string prefix = lock_prefix(request.hold.name);
   const auto held = holds_.find(prefix, request.hold.owner);
   if (!held) return std::nullopt;
-  // One round trip: a send time the server heard, and a key deleted behind our back noticed.
-  const auto sent_at = SteadyClock::now();
+  // The reentry shares the hold's lease, whose ttl etcd cannot lengthen: a longer one would
+  // outlive it in the client's eyes.
+  if (request.ttl > held->ttl)
+    throw ConfigError(std::string(request.hold.name), settings_.server,
+                      "a reentrant acquisition on etcd shares the lease of the hold it "
+                      "re-enters, whose ttl is " +
+                          std::to_string(held->ttl.count()) +
+                          " ms: give it that ttl or a shorter one");
+  // One round trip notices a key deleted behind our back; the validity counts, as the hold's
+  // does, from the last confirmation of the lease.
   if (keys_present({*held}, rpc_.command_deadline()).front() &&
       holds_.join(prefix, request.hold.owner, *held, request.hold.acquisition_id))
-    return Grant{static_cast<std::uint64_t>(held->revision), sent_at};
+    return Grant{static_cast<std::uint64_t>(held->revision), held->alive_since};
   holds_.forget(prefix, request.hold.owner, *held);
   return std::nullopt;
 }
@@ -183,7 +191,7 @@ std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequ
         executor.post([done = std::move(done), grant = *reentered] { done(grant, nullptr); });
         return nullptr;
       }
-    } catch (const RpcError&) {
+    } catch (...) {
       executor.post(
           [done = std::move(done), error = failure(request)] { done(std::nullopt, error); });
       return nullptr;
