@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -223,19 +224,22 @@ TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
   const std::string type = unique_name("interop");
   const std::string path = zk_lock_path(type, key);
   constexpr int kIterations = 15;
+  // Readers hold longer than writers, so that two readers overlap however slowly the workers
+  // run (under ThreadSanitizer, 3 ms holds were once all apart).
+  auto pause_us = [](std::string_view mode) { return mode == "read" ? "20000" : "3000"; };
   auto distlock_worker = [&](const char* mode) {
     return std::make_unique<Subprocess>(
         DISTLOCK_RW_WORKER,
         std::vector<std::string>{"--url", url(), "--type", type, "--key", key, "--mode", mode,
                                  "--iterations", std::to_string(kIterations), "--threads", "2",
                                  "--counter", counter_, "--intervals", intervals_, "--pause-us",
-                                 "3000"});
+                                 pause_us(mode)});
   };
   const std::string go = (directory_.path() / "go").string();
   auto curator_worker = [&](const char* mode) {
     return curator({"--path", path, "--mode", mode, "--iterations", std::to_string(kIterations),
                     "--threads", "2", "--counter", counter_, "--intervals", intervals_,
-                    "--pause-us", "3000", "--go", go});
+                    "--pause-us", pause_us(mode), "--go", go});
   };
   // Curator first (its JVM takes a moment to start), waiting for the go; then distlock.
   auto curator_readers = curator_worker("read");
