@@ -83,15 +83,6 @@ double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
   return per_second(cycles, start);
 }
 
-double distlock_cycles_per_second(distlock::Client& client, int cycles) {
-  const auto start = Clock::now();
-  for (int i = 0; i < cycles; ++i) {
-    distlock::Lease lease = client.acquire(distlock::spec("bench", "30s"), "cycle");
-    lease.release();
-  }
-  return per_second(cycles, start);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -102,7 +93,8 @@ int main(int argc, char** argv) try {
       grpc::CreateChannel("ipv4:" + server.endpoint(), grpc::InsecureChannelCredentials());
   const auto kv = etcdserverpb::KV::NewStub(channel);
   // Both warmed up: the connections made, a lease on the shelf.
-  (void)distlock_cycles_per_second(*client, 100);
+  (void)distlock::bench::cycles_per_second(*client, 100, "cycle",
+                                           distlock::bench::Ending::release_call);
   (void)floor_cycles_per_second(*kv, 100);
 
   std::vector<double> ratios;
@@ -110,11 +102,13 @@ int main(int argc, char** argv) try {
   double floor = 0;
   for (int round = 0; round < settings.rounds; ++round) {
     if (round % 2 == 0) {
-      cycle = distlock_cycles_per_second(*client, settings.cycles);
+      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
+                                                 distlock::bench::Ending::release_call);
       floor = floor_cycles_per_second(*kv, settings.cycles);
     } else {
       floor = floor_cycles_per_second(*kv, settings.cycles);
-      cycle = distlock_cycles_per_second(*client, settings.cycles);
+      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
+                                                 distlock::bench::Ending::release_call);
     }
     ratios.push_back(cycle / floor);
   }

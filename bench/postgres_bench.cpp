@@ -69,15 +69,6 @@ double floor_cycles_per_second(PGconn* connection, int cycles) {
   return per_second(cycles, start);
 }
 
-double distlock_cycles_per_second(distlock::Client& client, int cycles) {
-  const auto start = Clock::now();
-  for (int i = 0; i < cycles; ++i) {
-    distlock::Lease lease = client.acquire(distlock::spec("bench", "30s"), "cycle");
-    lease.release();
-  }
-  return per_second(cycles, start);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -90,7 +81,8 @@ int main(int argc, char** argv) try {
     throw std::runtime_error(std::string("cannot connect: ") + PQerrorMessage(connection.get()));
   PQclear(PQprepare(connection.get(), "one", "SELECT 1", 0, nullptr));
   // Both warmed up: the statements prepared, the connections made.
-  (void)distlock_cycles_per_second(*client, 100);
+  (void)distlock::bench::cycles_per_second(*client, 100, "cycle",
+                                           distlock::bench::Ending::release_call);
   (void)floor_cycles_per_second(connection.get(), 100);
 
   std::vector<double> ratios;
@@ -98,11 +90,13 @@ int main(int argc, char** argv) try {
   double floor = 0;
   for (int round = 0; round < settings.rounds; ++round) {
     if (round % 2 == 0) {
-      cycle = distlock_cycles_per_second(*client, settings.cycles);
+      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
+                                                 distlock::bench::Ending::release_call);
       floor = floor_cycles_per_second(connection.get(), settings.cycles);
     } else {
       floor = floor_cycles_per_second(connection.get(), settings.cycles);
-      cycle = distlock_cycles_per_second(*client, settings.cycles);
+      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
+                                                 distlock::bench::Ending::release_call);
     }
     ratios.push_back(cycle / floor);
   }
