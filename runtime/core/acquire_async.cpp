@@ -55,7 +55,8 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   // The job's identity stays put (it is on the heap) while the request's views point into it.
   auto pending = backend_->acquire_async(
       request_for(job->preparation, job->deadline), async_executor_,
-      [self = shared_from_this(), job](std::optional<Grant> grant, std::exception_ptr error) {
+      [self = shared_from_this(), job](std::optional<Grant> grant,
+                                       std::exception_ptr error) mutable {
         std::optional<Lease> lease;
         if (!error) {
           try {
@@ -65,6 +66,11 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
             error = std::current_exception();
           }
         }
+        // The lease owns the client now. Kept past the handler, this owner could be the last
+        // one, dropped on this thread after the handler let its caller go on and drop the
+        // client: the client would then close on a thread of its own, perhaps after the
+        // process's exit began.
+        self.reset();
         deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
       });
   return AsyncAcquisition(

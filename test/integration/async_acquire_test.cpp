@@ -461,6 +461,26 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
       << logged;
 }
 
+// Once its handler has let the caller go on, an acquisition owns nothing of the client: a
+// client its caller drops then closes on the caller's thread, its threads gone when the drop
+// returns. (An owner kept past the handler could be the last, dropped on the client's own
+// thread, which would leave the client to close on a thread of its own, perhaps while the
+// process exits.) Rounds, since the handler's return races the caller's drop.
+TEST(AsyncAcquireHandler, AClientDroppedAfterTheHandlerClosesOnTheDroppingThread) {
+  constexpr int kRounds = 200;
+  const int threads_before = thread_count();
+  for (int round = 0; round < kRounds; ++round) {
+    auto client = Client::connect("memory://" + unique_name("dropped"));
+    auto granted = start_acquisition(*client, spec("dropped", 10s), "a");
+    Outcome outcome = outcome_of(granted);
+    ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+    outcome.lease.release();
+    outcome = {};
+    client.reset();
+    ASSERT_EQ(thread_count(), threads_before) << "round " << round;
+  }
+}
+
 // The outcomes of acquisitions that end in an order not known beforehand, as they come.
 class Arrivals {
  public:
