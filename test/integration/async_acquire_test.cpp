@@ -418,7 +418,7 @@ bool any(Backend) { return true; }
 bool redlock(Backend backend) {
   return backend == Backend::redis_redlock || backend == Backend::rediss_redlock;
 }
-bool with_every_kind(Backend backend) { return !redlock(backend) && backend != Backend::etcd; }
+bool with_every_kind(Backend backend) { return !redlock(backend); }
 // Where a waiter finds its holder's lease run out by its own timer, not by the server's
 // deletion of the holder's node or key, which wakes it as a release does.
 bool expiring(Backend backend) { return backend != Backend::zookeeper && backend != Backend::etcd; }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // What is particular to etcd://, against private etcd servers: distlock and `etcdctl lock` on the
 // same prefix exclude each other both ways (etcd's Mutex layout), the fence is the holder key's
-// create revision, a lease revoked behind the holder's back is reported lost, an unreachable
+// create revision, the lock kinds' keys are where etcd's recipes put them, a semaphore wakes
+// two waiters at most per release, a write holder's read keeps the writers queued behind the
+// write out, a lease revoked behind the holder's back is reported lost, an unreachable
 // server is BackendUnavailable naming it, etcd's authentication is used and a wrong password
 // refused without showing it, and a lock outlives its cluster's leader. (The behaviours every
 // backend shares: lock_behaviour_test and async_acquire_test.)
@@ -144,6 +146,87 @@ TEST_F(EtcdBackend, AReleasedLeaseServesTheNextAcquisitionSoACycleIsTwoRoundTrip
     EXPECT_EQ(contenders(prefix), first_key) << "the second acquisition took a new lease";
   }
   EXPECT_EQ(client->stats().round_trips - before, 2u);
+}
+
+// Readers and writers are keys below read/ and write/, as etcd's recipes.RWMutex puts them, so
+// a Go service's RWMutex on the same prefix shares the lock; a semaphore's permits are keys below
+// leases/, its queue below locks/ (empty once nobody waits).
+TEST_F(EtcdBackend, TheLockKindsKeysAreWhereEtcdsRecipesPutThem) {
+  auto client = Client::connect(url_);
+  const std::string prefix = "/distlock/kinds/" + key_;
+  Lease read = client->acquire(spec("kinds", 10s, distlock::read), key_);
+  EXPECT_NE(contenders(prefix).find(prefix + "/read/"), std::string::npos) << contenders(prefix);
+  read.release();
+  Lease write = client->acquire(spec("kinds", 10s, distlock::write), key_);
+  EXPECT_NE(contenders(prefix).find(prefix + "/write/"), std::string::npos) << contenders(prefix);
+  write.release();
+  Lease permit = client->acquire(spec("kinds", 10s, permits(2)), key_);
+  const std::string listed = contenders(prefix);
+  EXPECT_NE(listed.find(prefix + "/leases/"), std::string::npos) << listed;
+  EXPECT_EQ(listed.find(prefix + "/locks/"), std::string::npos) << listed;
+  EXPECT_EQ(lines_in(listed), 1u) << listed;
+}
+
+// A permit free and a lease on the shelf: a cycle is one transaction that puts the permit key
+// and counts the permits, and the key's deletion.
+TEST_F(EtcdBackend, ASemaphoreCycleWithAPermitFreeIsTwoRoundTrips) {
+  auto client = Client::connect(url_);
+  const auto two = spec("free-permit", 10s, permits(2));
+  (void)client->acquire(two, key_);
+  const auto before = client->stats().round_trips;
+  { Lease held = client->acquire(two, key_); }
+  EXPECT_EQ(client->stats().round_trips - before, 2u);
+}
+
+// Contenders that find no permit free queue in the semaphore's Mutex, and only the one it
+// admitted watches the permits: a release wakes that one, and its grant the next in the queue.
+// Each waiter is woken twice at most however many wait (were every waiter to watch the
+// permits, the last would be woken by each release before its own grant).
+TEST_F(EtcdBackend, ASemaphoreWaiterIsWokenTwiceAtMostWhateverTheNumberWaiting) {
+  constexpr int kWaiters = 4;
+  const auto one = spec("queued-permit", 30s, permits(1), wait(30s));
+  auto holder = Client::connect(url_);
+  Lease held = holder->acquire(one, key_);
+  std::vector<std::shared_ptr<Client>> clients;
+  std::vector<std::future<std::uint64_t>> fences;
+  for (int i = 0; i < kWaiters; ++i) {
+    auto client = clients.emplace_back(Client::connect(url_));
+    fences.push_back(std::async(std::launch::async, [client, one, key = key_] {
+      return client->acquire(one, key).fence();
+    }));
+    ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; })) << "waiter " << i;
+  }
+  const std::uint64_t first_fence = held.fence();
+  held.release();
+  for (int i = 0; i < kWaiters; ++i) {
+    ASSERT_EQ(fences[i].wait_for(30s), std::future_status::ready) << "waiter " << i;
+    EXPECT_GT(fences[i].get(), first_fence) << "waiter " << i;
+    EXPECT_LE(clients[i]->stats().woken_by_release, 2u) << "waiter " << i;
+  }
+}
+
+// The write holder's read shares the write's key, as on ZooKeeper it sorts with the write node:
+// a writer queued behind the write is not granted while the read goes on after the write.
+TEST_F(EtcdBackend, AWritersReadKeepsTheWritersQueuedBehindItOut) {
+  auto client = Client::connect(url_);
+  auto other = Client::connect(url_);
+  Lease write = client->acquire(spec("downgrade", 30s, distlock::write), key_);
+  Lease read = client->acquire(spec("downgrade", 30s, distlock::read), key_);
+  EXPECT_EQ(read.fence(), write.fence());
+  auto queued = std::async(std::launch::async, [&] {
+    return other->acquire(spec("downgrade", 30s, distlock::write, wait(30s)), key_);
+  });
+  ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; }));
+  const std::string prefix = "/distlock/downgrade/" + key_;
+  const std::string write_key = contenders(prefix);
+  write.release();
+  // The key the queued writer waits for is still there: nothing wakes it.
+  EXPECT_EQ(contenders(prefix), write_key);
+  EXPECT_NE(queued.wait_for(0s), std::future_status::ready)
+      << "a writer was granted while the write holder still read";
+  read.release();
+  ASSERT_EQ(queued.wait_for(30s), std::future_status::ready);
+  EXPECT_GT(queued.get().fence(), write.fence());
 }
 
 // A shelved lease that the server no longer has (revoked by hand) is replaced by a new one.

@@ -746,12 +746,8 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // Which lock kinds a backend has (the other tests of a kind run on these backends only): all
 // but Redlock have them all.
 bool has_lock_kinds(Backend backend) {
-  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock &&
-         backend != Backend::etcd;
+  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
 }
-
-// etcd's locks are all fair, as its Mutex grants in arrival order.
-bool has_fair_locks(Backend backend) { return has_lock_kinds(backend) || backend == Backend::etcd; }
 
 // Whether a release can keep the lock taken until hold_at_least has passed: not where a lock
 // is a node or key that goes with its holder.
@@ -821,7 +817,7 @@ class FairBehaviour : public LockBehaviour {};
 TEST_P(LockBehaviour, FairLocksAreTakenOrRefusedWithTheBackendNamed) {
   auto client = connect();
   const auto fair_lock = distlock::spec(type_, 5s, distlock::fair);
-  if (has_fair_locks(GetParam())) {
+  if (has_lock_kinds(GetParam())) {
     EXPECT_TRUE(client->try_acquire(fair_lock, key_).has_value());
     return;
   }
@@ -1191,18 +1187,19 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
                                                     Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql})),
+                                                    Backend::postgresql, Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
                                                     Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql})),
+                                                    Backend::postgresql, Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
                                                     Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::postgresql})),
+                                                    Backend::rediss, Backend::postgresql,
+                                                    Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
@@ -1219,15 +1216,18 @@ INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql})),
+                                                    Backend::redis_sentinel, Backend::postgresql,
+                                                    Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql})),
+                                                    Backend::redis_sentinel, Backend::postgresql,
+                                                    Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql})),
+                                                    Backend::redis_sentinel, Backend::postgresql,
+                                                    Backend::etcd})),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
                          ::testing::ValuesIn(built({Backend::memory, Backend::redis,

@@ -6,7 +6,7 @@
 
 namespace distlock::detail::etcd {
 
-AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<MutexContender> contender,
+AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
                          DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
                          StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done)
     : request_(request),
@@ -81,7 +81,7 @@ void AsyncWaiter::step(bool entering) {
     keep_alive_ = shared_from_this();
   }
   // Called under the watcher's mutex: only post the next step.
-  ticket_ = watcher_.watch(standing.ahead->key, standing.listed_at + 1, [this] {
+  ticket_ = watcher_.watch(*standing.wait_for, standing.listed_at + 1, [this] {
     executor_.post([self = shared_from_this()] { self->woken(std::nullopt); });
   });
   arm_timer();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // An etcd acquisition that waits without a thread (Client::acquire_async on etcd://): the
-// blocking wait's protocol, each step a task on the client's executor. It enters; finding a
-// contender ahead, it watches that contender's deletion, which posts its next look, and arms a
-// timer for its own lease's next keep-alive and the deadline. Each step is a round trip the
+// blocking wait's protocol, each step a task on the client's executor. It enters; finding
+// itself held back, it watches the deletion its standing names, which posts its next look, and
+// arms a timer for its own lease's next keep-alive and the deadline. Each step is a round trip the
 // executor's thread waits for (as on ZooKeeper: one copy of the recipe). While etcd is
 // unavailable it tries again after a pause, as long as its wait has time left.
 #pragma once
@@ -13,8 +13,8 @@
 #include <optional>
 
 #include "backends/backend.h"
+#include "backends/etcd/contender.h"
 #include "backends/etcd/deletion_watcher.h"
-#include "backends/etcd/mutex_contender.h"
 #include "backends/etcd/retry_pause.h"
 #include "core/async_executor.h"
 #include "core/stats.h"
@@ -25,13 +25,13 @@ class AsyncWaiter final : public PendingAcquisition,
                           public std::enable_shared_from_this<AsyncWaiter> {
  public:
   // What the backend does with a contender that holds: records the hold, and makes the grant.
-  using Granted = std::function<Grant(const AcquireRequest&, const MutexContender&, bool)>;
+  using Granted = std::function<Grant(const AcquireRequest&, const Contender&, bool)>;
   // What it does with a step's failure: the error to complete with.
   using Failed = std::function<std::exception_ptr(const AcquireRequest&)>;
 
   // The request's names stay valid until `done` has been called (backend.h); `watcher`,
   // `granted` and `failed` outlive the executor's tasks.
-  AsyncWaiter(const AcquireRequest& request, std::unique_ptr<MutexContender> contender,
+  AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
               DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
               StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done);
 
@@ -49,7 +49,7 @@ class AsyncWaiter final : public PendingAcquisition,
   void complete(std::optional<Grant> grant, std::exception_ptr error);
 
   const AcquireRequest request_;
-  std::unique_ptr<MutexContender> contender_;
+  std::unique_ptr<Contender> contender_;
   DeletionWatcher& watcher_;
   const Granted& granted_;
   const Failed& failed_;

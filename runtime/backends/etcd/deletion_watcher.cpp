@@ -34,13 +34,13 @@ DeletionWatcher::~DeletionWatcher() {
   thread_.join();
 }
 
-std::unique_ptr<DeletionWatcher::Ticket> DeletionWatcher::watch(const std::string& key,
+std::unique_ptr<DeletionWatcher::Ticket> DeletionWatcher::watch(const WatchTarget& target,
                                                                 std::int64_t from_revision,
                                                                 std::function<void()> on_woken) {
   const std::lock_guard lock(mutex_);
   const std::int64_t id = next_id_++;
   Watch& watch = watches_[id];
-  watch.key = key;
+  watch.target = target;
   watch.from_revision = from_revision;
   watch.on_woken = std::move(on_woken);
   if (stream_) send_create_locked(id, watch);
@@ -55,7 +55,8 @@ void DeletionWatcher::forget(std::int64_t id) {
 void DeletionWatcher::send_create_locked(std::int64_t id, const Watch& watch) {
   etcdserverpb::WatchRequest request;
   auto* create = request.mutable_create_request();
-  create->set_key(watch.key);
+  create->set_key(watch.target.key);
+  if (!watch.target.range_end.empty()) create->set_range_end(watch.target.range_end);
   create->set_start_revision(watch.from_revision);
   create->add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
   create->set_watch_id(id);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tells waiters when a key is deleted: one etcd Watch stream per backend and one thread that
-// reads it. A waiter watches the contender just ahead of it from the revision of the listing
-// it found that contender in, so a deletion in between is replayed, not missed.
+// Tells waiters when a key is deleted (or any key of a range): one etcd Watch stream per
+// backend and one thread that reads it. A waiter watches the contender just ahead of it (or a
+// semaphore's permit keys) from the revision of the listing it found them in, so a deletion in
+// between is replayed, not missed.
 //
 // A waiter is woken when its key is deleted, when the server cancels its watch (a compacted
 // revision), and when the stream breaks (every waiter: a new stream may have missed events).
@@ -22,11 +23,18 @@
 
 namespace distlock::detail::etcd {
 
+// What a waiter waits for the deletion of: one key (no range end), or any key of the range
+// [key, range_end).
+struct WatchTarget {
+  std::string key;
+  std::string range_end;
+};
+
 class DeletionWatcher {
   struct Watch;
 
  public:
-  // Interest in one key's deletion, for as long as it lives.
+  // Interest in a deletion, for as long as it lives.
   class Ticket {
    public:
     Ticket(DeletionWatcher& watcher, std::int64_t id) : watcher_(watcher), id_(id) {}
@@ -48,15 +56,15 @@ class DeletionWatcher {
   // Cancels the stream and joins the thread.
   ~DeletionWatcher();
 
-  // Watches `key` from `from_revision` on. `on_woken`, if given, is called once, from the
+  // Watches `target` from `from_revision` on. `on_woken`, if given, is called once, from the
   // watcher's thread or the caller's, under the watcher's mutex: it must only post the
   // waiter's next step.
-  std::unique_ptr<Ticket> watch(const std::string& key, std::int64_t from_revision,
+  std::unique_ptr<Ticket> watch(const WatchTarget& target, std::int64_t from_revision,
                                 std::function<void()> on_woken = {});
 
  private:
   struct Watch {
-    std::string key;
+    WatchTarget target;
     std::int64_t from_revision = 0;
     bool woken = false;
     std::function<void()> on_woken;

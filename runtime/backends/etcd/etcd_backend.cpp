@@ -10,18 +10,46 @@
 #include <distlock/error.h>
 
 #include "backends/etcd/async_waiter.h"
+#include "backends/etcd/contender.h"
 #include "backends/etcd/deletion_watcher.h"
 #include "backends/etcd/held_keys.h"
+#include "backends/etcd/key_layout.h"
 #include "backends/etcd/lease_shelf.h"
-#include "backends/etcd/mutex_contender.h"
-#include "backends/etcd/mutex_keys.h"
+#include "backends/etcd/queue_contender.h"
 #include "backends/etcd/retry_pause.h"
 #include "backends/etcd/rpc_client.h"
+#include "backends/etcd/semaphore_contender.h"
 #include "backends/etcd/settings.h"
 #include "util/process_label.h"
 
 namespace distlock::detail::etcd {
 namespace {
+
+// Where this process files a hold of one side of a lock, so that a reentry finds it: the
+// exclusive lock, or a read-write lock's read or write side.
+std::string hold_side(const std::string& prefix, Mode mode) {
+  switch (mode) {
+    case Mode::read:
+      return prefix + "/read";
+    case Mode::write:
+      return prefix + "/write";
+    case Mode::exclusive:
+      break;
+  }
+  return prefix;
+}
+
+Recipe recipe_of(Mode mode) {
+  switch (mode) {
+    case Mode::read:
+      return Recipe::read;
+    case Mode::write:
+      return Recipe::write;
+    case Mode::exclusive:
+      break;
+  }
+  return Recipe::mutex;
+}
 
 class EtcdBackend final : public Backend {
  public:
@@ -30,8 +58,9 @@ class EtcdBackend final : public Backend {
         stats_(stats),
         holder_(process_label()),
         rpc_(settings_),
-        granted_([this](const AcquireRequest& request, const MutexContender& contender,
-                        bool contended) { return grant(request, contender, contended); }),
+        granted_([this](const AcquireRequest& request, const Contender& contender, bool contended) {
+          return grant(request, contender, contended);
+        }),
         failed_([this](const AcquireRequest& request) { return failure(request); }) {
     try {
       rpc_.check_reachable();
@@ -48,18 +77,21 @@ class EtcdBackend final : public Backend {
   ReleaseOutcome release(const ReleaseRequest& request) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
+  bool supports_read_write() const override { return true; }
+  bool supports_permits() const override { return true; }
   // The Mutex grants in arrival order, and a release wakes the next waiter only.
   bool supports_fair() const override { return true; }
 
  private:
-  std::unique_ptr<MutexContender> contender_for(const AcquireRequest& request);
-  // One pass of the Mutex recipe: enter, then wait for the contenders ahead until the grant or
-  // the deadline. Throws RpcError.
-  std::optional<Grant> contend(const AcquireRequest& request, MutexContender& contender,
+  std::unique_ptr<Contender> contender_for(const AcquireRequest& request);
+  // One pass of the recipe: enter, then wait for what holds the contender back until the grant
+  // or the deadline. Throws RpcError.
+  std::optional<Grant> contend(const AcquireRequest& request, Contender& contender,
                                bool& contended);
-  // A reentry of a hold this owner has: its grant, or none when the hold's key is gone.
+  // A reentry of a hold this owner has, or a read by the owner of the write side: its grant,
+  // or none when there is no such hold or its key is gone.
   std::optional<Grant> reenter(const AcquireRequest& request);
-  Grant grant(const AcquireRequest& request, const MutexContender& contender, bool contended);
+  Grant grant(const AcquireRequest& request, const Contender& contender, bool contended);
   // Inside a catch block: the error a failed step ends the acquisition with.
   std::exception_ptr failure(const AcquireRequest& request) const;
   // Whether each held key is still there with its revision, in one round trip.
@@ -77,17 +109,30 @@ class EtcdBackend final : public Backend {
   std::unique_ptr<DeletionWatcher> watcher_;
 };
 
-std::unique_ptr<MutexContender> EtcdBackend::contender_for(const AcquireRequest& request) {
+std::unique_ptr<Contender> EtcdBackend::contender_for(const AcquireRequest& request) {
   std::string value(request.hold.acquisition_id);
   value += ' ';
   value += holder_;
-  return std::make_unique<MutexContender>(rpc_, shelf_, stats_, lock_prefix(request.hold.name),
-                                          request.ttl, std::move(value));
+  std::string prefix = lock_prefix(request.hold.name);
+  const LockKind& kind = request.hold.kind;
+  if (kind.semaphore())
+    return std::make_unique<SemaphoreContender>(rpc_, shelf_, stats_, prefix, kind.permits,
+                                                request.ttl, std::move(value));
+  return std::make_unique<QueueContender>(rpc_, shelf_, stats_, std::move(prefix),
+                                          recipe_of(kind.mode), request.ttl, std::move(value));
 }
 
 std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
   const std::string prefix = lock_prefix(request.hold.name);
-  const auto held = holds_.find(prefix, request.hold.owner);
+  std::string side = hold_side(prefix, request.hold.kind.mode);
+  auto held = request.reentry ? holds_.find(side, request.hold.owner) : std::nullopt;
+  // A read by the write holder shares the write's key, as on ZooKeeper it sorts with the write
+  // node: a read key of its own would come after the writers queued behind the write, which
+  // would then be granted while it reads.
+  if (!held && request.holds_write) {
+    side = hold_side(prefix, Mode::write);
+    held = holds_.find(side, request.hold.owner);
+  }
   if (!held) return std::nullopt;
   // The reentry shares the hold's lease, whose ttl etcd cannot lengthen: a longer one would
   // outlive it in the client's eyes.
@@ -100,15 +145,19 @@ std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
   // One round trip notices a key deleted behind our back; the validity counts, as the hold's
   // does, from the last confirmation of the lease.
   if (keys_present({*held}, rpc_.command_deadline()).front() &&
-      holds_.join(prefix, request.hold.owner, *held, request.hold.acquisition_id))
+      holds_.join(side, request.hold.owner, *held, request.hold.acquisition_id))
     return Grant{static_cast<std::uint64_t>(held->revision), held->alive_since};
-  holds_.forget(prefix, request.hold.owner, *held);
+  holds_.forget(side, request.hold.owner, *held);
   return std::nullopt;
 }
 
-Grant EtcdBackend::grant(const AcquireRequest& request, const MutexContender& contender,
+Grant EtcdBackend::grant(const AcquireRequest& request, const Contender& contender,
                          bool contended) {
-  holds_.add(contender.prefix(), request.hold.owner,
+  // Each permit is a hold of its own, never re-entered: filed under its own key.
+  const std::string side = request.hold.kind.semaphore()
+                               ? contender.key()
+                               : hold_side(lock_prefix(request.hold.name), request.hold.kind.mode);
+  holds_.add(side, request.hold.owner,
              HeldKey{contender.key(), contender.lease(), contender.revision(), contender.ttl(),
                      contender.alive_since()},
              request.hold.acquisition_id);
@@ -133,7 +182,7 @@ std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
   RetryPause pause;
   for (;;) {
     try {
-      if (request.reentry)
+      if (request.reentry || request.holds_write)
         if (auto reentered = reenter(request)) return reentered;
       return contend(request, *contender, contended);
     } catch (const RpcError& error) {
@@ -146,7 +195,7 @@ std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
   }
 }
 
-std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, MutexContender& contender,
+std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, Contender& contender,
                                           bool& contended) {
   Standing standing = contender.enter();
   std::optional<WaitingScope> waiting;
@@ -165,7 +214,7 @@ std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, MutexCo
       ++stats_.contended;
     }
     if (!waiting) waiting.emplace(stats_);
-    const auto ticket = watcher_->watch(standing.ahead->key, standing.listed_at + 1);
+    const auto ticket = watcher_->watch(*standing.wait_for, standing.listed_at + 1);
     const bool deleted = ticket->wait(std::min(contender.keep_alive_due(), request.deadline));
     if (deleted) {
       ++stats_.woken_by_release;
@@ -185,7 +234,7 @@ std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, MutexCo
 std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequest& request,
                                                                AsyncExecutor& executor,
                                                                AcquireCompletion done) {
-  if (request.reentry) {
+  if (request.reentry || request.holds_write) {
     try {
       if (auto reentered = reenter(request)) {
         executor.post([done = std::move(done), grant = *reentered] { done(grant, nullptr); });

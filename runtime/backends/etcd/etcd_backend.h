@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // etcd://[user:password@]host[:port][,host[:port]...][?connect_timeout, command_timeout]:
-// exclusive locks as etcd's concurrency.Mutex lays them out (mutex_keys.h), over etcd's gRPC
-// API (rpc_client.h). Each acquisition has a lease of its own, kept alive by the renewal queue;
-// a waiter watches the deletion of the contender just ahead (deletion_watcher.h); the fence is
-// the holder key's create revision.
+// locks as etcd's recipes lay them out (key_layout.h: concurrency.Mutex, recipes.RWMutex, and a
+// semaphore as Curator's), over etcd's gRPC API (rpc_client.h). Each acquisition has a lease of
+// its own, kept alive by the renewal queue; a waiter watches the deletion that holds it back
+// (deletion_watcher.h); the fence is the holder key's create revision.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/etcd/mutex_keys.h"
+#include "backends/etcd/key_layout.h"
 
 #include <algorithm>
 
@@ -10,6 +10,19 @@ bool is_lower_hex(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
   });
+}
+
+void sort_oldest_first(std::vector<ListedKey>& keys) {
+  std::sort(keys.begin(), keys.end(), [](const ListedKey& a, const ListedKey& b) {
+    return a.create_revision < b.create_revision;
+  });
+}
+
+std::string sub_prefix(std::string_view prefix, std::string_view name) {
+  std::string path(prefix);
+  path += '/';
+  path += name;
+  return path;
 }
 
 }  // namespace
@@ -26,8 +39,10 @@ std::string lock_prefix(std::string_view name) {
   return prefix;
 }
 
-std::string contender_key(std::string_view prefix, std::int64_t lease) {
+std::string contender_key(std::string_view prefix, Recipe recipe, std::int64_t lease) {
   std::string key(prefix);
+  if (recipe == Recipe::read) key += "/read";
+  if (recipe == Recipe::write) key += "/write";
   key += '/';
   // Go's fmt "%x" of the lease id: lower case, no leading zeros.
   auto id = static_cast<std::uint64_t>(lease);
@@ -47,9 +62,13 @@ std::string children_range_end(std::string_view prefix) {
   return end;
 }
 
-std::vector<Contender> contenders_of(
+std::string semaphore_entry(std::string_view prefix) { return sub_prefix(prefix, "locks"); }
+
+std::string semaphore_permits(std::string_view prefix) { return sub_prefix(prefix, "leases"); }
+
+std::vector<ListedKey> contenders_of(
     std::string_view prefix, const google::protobuf::RepeatedPtrField<mvccpb::KeyValue>& kvs) {
-  std::vector<Contender> found;
+  std::vector<ListedKey> found;
   for (const auto& kv : kvs) {
     const std::string_view key = kv.key();
     if (key.size() <= prefix.size() + 1 || !key.starts_with(prefix) || key[prefix.size()] != '/')
@@ -57,9 +76,20 @@ std::vector<Contender> contenders_of(
     if (!is_lower_hex(key.substr(prefix.size() + 1))) continue;
     found.push_back({std::string(key), kv.create_revision()});
   }
-  std::sort(found.begin(), found.end(), [](const Contender& a, const Contender& b) {
-    return a.create_revision < b.create_revision;
-  });
+  sort_oldest_first(found);
+  return found;
+}
+
+std::vector<ListedKey> blocking_keys(
+    std::string_view prefix, Recipe recipe,
+    const google::protobuf::RepeatedPtrField<mvccpb::KeyValue>& kvs) {
+  if (recipe == Recipe::mutex) return contenders_of(prefix, kvs);
+  auto found = contenders_of(sub_prefix(prefix, "write"), kvs);
+  if (recipe == Recipe::write) {
+    auto readers = contenders_of(sub_prefix(prefix, "read"), kvs);
+    found.insert(found.end(), readers.begin(), readers.end());
+    sort_oldest_first(found);
+  }
   return found;
 }
 
