@@ -147,9 +147,9 @@ int run(int argc, char** argv) {
   app.add_option("--url", options.url,
                  "The lock service, as the library takes it (redis://, redis+unix://, "
                  "redis+sentinel://, redis+cluster://, redis+redlock://, over TLS rediss://, "
-                 "rediss+sentinel://, rediss+cluster://, rediss+redlock://, zookeeper://; not yet "
-                 "postgresql://, whose lock table a SELECT shows, nor etcd://, whose keys "
-                 "etcdctl shows: see the guide)")
+                 "rediss+sentinel://, rediss+cluster://, rediss+redlock://, zookeeper://, "
+                 "etcd://; not yet postgresql://, whose lock table a SELECT shows: see the "
+                 "guide)")
       ->envname("DISTLOCK_URL");
   app.add_flag("--json", options.json, "Write JSON for scripts instead of text");
   // The global options may also follow the subcommand.

@@ -13,6 +13,9 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_inspector.h"
 #endif
+#if DISTLOCK_WITH_ETCD
+#include "backends/etcd/etcd_inspector.h"
+#endif
 #include "backends/url_schemes.h"
 #include "util/url.h"
 
@@ -31,15 +34,14 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
                       "the admin API and the distlock command do not inspect postgresql:// "
                       "locks yet; the lock table shows them: SELECT name, holder, fence, "
                       "expires_at FROM distlock_locks");
-  if (url.scheme == "etcd")
-    throw ConfigError("", url.redacted(),
-                      "the admin API and the distlock command do not inspect etcd:// locks yet; "
-                      "etcdctl shows them: etcdctl get --prefix /distlock/");
   // The command takes a service's URL as the service has it, query keys and all.
   const Options configured = options_for_scheme(url, options);
   if (url.scheme.starts_with("redis")) return redis::make_inspector(url, configured);
 #if DISTLOCK_WITH_ZOOKEEPER
   if (url.scheme == "zookeeper") return zookeeper::make_inspector(url, configured);
+#endif
+#if DISTLOCK_WITH_ETCD
+  if (url.scheme == "etcd") return etcd::make_inspector(url, configured);
 #endif
   throw unknown_scheme(url);
 }

@@ -64,10 +64,15 @@ inline nlohmann::json listed_lock(const nlohmann::json& listing, const std::stri
   return nullptr;
 }
 
+// Whether the server records when a hold was acquired (etcd keeps no time for a key).
+enum class AcquiredAt { recorded, unknown };
+
 // The hold of `lease` in a listed lock, checked against what the lease knows (kind, fence,
-// this process as its holder, acquired in the last minute); null (and a failure) if missing.
+// this process as its holder, acquired in the last minute or not known); null (and a failure)
+// if missing.
 inline nlohmann::json expect_holder(const nlohmann::json& lock, const Lease& lease,
-                                    const std::string& kind) {
+                                    const std::string& kind,
+                                    AcquiredAt acquired_at = AcquiredAt::recorded) {
   if (lock.is_null()) {
     ADD_FAILURE() << lease.name() << " is not listed";
     return nullptr;
@@ -78,6 +83,10 @@ inline nlohmann::json expect_holder(const nlohmann::json& lock, const Lease& lea
     EXPECT_EQ(hold.at("fence").get<std::uint64_t>(), lease.fence()) << hold;
     EXPECT_EQ(hold.at("pid").get<long long>(), ::getpid()) << hold;
     EXPECT_FALSE(hold.at("host").get<std::string>().empty()) << hold;
+    if (acquired_at == AcquiredAt::unknown) {
+      EXPECT_TRUE(hold.at("acquired_at_ms").is_null()) << hold;
+      return hold;
+    }
     const auto acquired_ms = hold.at("acquired_at_ms").get<long long>();
     const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())

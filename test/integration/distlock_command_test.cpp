@@ -497,9 +497,6 @@ TEST(DistlockCommandInput, BadUrlsAreUsageErrors) {
   const auto postgres = run_distlock({"--url", "postgresql://app@db:5432/app", "list"});
   EXPECT_EQ(postgres.code(), 2) << postgres.describe();
   EXPECT_NE(postgres.err.find("do not inspect postgresql://"), std::string::npos) << postgres.err;
-  const auto etcd = run_distlock({"--url", "etcd://127.0.0.1:2379", "list"});
-  EXPECT_EQ(etcd.code(), 2) << etcd.describe();
-  EXPECT_NE(etcd.err.find("do not inspect etcd://"), std::string::npos) << etcd.err;
 
   const auto garbage = run_distlock({"--url", "not a url", "list"});
   EXPECT_EQ(garbage.code(), 2) << garbage.describe();

@@ -110,9 +110,10 @@ class EtcdBackend final : public Backend {
 };
 
 std::unique_ptr<Contender> EtcdBackend::contender_for(const AcquireRequest& request) {
-  std::string value(request.hold.acquisition_id);
+  // As a ZooKeeper node's data: "<host> <pid> <acquisition id>" (admin/holder_text.h).
+  std::string value = holder_;
   value += ' ';
-  value += holder_;
+  value += request.hold.acquisition_id;
   std::string prefix = lock_prefix(request.hold.name);
   const LockKind& kind = request.hold.kind;
   if (kind.semaphore())

@@ -66,6 +66,36 @@ std::string semaphore_entry(std::string_view prefix) { return sub_prefix(prefix,
 
 std::string semaphore_permits(std::string_view prefix) { return sub_prefix(prefix, "leases"); }
 
+std::optional<LockKey> parse_lock_key(std::string_view key) {
+  const std::string root = std::string(kLockRoot) + '/';
+  if (!key.starts_with(root)) return std::nullopt;
+  std::vector<std::string_view> parts;
+  for (std::string_view rest = key.substr(root.size());;) {
+    const auto slash = rest.find('/');
+    parts.push_back(rest.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  if (parts.size() < 2 || parts.size() > 4 || !is_lower_hex(parts.back())) return std::nullopt;
+  const auto role_of = [](std::string_view part) -> std::optional<KeyRole> {
+    if (part == "read") return KeyRole::read;
+    if (part == "write") return KeyRole::write;
+    if (part == "locks") return KeyRole::semaphore_entry;
+    if (part == "leases") return KeyRole::permit;
+    return std::nullopt;
+  };
+  LockKey found;
+  found.lock = std::string(parts[0]);
+  // type/hex, type/key/hex, type/role/hex, type/key/role/hex.
+  std::optional<KeyRole> role;
+  if (parts.size() >= 3) role = role_of(parts[parts.size() - 2]);
+  const std::size_t name_parts = parts.size() - (role ? 2 : 1);
+  if (name_parts == 0 || name_parts > 2) return std::nullopt;
+  if (name_parts == 2) found.lock += ':' + std::string(parts[1]);
+  found.role = role.value_or(KeyRole::mutex);
+  return found;
+}
+
 std::vector<ListedKey> contenders_of(
     std::string_view prefix, const google::protobuf::RepeatedPtrField<mvccpb::KeyValue>& kvs) {
   std::vector<ListedKey> found;

@@ -52,6 +52,17 @@ struct ListedKey {
   std::int64_t create_revision = 0;
 };
 
+// What a key below the lock root is, for the admin API: whose and which part of its lock.
+enum class KeyRole { mutex, read, write, semaphore_entry, permit };
+struct LockKey {
+  std::string lock;  // the lock's name, as the runtime writes it ("order:42")
+  KeyRole role = KeyRole::mutex;
+};
+// None for a key that is no contender's. A key below read/, write/, locks/ or leases/ of a lock
+// is that lock's reader, writer, semaphore entry or permit (not a contender of the lock named
+// "<type>:read" and so on, whose keys look the same: use one lock kind per name).
+std::optional<LockKey> parse_lock_key(std::string_view key);
+
 // The contenders among `kvs` one level below `prefix`, oldest first.
 std::vector<ListedKey> contenders_of(
     std::string_view prefix, const google::protobuf::RepeatedPtrField<mvccpb::KeyValue>& kvs);

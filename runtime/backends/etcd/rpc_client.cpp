@@ -41,6 +41,7 @@ RpcClient::RpcClient(const EtcdSettings& settings) : settings_(settings) {
     member.lease = etcdserverpb::Lease::NewStub(member.channel);
     member.watch = etcdserverpb::Watch::NewStub(member.channel);
     member.auth = etcdserverpb::Auth::NewStub(member.channel);
+    member.maintenance = etcdserverpb::Maintenance::NewStub(member.channel);
     members_.push_back(std::move(member));
   }
 }
@@ -160,6 +161,39 @@ etcdserverpb::LeaseGrantResponse RpcClient::lease_grant(std::int64_t ttl_seconds
       deadline);
   if (!granted.error().empty()) throw RpcError(grpc::StatusCode::UNKNOWN, granted.error());
   return granted;
+}
+
+std::optional<std::int64_t> RpcClient::lease_time_to_live(std::int64_t lease, TimePoint deadline) {
+  etcdserverpb::LeaseTimeToLiveRequest request;
+  request.set_id(lease);
+  etcdserverpb::LeaseTimeToLiveResponse reply;
+  try {
+    reply = run(
+        [&](Member& member, grpc::ClientContext& context) {
+          etcdserverpb::LeaseTimeToLiveResponse response;
+          const grpc::Status status = member.lease->LeaseTimeToLive(&context, request, &response);
+          return std::pair{status, std::move(response)};
+        },
+        deadline);
+  } catch (const RpcError& error) {
+    // etcd 3.4 answers a TTL of -1 for a lease it does not have; later ones, NOT_FOUND.
+    if (error.code() == grpc::StatusCode::NOT_FOUND) return std::nullopt;
+    throw;
+  }
+  if (reply.ttl() < 0) return std::nullopt;
+  return reply.ttl();
+}
+
+std::string RpcClient::server_version(TimePoint deadline) {
+  const etcdserverpb::StatusRequest request;
+  return run(
+             [&](Member& member, grpc::ClientContext& context) {
+               etcdserverpb::StatusResponse response;
+               const grpc::Status status = member.maintenance->Status(&context, request, &response);
+               return std::pair{status, std::move(response)};
+             },
+             deadline)
+      .version();
 }
 
 bool RpcClient::lease_revoke(std::int64_t lease, TimePoint deadline) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -64,6 +65,11 @@ class RpcClient {
   // 0 or less for a lease the server no longer has.
   std::vector<std::int64_t> keep_alive(std::span<const std::int64_t> leases, TimePoint deadline);
 
+  // The seconds a lease has left; none when the server no longer has it.
+  std::optional<std::int64_t> lease_time_to_live(std::int64_t lease, TimePoint deadline);
+  // The etcd version of the member that answers.
+  std::string server_version(TimePoint deadline);
+
   // For the watcher's stream: the member to use, and a context with the token attached.
   etcdserverpb::Watch::Stub& watch_stub();
   std::unique_ptr<grpc::ClientContext> stream_context();
@@ -78,6 +84,7 @@ class RpcClient {
     std::unique_ptr<etcdserverpb::Lease::Stub> lease;
     std::unique_ptr<etcdserverpb::Watch::Stub> watch;
     std::unique_ptr<etcdserverpb::Auth::Stub> auth;
+    std::unique_ptr<etcdserverpb::Maintenance::Stub> maintenance;
   };
 
   // Runs `call(member, context)` on the current member, then on the others while a member is
