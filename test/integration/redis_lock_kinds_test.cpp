@@ -120,7 +120,10 @@ TEST_F(RedisLockKinds, AKilledFairWaiterLeavesTheQueueWithinItsTtl) {
   })) << "the waiter never joined the queue: "
       << doomed.pending_output();
   auto behind = connect();
-  Holder next(*behind, spec(std::string_view(type_), 30s, distlock::fair, wait(30s)), key);
+  // The release's message names the dead waiter, so the one behind sleeps on until its next
+  // retry, a third of its ttl: 1 s here (with a 30 s ttl it would come 10 s later, this test's
+  // whole limit).
+  Holder next(*behind, spec(std::string_view(type_), 3s, distlock::fair, wait(30s)), key);
   ASSERT_TRUE(eventually([&] { return behind->stats().waiting == 1; }));
   EXPECT_EQ(server_.cli({"ZCARD", queue}), "2");
 
