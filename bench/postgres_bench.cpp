@@ -7,6 +7,9 @@
 //   floor   two `SELECT 1` round trips per cycle on one libpq connection, prepared as
 //           distlock's statements are
 //   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
+//   writes  the server's cheapest write cycle on that connection: an upsert of one row and
+//           its deletion, two prepared statements that each commit, two round trips; the
+//           cycle ÷ it says how much of the gap to the floor is the writing itself
 //
 //   postgres_bench [--cycles N] [--rounds N] [--quick]
 //
@@ -57,14 +60,36 @@ double per_second(int cycles, Clock::time_point start) {
   return cycles / std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+void run_prepared(PGconn* connection, const char* statement, const char* parameter) {
+  const int count = parameter == nullptr ? 0 : 1;
+  const std::unique_ptr<PGresult, decltype(&PQclear)> result(
+      PQexecPrepared(connection, statement, count, &parameter, nullptr, nullptr, 0), &PQclear);
+  const auto status = PQresultStatus(result.get());
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
+    throw std::runtime_error(std::string(statement) + " failed: " + PQerrorMessage(connection));
+}
+
+void prepare(PGconn* connection, const char* name, const char* text, int parameters) {
+  const std::unique_ptr<PGresult, decltype(&PQclear)> result(
+      PQprepare(connection, name, text, parameters, nullptr), &PQclear);
+  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+    throw std::runtime_error(std::string("cannot prepare ") + name + ": " +
+                             PQerrorMessage(connection));
+}
+
 // Two prepared `SELECT 1` round trips per cycle.
 double floor_cycles_per_second(PGconn* connection, int cycles) {
   const auto start = Clock::now();
-  for (int i = 0; i < 2 * cycles; ++i) {
-    const std::unique_ptr<PGresult, decltype(&PQclear)> result(
-        PQexecPrepared(connection, "one", 0, nullptr, nullptr, nullptr, 0), &PQclear);
-    if (PQresultStatus(result.get()) != PGRES_TUPLES_OK)
-      throw std::runtime_error(std::string("SELECT 1 failed: ") + PQerrorMessage(connection));
+  for (int i = 0; i < 2 * cycles; ++i) run_prepared(connection, "one", nullptr);
+  return per_second(cycles, start);
+}
+
+// An upsert of one row and its deletion per cycle, each committed.
+double write_cycles_per_second(PGconn* connection, int cycles) {
+  const auto start = Clock::now();
+  for (int i = 0; i < cycles; ++i) {
+    run_prepared(connection, "up", "bench");
+    run_prepared(connection, "down", "bench");
   }
   return per_second(cycles, start);
 }
@@ -79,32 +104,53 @@ int main(int argc, char** argv) try {
                                                                 &PQfinish);
   if (PQstatus(connection.get()) != CONNECTION_OK)
     throw std::runtime_error(std::string("cannot connect: ") + PQerrorMessage(connection.get()));
-  PQclear(PQprepare(connection.get(), "one", "SELECT 1", 0, nullptr));
-  // Both warmed up: the statements prepared, the connections made.
+  {
+    const std::unique_ptr<PGresult, decltype(&PQclear)> created(
+        PQexec(connection.get(), "CREATE TABLE bench_writes (name text PRIMARY KEY, v bigint)"),
+        &PQclear);
+    if (PQresultStatus(created.get()) != PGRES_COMMAND_OK)
+      throw std::runtime_error(std::string("cannot create the table: ") +
+                               PQerrorMessage(connection.get()));
+  }
+  prepare(connection.get(), "one", "SELECT 1", 0);
+  prepare(connection.get(), "up",
+          "INSERT INTO bench_writes VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET v = "
+          "bench_writes.v + 1",
+          1);
+  prepare(connection.get(), "down", "DELETE FROM bench_writes WHERE name = $1", 1);
+  // All warmed up: the statements prepared, the connections made.
   (void)distlock::bench::cycles_per_second(*client, 100, "cycle",
                                            distlock::bench::Ending::release_call);
   (void)floor_cycles_per_second(connection.get(), 100);
+  (void)write_cycles_per_second(connection.get(), 100);
 
   std::vector<double> ratios;
+  std::vector<double> write_ratios;
   double cycle = 0;
   double floor = 0;
+  double writes = 0;
+  const auto measure_cycle = [&] {
+    cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
+                                               distlock::bench::Ending::release_call);
+  };
   for (int round = 0; round < settings.rounds; ++round) {
-    if (round % 2 == 0) {
-      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
-                                                 distlock::bench::Ending::release_call);
-      floor = floor_cycles_per_second(connection.get(), settings.cycles);
-    } else {
-      floor = floor_cycles_per_second(connection.get(), settings.cycles);
-      cycle = distlock::bench::cycles_per_second(*client, settings.cycles, "cycle",
-                                                 distlock::bench::Ending::release_call);
-    }
+    if (round % 2 == 0) measure_cycle();
+    floor = floor_cycles_per_second(connection.get(), settings.cycles);
+    writes = write_cycles_per_second(connection.get(), settings.cycles);
+    if (round % 2 == 1) measure_cycle();
     ratios.push_back(cycle / floor);
+    write_ratios.push_back(cycle / writes);
   }
   std::printf(
       "acquire + release(), both awaited: %.0f cycles/s; two SELECT 1 round trips: %.0f "
       "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
       cycle, floor, distlock::bench::median(ratios),
       distlock::bench::listed_ratios(ratios).c_str());
+  std::printf(
+      "an upsert and a delete of one row, each committed: %.0f cycles/s (the last round); "
+      "acquire + release() / that: %.2f (median of the rounds' %s)\n",
+      writes, distlock::bench::median(write_ratios),
+      distlock::bench::listed_ratios(write_ratios).c_str());
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "postgres_bench: %s\n", error.what());
