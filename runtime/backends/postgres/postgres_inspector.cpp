@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/postgres/postgres_inspector.h"
 
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <distlock/error.h>
 
 #include "backends/postgres/connection.h"
