@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// distlock: the operator's command for the locks a Redis or ZooKeeper server keeps (list,
-// show, release, watch), for the servers themselves (server) and for a woven target's lock
+// distlock: the operator's command for the locks a Redis, ZooKeeper or PostgreSQL server keeps
+// (list, show, release, watch), for the servers themselves (server) and for a woven target's lock
 // inventory (where). docs/operations.md describes each subcommand, its output and its exit codes.
 #include <algorithm>
 #include <functional>
@@ -21,7 +21,7 @@ const std::string& server_url(const GlobalOptions& options) {
   if (options.url.empty())
     throw UsageError("", "",
                      "no server given: pass --url URL or set DISTLOCK_URL (redis://host:port, "
-                     "zookeeper://host:port, ...)");
+                     "zookeeper://host:port, postgresql://user@host:port/database, ...)");
   return options.url;
 }
 
@@ -51,7 +51,7 @@ Subcommand add_show(CLI::App& parent, const GlobalOptions& options, ShowOptions&
   CLI::App* app = parent.add_subcommand(
       "show",
       "Show one lock in full: every hold, and the waiters in the order they will be granted "
-      "(ZooKeeper, a Redis fair lock). Exit 1 when nobody holds or waits for it.");
+      "(ZooKeeper, a Redis or PostgreSQL fair lock). Exit 1 when nobody holds or waits for it.");
   app->add_option("NAME", show.name, "The lock name as list shows it (order:alice:42)")->required();
   return {app, [&] { return show_lock(options, show); }};
 }
@@ -128,15 +128,16 @@ Subcommand add_server(CLI::App& parent, const GlobalOptions& options) {
       "What the servers behind the URL say of themselves (each master of a Redlock or a Cluster, "
       "the master a Sentinel names): the version, maxmemory and maxmemory-policy, and whether "
       "they may evict lock keys: safe, at risk (a maxmemory with any policy but noeviction), "
-      "could not be checked (a user without +info), or does not apply (ZooKeeper, memory://).");
+      "could not be checked (a user without +info), or does not apply (ZooKeeper, etcd, "
+      "PostgreSQL, memory://).");
   return {app, [&] { return describe_servers(options); }};
 }
 
 int run(int argc, char** argv) {
   const std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   CLI::App app{
-      "Inspect and break the distributed locks distlock keeps on a Redis or ZooKeeper "
-      "server.\nExit codes: 0 done, 1 nothing found or released, 2 usage error, "
+      "Inspect and break the distributed locks distlock keeps on a Redis, ZooKeeper, etcd or "
+      "PostgreSQL server.\nExit codes: 0 done, 1 nothing found or released, 2 usage error, "
       "3 server unreachable, 4 other failure.",
       "distlock"};
   // Before the subcommands are added: they take the parent's at that moment.
@@ -148,8 +149,7 @@ int run(int argc, char** argv) {
                  "The lock service, as the library takes it (redis://, redis+unix://, "
                  "redis+sentinel://, redis+cluster://, redis+redlock://, over TLS rediss://, "
                  "rediss+sentinel://, rediss+cluster://, rediss+redlock://, zookeeper://, "
-                 "etcd://; not yet postgresql://, whose lock table a SELECT shows: see the "
-                 "guide)")
+                 "etcd://, postgresql:// or postgres://)")
       ->envname("DISTLOCK_URL");
   app.add_flag("--json", options.json, "Write JSON for scripts instead of text");
   // The global options may also follow the subcommand.

@@ -27,6 +27,10 @@ const char* verdict_text(admin::EvictionRisk risk) {
 std::string settings_text(const admin::ServerFacts& facts) {
   if (facts.kind == "memory") return "in-process (memory://)";
   if (facts.kind == "zookeeper") return "ZooKeeper";
+  if (facts.kind == "postgresql")
+    return "PostgreSQL " + (facts.version.empty() ? "(version not named)" : facts.version);
+  if (facts.kind == "etcd")
+    return "etcd " + (facts.version.empty() ? "(version not named)" : facts.version);
   std::string text = "Redis " + (facts.version.empty() ? "(version not named)" : facts.version);
   if (!facts.maxmemory) return text + ", maxmemory and maxmemory-policy unknown";
   text += *facts.maxmemory == 0 ? ", maxmemory 0 (no limit)"

@@ -5,8 +5,9 @@
 // say of themselves, whether they may evict lock keys above all.
 //
 // Not for the locking path: listing walks the server's whole lock space (Redis SCAN, a walk
-// of ZooKeeper's lock root), and a force-release takes a lock from a holder that may still be
-// working under it (its next renewal finds the lock gone and reports it lost).
+// of ZooKeeper's lock root, PostgreSQL's lock tables read whole), and a force-release takes a lock
+// from a holder that may still be working under it (its next renewal finds the lock gone and
+// reports it lost).
 #pragma once
 
 #include <chrono>
@@ -30,7 +31,7 @@ namespace admin {
 // What a hold or a waiter is on its lock.
 enum class HoldKind {
   exclusive,  // a plain exclusive lock
-  fair,       // an exclusive lock granted in arrival order (Redis: a fair lock that has waiters)
+  fair,       // an exclusive lock granted in arrival order (Redis, PostgreSQL: one with waiters)
   read,       // a read-write lock's shared side
   write,      // a read-write lock's exclusive side
   semaphore,  // one permit of a semaphore
@@ -51,17 +52,20 @@ struct Holder {
 struct Hold {
   HoldKind kind = HoldKind::exclusive;  // which side of the lock it holds
   Holder holder;                        // who holds it
-  // When the hold was granted (Redis: the holder's clock; ZooKeeper: the server's ctime).
+  // When the hold was granted (Redis, PostgreSQL: the holder's clock; ZooKeeper: the server's
+  // ctime).
   std::optional<std::chrono::system_clock::time_point> acquired_at;
   // How long the server keeps it without a renewal. None: until the holder's session ends
   // (ZooKeeper).
   std::optional<Millis> time_left;
   std::uint64_t fence = 0;  // the fence the holder's lease has
-  // Reentrant holds of the same owner (Redis); 1 otherwise.
+  // Reentrant holds of the same owner (Redis, PostgreSQL's exclusive and fair locks); 1
+  // otherwise.
   unsigned count = 1;
   // Released, but kept taken for a while by hold_at_least: nobody holds it.
   bool kept = false;
-  // Where it lives: the Redis key (and member) or the ZooKeeper node.
+  // Where it lives: the Redis key (and member), the ZooKeeper node, or the PostgreSQL table and
+  // its row's key ("<table> <name>", "<table>_holds <name> <acquisition id>").
   std::string location;
 };
 
@@ -69,15 +73,16 @@ struct Hold {
 struct Waiter {
   HoldKind kind = HoldKind::exclusive;  // which side of the lock it waits for
   Holder holder;                        // who waits
-  std::string location;                 // the Redis key (and member) or the ZooKeeper node
+  std::string location;                 // as Hold::location
 };
 
 // A lock as its server has it: who holds it, and who waits for it.
 struct LockState {
   std::string name;         // as the runtime writes it: "<type>:<key>", key parts escaped
   std::vector<Hold> holds;  // every hold: one, or a read lock's readers, a semaphore's permits
-  // In the order they will be granted where the backend keeps an order (ZooKeeper, a Redis
-  // fair lock's queue); a read-write lock's waiting writers on Redis in no particular order.
+  // In the order they will be granted where the backend keeps an order (ZooKeeper, a Redis or
+  // PostgreSQL fair lock's queue); a read-write lock's waiting writers on Redis and PostgreSQL
+  // in no particular order.
   std::vector<Waiter> waiters;
 };
 
@@ -93,7 +98,7 @@ enum class EvictionRisk {
   safe,            // it never evicts lock keys: noeviction, or no maxmemory
   at_risk,         // it may evict lock keys when its memory runs out
   unchecked,       // it would not say (an ACL user without +info)
-  not_applicable,  // nothing there is evicted: ZooKeeper, memory://
+  not_applicable,  // nothing there is evicted: ZooKeeper, PostgreSQL, memory://
 };
 
 // "safe", "at_risk", "unchecked", "not_applicable".
@@ -104,7 +109,7 @@ struct ServerFacts {
   // As messages name it (no password): the URL; a Redlock's or a Cluster's master by its own
   // redis:// URL; the master a Sentinel names by the URL and "(master <host>:<port>)".
   std::string server;
-  std::string kind;     // "redis", "zookeeper", "memory"
+  std::string kind;     // "redis", "zookeeper", "postgresql", "memory"
   std::string version;  // "7.0.15"; empty when the server does not say
   // Bytes, 0 for no limit; none when the server does not say, or has no such setting.
   std::optional<std::uint64_t> maxmemory;

@@ -13,6 +13,10 @@
 #if DISTLOCK_WITH_ZOOKEEPER
 #include "backends/zookeeper/zookeeper_inspector.h"
 #endif
+#if DISTLOCK_WITH_POSTGRESQL
+#include "backends/postgres/postgres_inspector.h"
+#include "backends/postgres/settings.h"
+#endif
 #if DISTLOCK_WITH_ETCD
 #include "backends/etcd/etcd_inspector.h"
 #endif
@@ -23,17 +27,17 @@ namespace distlock {
 namespace detail {
 namespace {
 
-std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& options) {
+std::unique_ptr<LockInspector> make_inspector(std::string_view text, const Options& options) {
+#if DISTLOCK_WITH_POSTGRESQL
+  // libpq's own URIs, which it parses itself (postgres/settings.h), as the backend does.
+  if (postgres::is_postgres_url(text)) return postgres::make_inspector(text, options);
+#endif
+  const Url url = parse_url(text);
   if (url.scheme == "memory")
     throw ConfigError("", url.redacted(),
                       "memory:// locks live inside the process that takes them: another process "
                       "cannot see or release them; inspect them from that process, or use a "
-                      "Redis or ZooKeeper URL");
-  if (url.scheme == "postgresql" || url.scheme == "postgres")
-    throw ConfigError("", url.redacted(),
-                      "the admin API and the distlock command do not inspect postgresql:// "
-                      "locks yet; the lock table shows them: SELECT name, holder, fence, "
-                      "expires_at FROM distlock_locks");
+                      "Redis, ZooKeeper, etcd or PostgreSQL URL");
   // The command takes a service's URL as the service has it, query keys and all.
   const Options configured = options_for_scheme(url, options);
   if (url.scheme.starts_with("redis")) return redis::make_inspector(url, configured);
@@ -102,7 +106,7 @@ const char* to_string(EvictionRisk risk) {
 }
 
 std::unique_ptr<LockAdmin> LockAdmin::connect(std::string_view url, const Options& options) {
-  return std::make_unique<LockAdmin>(detail::make_inspector(detail::parse_url(url), options));
+  return std::make_unique<LockAdmin>(detail::make_inspector(url, options));
 }
 
 LockAdmin::LockAdmin(std::unique_ptr<detail::LockInspector> inspector)
@@ -133,6 +137,10 @@ std::vector<ServerFacts> LockAdmin::servers() { return inspector_->servers(); }
 const std::string& LockAdmin::server() const { return inspector_->server(); }
 
 std::vector<ServerFacts> describe_servers(std::string_view url, const Options& options) {
+#if DISTLOCK_WITH_POSTGRESQL
+  // parse_url does not take every URL libpq does.
+  if (detail::postgres::is_postgres_url(url)) return LockAdmin::connect(url, options)->servers();
+#endif
   const detail::Url parsed = detail::parse_url(url);
   if (parsed.scheme != "memory") return LockAdmin::connect(url, options)->servers();
   // Its query keys are checked as a client's are.

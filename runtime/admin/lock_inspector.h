@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a backend implements for distlock::admin::LockAdmin: reading the locks a server keeps,
 // force-releasing them, and what the servers say of themselves. One per protocol
-// (backends/redis/redis_inspector, backends/zookeeper/zookeeper_inspector); it knows nothing of
-// the lock path's clients.
+// (backends/redis/admin/redis_inspector, backends/zookeeper/zookeeper_inspector,
+// backends/postgres/postgres_inspector); it knows nothing of the lock path's clients.
 #pragma once
 
 #include <optional>

@@ -218,6 +218,10 @@ TEST_F(DistlockCommandEtcd, ServerSaysItsVersionAndThatEvictionDoesNotApply) {
   EXPECT_EQ(servers[0].at("kind"), "etcd");
   EXPECT_EQ(servers[0].at("version").get<std::string>().rfind("3.", 0), 0u) << servers[0];
   EXPECT_EQ(servers[0].at("eviction"), "not_applicable");
+
+  const auto text = distlock({"server"});
+  ASSERT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find("etcd 3."), std::string::npos) << text.out;
 }
 
 }  // namespace

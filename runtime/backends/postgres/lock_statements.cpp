@@ -6,25 +6,6 @@
 namespace distlock::detail::postgres {
 namespace {
 
-// The statements name the tables, the sequence and the channel of the settings in place of
-// {table}, {holds}, {fence} and {channel}.
-std::string with_names(std::string_view text, const PostgresSettings& settings) {
-  std::string written;
-  while (!text.empty()) {
-    const auto open = text.find('{');
-    written += text.substr(0, open);
-    if (open == std::string_view::npos) break;
-    const auto close = text.find('}', open);
-    const std::string_view name = text.substr(open + 1, close - open - 1);
-    written += name == "table"   ? settings.table
-               : name == "holds" ? settings.holds_table
-               : name == "fence" ? settings.fence_sequence
-                                 : settings.channel;
-    text = text.substr(close + 1);
-  }
-  return written;
-}
-
 // The holder of a live lock is this owner, and this acquisition holds it already (a retry
 // after a lost reply) or the owner re-enters it: the lock stays as it is, with one more hold.
 // Any other row this owner has is an orphan of an acquisition whose reply was lost, and is
@@ -405,6 +386,23 @@ std::string with_continuing(std::string_view statement) {
 }
 
 }  // namespace
+
+std::string with_names(std::string_view text, const PostgresSettings& settings) {
+  std::string written;
+  while (!text.empty()) {
+    const auto open = text.find('{');
+    written += text.substr(0, open);
+    if (open == std::string_view::npos) break;
+    const auto close = text.find('}', open);
+    const std::string_view name = text.substr(open + 1, close - open - 1);
+    written += name == "table"   ? settings.table
+               : name == "holds" ? settings.holds_table
+               : name == "fence" ? settings.fence_sequence
+                                 : settings.channel;
+    text = text.substr(close + 1);
+  }
+  return written;
+}
 
 LockStatements lock_statements(const PostgresSettings& settings) {
   return {{"distlock_acquire", with_names(with_continuing(kAcquire), settings)},

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "backends/postgres/connection.h"
 #include "backends/postgres/settings.h"
@@ -60,6 +61,11 @@ struct LockStatements {
 };
 
 LockStatements lock_statements(const PostgresSettings& settings);
+
+// SQL text written with {table}, {holds}, {fence} and {channel} in place of the lock table, the
+// holds table, the fence sequence and the release channel, with the settings' names in their
+// place: the lock statements', and the admin API's (lock_listing.h, force_release.h).
+std::string with_names(std::string_view text, const PostgresSettings& settings);
 
 // The tables and the fence sequence, as `lock_statements` expects them, in one transaction: what
 // the backend runs when the table is missing, and what the guide gives users without the right
