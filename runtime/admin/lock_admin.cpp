@@ -41,7 +41,7 @@ std::unique_ptr<LockInspector> make_inspector(const Url& url, const Options& opt
   if (url.scheme == "zookeeper") return zookeeper::make_inspector(url, configured);
 #endif
 #if DISTLOCK_WITH_ETCD
-  if (url.scheme == "etcd") return etcd::make_inspector(url, configured);
+  if (url.scheme == "etcd" || url.scheme == "etcds") return etcd::make_inspector(url, configured);
 #endif
   throw unknown_scheme(url);
 }
