@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include <distlock/admin.h>
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
@@ -153,6 +154,27 @@ TEST_F(EtcdTls, WaitersAreWokenOverTls) {
   Outcome outcome = outcome_of(asynchronous);
   ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
   EXPECT_GT(outcome.lease.fence(), second_fence);
+}
+
+// The admin API (the distlock command) takes the service's etcds:// URL as it is.
+TEST_F(EtcdTls, TheAdminApiListsLocksOverTls) {
+  const std::string url = with_client_certificate(with_ca(mutual(), tls_files().ca));
+  auto client = Client::connect(url);
+  const std::string key = unique_name("admin");
+  Lease lease = client->acquire(spec("tls-admin", 10s), key);
+  const auto admin = admin::LockAdmin::connect(url);
+  const auto locks = admin->list("tls-admin:" + key);
+  ASSERT_EQ(locks.size(), 1u);
+  ASSERT_EQ(locks.front().holds.size(), 1u);
+  EXPECT_EQ(locks.front().holds.front().fence, lease.fence());
+  try {
+    (void)admin::LockAdmin::connect(with_ca(mutual(), tls_files().ca) + "&connect_timeout=2s");
+    ADD_FAILURE() << "the admin API connected without the client certificate";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_NE(std::string(error.what()).find("it may require a client certificate"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST_F(EtcdTls, AnUnknownCaFailsSayingTlsAndWhy) {
