@@ -149,7 +149,7 @@ int run(int argc, char** argv) {
                  "The lock service, as the library takes it (redis://, redis+unix://, "
                  "redis+sentinel://, redis+cluster://, redis+redlock://, over TLS rediss://, "
                  "rediss+sentinel://, rediss+cluster://, rediss+redlock://, zookeeper://, "
-                 "etcd://, postgresql:// or postgres://)")
+                 "etcd://, over TLS etcds://, postgresql:// or postgres://)")
       ->envname("DISTLOCK_URL");
   app.add_flag("--json", options.json, "Write JSON for scripts instead of text");
   // The global options may also follow the subcommand.

@@ -45,7 +45,7 @@ std::unique_ptr<LockInspector> make_inspector(std::string_view text, const Optio
   if (url.scheme == "zookeeper") return zookeeper::make_inspector(url, configured);
 #endif
 #if DISTLOCK_WITH_ETCD
-  if (url.scheme == "etcd") return etcd::make_inspector(url, configured);
+  if (url.scheme == "etcd" || url.scheme == "etcds") return etcd::make_inspector(url, configured);
 #endif
   throw unknown_scheme(url);
 }

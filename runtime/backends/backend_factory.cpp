@@ -37,7 +37,8 @@ std::unique_ptr<Backend> make_backend(std::string_view text, const Options& opti
   if (url.scheme == "zookeeper") return zookeeper::make_backend(url, configured, stats);
 #endif
 #if DISTLOCK_WITH_ETCD
-  if (url.scheme == "etcd") return etcd::make_backend(url, configured, stats);
+  if (url.scheme == "etcd" || url.scheme == "etcds")
+    return etcd::make_backend(url, configured, stats);
 #endif
   throw unknown_scheme(url);
 }

@@ -33,7 +33,7 @@ void check_redlock_hosts(const Url& url) {
 }
 
 // The query keys of TLS, a rediss... URL's besides its redis... form's: redis-cli's option
-// names (tls_context.h).
+// names (tls_context.h). etcds:// takes them too.
 constexpr std::string_view kTlsKeys[] = {"cacert", "cacertdir", "cert", "key", "sni", "insecure"};
 
 // A rediss+unix:// URL, or any rediss... URL in a build without TLS.
@@ -63,6 +63,15 @@ std::vector<std::string_view> redis_keys(const std::string& topology) {
   return {};
 }
 
+void warn_if_insecure(const Url& url) {
+  const std::string insecure = url.query_value("insecure").value_or("false");
+  if (insecure == "true" || insecure == "yes" || insecure == "1")
+    detail::log(LogLevel::warning,
+                url.redacted() +
+                    ": insecure=true: the server's certificate is not verified; anyone on the "
+                    "path can pose as the server");
+}
+
 }  // namespace
 
 bool uses_tls(const Url& url) {
@@ -87,12 +96,7 @@ Options options_for_scheme(const Url& url, const Options& options) {
     if (topology == "redis+redlock") check_redlock_hosts(url);
     if (tls) keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
     Options configured = options_from_url(url, options, keys);
-    const std::string insecure = url.query_value("insecure").value_or("false");
-    if (insecure == "true" || insecure == "yes" || insecure == "1")
-      detail::log(LogLevel::warning,
-                  url.redacted() +
-                      ": insecure=true: the server's certificate is not verified; anyone on the "
-                      "path can pose as the server");
+    warn_if_insecure(url);
     return configured;
   }
   if (url.scheme == "zookeeper") {
@@ -105,31 +109,33 @@ Options options_for_scheme(const Url& url, const Options& options) {
                       "(DISTLOCK_WITH_ZOOKEEPER=OFF)");
 #endif
   }
-  if (url.scheme == "etcd") {
+  if (url.scheme == "etcd" || url.scheme == "etcds") {
 #if DISTLOCK_WITH_ETCD
-    return options_from_url(url, options, {"connect_timeout", "command_timeout"});
+    std::vector<std::string_view> keys = {"connect_timeout", "command_timeout"};
+    if (url.scheme == "etcds") keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
+    Options configured = options_from_url(url, options, keys);
+    warn_if_insecure(url);
+    return configured;
 #else
     throw ConfigError("", url.redacted(),
                       "bad URL: this distlock was built without the etcd:// backend "
-                      "(DISTLOCK_WITH_ETCD=OFF)");
+                      "(DISTLOCK_WITH_ETCD=OFF), so it takes no " +
+                          url.scheme + "://");
 #endif
   }
-  if (url.scheme == "etcds")
-    throw ConfigError("", url.redacted(),
-                      "bad URL: etcds:// (etcd over TLS) is not supported yet; use etcd:// on a "
-                      "trusted network");
   throw unknown_scheme(url);
 }
 
 ConfigError unknown_scheme(const Url& url) {
-  return ConfigError("", url.redacted(),
-                     "bad URL: unknown scheme '" + url.scheme +
-                         "'; use memory://, redis://host:port, redis+unix:///path, "
-                         "redis+sentinel://host:port[,host:port...]/master-name, "
-                         "redis+cluster://host:port[,host:port...], "
-                         "redis+redlock://host:port,host:port,host:port (rediss... for TLS), "
-                         "zookeeper://host:port, etcd://host:port[,host:port...] or "
-                         "postgresql://user@host:port/database");
+  return ConfigError(
+      "", url.redacted(),
+      "bad URL: unknown scheme '" + url.scheme +
+          "'; use memory://, redis://host:port, redis+unix:///path, "
+          "redis+sentinel://host:port[,host:port...]/master-name, "
+          "redis+cluster://host:port[,host:port...], "
+          "redis+redlock://host:port,host:port,host:port (rediss... for TLS), "
+          "zookeeper://host:port, etcd://host:port[,host:port...] (etcds:// for TLS) or "
+          "postgresql://user@host:port/database");
 }
 
 }  // namespace distlock::detail

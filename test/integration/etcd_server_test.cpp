@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The private etcd servers of test/support: a member starts, answers, keeps its data and ports
 // across a restart and a kill, freezes; etcdctl's own lock excludes a second one; a server with
-// authentication refuses anonymous clients; a three-member cluster elects a new leader when
-// its leader is killed.
+// authentication refuses anonymous clients; one with TLS serves https:// only, and when it asks,
+// only clients with a certificate; a three-member cluster elects a new leader when its leader
+// is killed.
 #include "etcd_server.h"
 
 #include <signal.h>
@@ -20,6 +21,7 @@
 
 #include "redis_server.h"  // lines_of
 #include "subprocess.h"
+#include "tls_files.h"
 
 namespace distlock::testing {
 namespace {
@@ -212,6 +214,39 @@ TEST(EtcdServer, AuthenticationRefusesAnonymousClients) {
   server.restart();
   EXPECT_EQ(server.etcdctl({"get", "secret", "--print-value-only"}), "value");
   EXPECT_FALSE(anonymous_etcdctl(server.endpoint(), {"get", "secret"}).first.success());
+}
+
+TEST(EtcdServer, TlsServesHttpsOnlyAndRequiresAClientCertificateWhenAsked) {
+  EtcdConfig config;
+  config.tls = ServerTls::of_test_ca(/*client_certificates_required=*/true);
+  config.authentication = true;
+  EtcdServer server(config);
+  ASSERT_TRUE(server.credentials());
+  const std::string user = "--user=root:" + server.credentials()->password;
+  EXPECT_EQ(server.url(), "etcds://" + server.endpoint());
+  EXPECT_EQ(server.url_with_credentials(),
+            "etcds://root:" + server.credentials()->password + "@" + server.endpoint());
+
+  server.etcdctl({"put", "greeting", "hello"});
+  EXPECT_EQ(server.etcdctl({"get", "greeting", "--print-value-only"}), "hello");
+  const std::vector<std::string> quick = {"--dial-timeout=1s", "--command-timeout=1s"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), quick.begin(), quick.end());
+    args.insert(args.end(), {user, "get", "greeting", "--print-value-only"});
+    return args;
+  };
+  const auto [plain, plain_output] = anonymous_etcdctl(server.endpoint(), with({}));
+  EXPECT_FALSE(plain.success()) << plain_output;
+  const auto [withheld, withheld_output] = anonymous_etcdctl(
+      "https://" + server.endpoint(), with({"--cacert=" + tls_files().ca.string()}));
+  EXPECT_FALSE(withheld.success()) << withheld_output;
+  // The control: the same call with the client's certificate is served.
+  const auto [given, given_output] = anonymous_etcdctl(
+      "https://" + server.endpoint(), with({"--cacert=" + tls_files().ca.string(),
+                                            "--cert=" + tls_files().client.certificate.string(),
+                                            "--key=" + tls_files().client.key.string()}));
+  EXPECT_TRUE(given.success()) << given_output;
+  EXPECT_NE(given_output.find("hello"), std::string::npos) << given_output;
 }
 
 TEST(EtcdServerCluster, ElectsANewLeaderAfterItsLeaderIsKilled) {

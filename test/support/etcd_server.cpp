@@ -100,10 +100,25 @@ std::filesystem::path required_program(const char* variable, const std::string& 
 
 std::string loopback_url(std::uint16_t port) { return "http://127.0.0.1:" + std::to_string(port); }
 
+std::string client_url(std::uint16_t port, const std::optional<ServerTls>& tls) {
+  return (tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port);
+}
+
+// etcdctl's flags for members at `endpoints` ("127.0.0.1:<port>[,...]"); over TLS (one
+// member: EtcdCluster has none), the test CA that signed the member's certificate, and the test
+// client's certificate, which a member that requires one takes.
+std::vector<std::string> connection_flags(const std::string& endpoints,
+                                          const std::optional<ServerTls>& tls) {
+  if (!tls) return {"--endpoints=" + endpoints};
+  const TlsFiles& files = tls_files();
+  return {"--endpoints=https://" + endpoints, "--cacert=" + files.ca.string(),
+          "--cert=" + files.client.certificate.string(), "--key=" + files.client.key.string()};
+}
+
 std::string with_credentials(const std::optional<EtcdCredentials>& credentials,
-                             const std::string& hosts) {
-  if (!credentials) return "etcd://" + hosts;
-  return "etcd://" + credentials->user + ":" + credentials->password + "@" + hosts;
+                             const std::string& scheme, const std::string& hosts) {
+  if (!credentials) return scheme + "://" + hosts;
+  return scheme + "://" + credentials->user + ":" + credentials->password + "@" + hosts;
 }
 
 // `count` loopback ports nobody listens on right now, all different.
@@ -123,9 +138,10 @@ struct EtcdctlResult {
   std::string errors;
 };
 
-// Runs etcdctl with API v3 (whatever ETCDCTL_API the test has) against `endpoints`, its stderr
-// in a file of `scratch` that is read and removed afterwards.
-EtcdctlResult run_etcdctl(const std::filesystem::path& scratch, const std::string& endpoints,
+// Runs etcdctl with API v3 (whatever ETCDCTL_API the test has) with `connection`
+// (connection_flags()), its stderr in a file of `scratch` that is read and removed afterwards.
+EtcdctlResult run_etcdctl(const std::filesystem::path& scratch,
+                          const std::vector<std::string>& connection,
                           const std::optional<EtcdCredentials>& credentials,
                           const std::vector<std::string>& args) {
   const auto program = required_program("DISTLOCK_ETCDCTL", "etcdctl", "etcd-client");
@@ -141,7 +157,7 @@ EtcdctlResult run_etcdctl(const std::filesystem::path& scratch, const std::strin
     }
   } remover{error_file};
 
-  std::vector<std::string> argv = {"--endpoints=" + endpoints};
+  std::vector<std::string> argv = connection;
   if (credentials) argv.push_back("--user=" + credentials->user + ":" + credentials->password);
   argv.insert(argv.end(), args.begin(), args.end());
   Subprocess::Options options;
@@ -167,12 +183,14 @@ std::string output_or_throw(EtcdctlResult result, const std::string& where,
 
 // Adds root with kRootPassword and turns authentication on.
 EtcdCredentials enable_authentication(const std::filesystem::path& scratch,
-                                      const std::string& endpoints) {
+                                      const std::string& endpoints,
+                                      const std::optional<ServerTls>& tls) {
   EtcdCredentials root{"root", std::string(kRootPassword)};
   // etcdctl's auth enable also gives root the root role, without which etcd refuses it.
   for (const auto& args : {std::vector<std::string>{"user", "add", root.user + ":" + root.password},
                            std::vector<std::string>{"auth", "enable"}}) {
-    output_or_throw(run_etcdctl(scratch, endpoints, std::nullopt, args), endpoints, args);
+    output_or_throw(run_etcdctl(scratch, connection_flags(endpoints, tls), std::nullopt, args),
+                    endpoints, args);
   }
   return root;
 }
@@ -214,7 +232,8 @@ EtcdServer::EtcdServer(EtcdConfig config) : config_(std::move(config)), name_("d
       launch();
       if (await_serving(deadline) == Launch::serving) {
         await_healthy(deadline);
-        if (config_.authentication) credentials_ = enable_authentication(directory_, endpoint());
+        if (config_.authentication)
+          credentials_ = enable_authentication(directory_, endpoint(), config_.tls);
         return;
       }
       failures += "ports " + std::to_string(port_) + ", " + std::to_string(peer_port_) + ":\n" +
@@ -263,8 +282,8 @@ void EtcdServer::launch() {
   std::vector<std::string> args = {
       "--name=" + name_,
       "--data-dir=" + (directory_ / "data").string(),
-      "--listen-client-urls=" + loopback_url(port_),
-      "--advertise-client-urls=" + loopback_url(port_),
+      "--listen-client-urls=" + client_url(port_, config_.tls),
+      "--advertise-client-urls=" + client_url(port_, config_.tls),
       "--listen-peer-urls=" + loopback_url(peer_port_),
       "--initial-advertise-peer-urls=" + loopback_url(peer_port_),
       // The initial flags make the cluster; a restart finds it in the data and ignores them.
@@ -279,6 +298,14 @@ void EtcdServer::launch() {
       "--logger=zap",
       "--log-outputs=stderr",
   };
+  if (config_.tls) {
+    args.push_back("--cert-file=" + config_.tls->identity.certificate.string());
+    args.push_back("--key-file=" + config_.tls->identity.key.string());
+    if (config_.tls->client_certificates_required) {
+      args.push_back("--client-cert-auth");
+      args.push_back("--trusted-ca-file=" + config_.tls->ca.string());
+    }
+  }
   args.insert(args.end(), config_.extra_args.begin(), config_.extra_args.end());
   Subprocess::Options options;
   options.merge_stderr = true;
@@ -323,7 +350,8 @@ void EtcdServer::await_healthy(Clock::time_point deadline) const {
           "etcd " + name_ + " on port " + std::to_string(port_) + " exited (" + status->describe() +
           ") before it was healthy; the end of its log:\n" + log_since_launch());
     }
-    const auto health = run_etcdctl(directory_, endpoint(), credentials_, args);
+    const auto health =
+        run_etcdctl(directory_, connection_flags(endpoint(), config_.tls), credentials_, args);
     if (health.status.success()) return;
     if (Clock::now() >= deadline) {
       throw std::runtime_error("etcd " + name_ + " on port " + std::to_string(port_) +
@@ -338,11 +366,13 @@ void EtcdServer::await_healthy(Clock::time_point deadline) const {
 
 std::string EtcdServer::endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
 
-std::string EtcdServer::url() const { return "etcd://" + endpoint(); }
+std::string EtcdServer::url() const { return scheme() + "://" + endpoint(); }
 
 std::string EtcdServer::url_with_credentials() const {
-  return with_credentials(credentials_, endpoint());
+  return with_credentials(credentials_, scheme(), endpoint());
 }
+
+std::string EtcdServer::scheme() const { return config_.tls ? "etcds" : "etcd"; }
 
 int EtcdServer::pid() const { return process_ ? process_->pid() : -1; }
 
@@ -380,12 +410,13 @@ void EtcdServer::thaw() {
 }
 
 std::string EtcdServer::etcdctl(const std::vector<std::string>& args) const {
-  return output_or_throw(run_etcdctl(directory_, endpoint(), credentials_, args),
-                         "etcd " + name_ + " on port " + std::to_string(port_), args);
+  return output_or_throw(
+      run_etcdctl(directory_, connection_flags(endpoint(), config_.tls), credentials_, args),
+      "etcd " + name_ + " on port " + std::to_string(port_), args);
 }
 
 std::unique_ptr<Subprocess> EtcdServer::start_etcdctl(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {"--endpoints=" + endpoint()};
+  std::vector<std::string> argv = connection_flags(endpoint(), config_.tls);
   if (credentials_) argv.push_back("--user=" + credentials_->user + ":" + credentials_->password);
   argv.insert(argv.end(), args.begin(), args.end());
   Subprocess::Options options;
@@ -406,6 +437,11 @@ std::string EtcdServer::log_since_launch() const {
 // EtcdCluster
 
 EtcdCluster::EtcdCluster(const EtcdConfig& config) {
+  // Its etcdctl calls (leader_index(), authentication) speak to the members in the clear.
+  if (config.tls)
+    throw std::invalid_argument(
+        "EtcdCluster serves clients in the clear only: TLS is for "
+        "an EtcdServer (one member)");
   directory_ = make_temp_directory("distlock-etcd-cluster");
   try {
     std::string failures;
@@ -435,7 +471,7 @@ EtcdCluster::EtcdCluster(const EtcdConfig& config) {
         for (auto& member : members_) member->await_healthy(deadline);
         leader_index();
         if (config.authentication) {
-          const auto credentials = enable_authentication(directory_, endpoints());
+          const auto credentials = enable_authentication(directory_, endpoints(), std::nullopt);
           for (auto& member : members_) member->credentials_ = credentials;
         }
         return;
@@ -495,7 +531,7 @@ std::string EtcdCluster::endpoints() const {
 std::string EtcdCluster::url() const { return "etcd://" + endpoints(); }
 
 std::string EtcdCluster::url_with_credentials() const {
-  return with_credentials(members_.front()->credentials(), endpoints());
+  return with_credentials(members_.front()->credentials(), "etcd", endpoints());
 }
 
 int EtcdCluster::leader_index(std::chrono::milliseconds limit) const {
@@ -515,7 +551,8 @@ int EtcdCluster::leader_index(std::chrono::milliseconds limit) const {
     for (int i = 0; i < kSize; ++i) {
       const auto& member = *members_[static_cast<std::size_t>(i)];
       if (!member.running()) continue;
-      const auto status = run_etcdctl(directory_, member.endpoint(), std::nullopt, args);
+      const auto status = run_etcdctl(directory_, connection_flags(member.endpoint(), std::nullopt),
+                                      std::nullopt, args);
       if (!status.status.success()) continue;
       const auto id = json_number(status.output, "member_id");
       const auto leader = json_number(status.output, "leader");
@@ -546,9 +583,9 @@ int EtcdCluster::leader_index(std::chrono::milliseconds limit) const {
 }
 
 std::string EtcdCluster::etcdctl(const std::vector<std::string>& args) const {
-  return output_or_throw(
-      run_etcdctl(directory_, endpoints(), members_.front()->credentials(), args),
-      "the etcd cluster " + endpoints(), args);
+  return output_or_throw(run_etcdctl(directory_, connection_flags(endpoints(), std::nullopt),
+                                     members_.front()->credentials(), args),
+                         "the etcd cluster " + endpoints(), args);
 }
 
 }  // namespace distlock::testing

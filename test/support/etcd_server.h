@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tls_files.h"
+
 namespace distlock::testing {
 
 class Subprocess;
@@ -40,6 +42,11 @@ struct EtcdConfig {
   // Authentication enabled once the member (or cluster) first serves: a user root with the
   // password of credentials(), which etcdctl() then authenticates as.
   bool authentication = false;
+  // Clients served over TLS only (https://, etcd's --cert-file and --key-file), and with
+  // client_certificates_required, only those with a certificate of tls->ca (--client-cert-auth,
+  // --trusted-ca-file). etcdctl() then connects with the test CA and the test client's
+  // certificate (tls_files()). For an EtcdServer only; the peers speak in the clear.
+  std::optional<ServerTls> tls;
   // More etcd command-line arguments ("--name=value").
   std::vector<std::string> extra_args;
 };
@@ -70,10 +77,12 @@ class EtcdServer {
   std::uint16_t peer_port() const { return peer_port_; }
   // "127.0.0.1:<port>"
   std::string endpoint() const;
-  // "etcd://127.0.0.1:<port>", without credentials.
+  // "etcd://127.0.0.1:<port>" ("etcds://" with TLS), without credentials or query.
   std::string url() const;
   // "etcd://root:<password>@127.0.0.1:<port>" with authentication, else url().
   std::string url_with_credentials() const;
+  // "etcds" with TLS, else "etcd".
+  std::string scheme() const;
   // Set when the server was started with authentication.
   const std::optional<EtcdCredentials>& credentials() const { return credentials_; }
   const std::string& name() const { return name_; }
@@ -149,7 +158,8 @@ class EtcdCluster {
   static constexpr int kSize = 3;
 
   // Starts the three members and waits until each serves and they agree on a leader, then
-  // enables authentication if the configuration asks. Throws like EtcdServer.
+  // enables authentication if the configuration asks. Throws like EtcdServer, and
+  // std::invalid_argument for a configuration with tls.
   explicit EtcdCluster(const EtcdConfig& config = {});
   ~EtcdCluster();
   EtcdCluster(const EtcdCluster&) = delete;

@@ -91,11 +91,6 @@ std::uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-ServerTls ServerTls::of_test_ca(bool client_certificates_required) {
-  const TlsFiles& files = tls_files();
-  return {files.server, files.ca, client_certificates_required};
-}
-
 RedisServer::RedisServer(std::vector<std::string> extra_args, std::optional<ServerTls> tls)
     : RedisServer(Mode::server, "", std::move(extra_args), std::move(tls)) {}
 

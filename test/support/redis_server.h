@@ -18,17 +18,6 @@ namespace distlock::testing {
 
 class Subprocess;
 
-// A server that speaks TLS only (--port 0 --tls-port P): its certificate, the CA its clients'
-// certificates must come from, and whether a client must show one.
-struct ServerTls {
-  TlsFiles::Pair identity;
-  std::filesystem::path ca;
-  bool client_certificates_required = false;
-
-  // The test CA's server certificate for 127.0.0.1 and localhost (tls_files()).
-  static ServerTls of_test_ca(bool client_certificates_required = false);
-};
-
 class RedisServer {
  public:
   // What a test that cannot start it says it could not start.

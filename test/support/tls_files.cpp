@@ -95,4 +95,9 @@ const TlsFiles& tls_files() {
   return made->files;
 }
 
+ServerTls ServerTls::of_test_ca(bool client_certificates_required) {
+  const TlsFiles& files = tls_files();
+  return {files.server, files.ca, client_certificates_required};
+}
+
 }  // namespace distlock::testing

@@ -27,4 +27,16 @@ struct TlsFiles {
 // Made on the first call; throws std::runtime_error with openssl's output when it fails.
 const TlsFiles& tls_files();
 
+// A server that speaks TLS only (redis-server --port 0 --tls-port P, etcd on https://): its
+// certificate, the CA its clients' certificates must come from, and whether a client must show
+// one.
+struct ServerTls {
+  TlsFiles::Pair identity;
+  std::filesystem::path ca;
+  bool client_certificates_required = false;
+
+  // The test CA's server certificate for 127.0.0.1 and localhost (tls_files()).
+  static ServerTls of_test_ca(bool client_certificates_required = false);
+};
+
 }  // namespace distlock::testing

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <distlock/admin.h>
 #include <distlock/client.h>
 #include <distlock/error.h>
+#include <distlock/log.h>
 
 #include "backends/url_schemes.h"
 #include "util/url.h"
@@ -41,19 +43,20 @@ const std::vector<std::string> kUrls = {
 #endif
 #if DISTLOCK_WITH_ETCD
     "etcd://a,b,c",
+    "etcds://a,b,c",
 #endif
 };
 
 const std::vector<std::string> kTlsSchemes = {"rediss", "rediss+sentinel", "rediss+cluster",
-                                              "rediss+redlock"};
+                                              "rediss+redlock", "etcds"};
 
 const std::vector<Parameter> kParameters = {
     {"connect_timeout=1s",
      {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
-      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper", "etcd"}},
+      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper", "etcd", "etcds"}},
     {"command_timeout=1s",
      {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
-      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper", "etcd"}},
+      "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper", "etcd", "etcds"}},
     {"max_connections=4",
      {"redis", "redis+unix", "redis+sentinel", "redis+cluster", "redis+redlock", "rediss",
       "rediss+sentinel", "rediss+cluster", "rediss+redlock"}},
@@ -97,18 +100,24 @@ TEST(UrlSchemes, EachSchemeTakesTheParametersOfTheGuidesTable) {
   }
 }
 
-// etcd over TLS is announced, not yet built: said so, not an unknown scheme.
-TEST(UrlSchemes, EtcdsIsRefusedSayingItIsNotSupportedYet) {
-  try {
-    (void)options_for_scheme(parse_url("etcds://user:secret@host:2379"), distlock::Options{});
-    ADD_FAILURE() << "etcds:// was taken";
-  } catch (const distlock::ConfigError& error) {
-    const std::string what = error.what();
-    EXPECT_NE(what.find("etcds:// (etcd over TLS) is not supported yet"), std::string::npos)
-        << what;
-    EXPECT_EQ(what.find("secret"), std::string::npos) << what;
-  }
+#if DISTLOCK_WITH_ETCD
+// insecure=true is said at connect for etcds:// as for rediss://: nobody turns verification off
+// unawares.
+TEST(UrlSchemes, EtcdsWithoutVerificationWarnsOnce) {
+  std::vector<std::string> warnings;
+  distlock::set_logger([&](distlock::LogLevel level, std::string_view message) {
+    if (level == distlock::LogLevel::warning) warnings.emplace_back(message);
+  });
+  (void)options_for_scheme(parse_url("etcds://host?insecure=false"), distlock::Options{});
+  EXPECT_TRUE(warnings.empty());
+  (void)options_for_scheme(parse_url("etcds://user:secret@host?insecure=true"),
+                           distlock::Options{});
+  distlock::set_logger({});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings.front().find("insecure=true"), std::string::npos) << warnings.front();
+  EXPECT_EQ(warnings.front().find("secret"), std::string::npos) << warnings.front();
 }
+#endif
 
 // A unix socket does not leave its host: there is no TLS form of redis+unix://.
 TEST(UrlSchemes, RedissUnixIsRefusedSayingWhy) {

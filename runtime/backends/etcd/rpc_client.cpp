@@ -4,6 +4,9 @@
 #include <chrono>
 #include <utility>
 
+#include "backends/etcd/channel_credentials.h"
+#include "backends/etcd/connection_failure.h"
+
 namespace distlock::detail::etcd {
 namespace {
 
@@ -17,8 +20,9 @@ std::chrono::system_clock::time_point wall_clock(SteadyClock::time_point deadlin
          std::chrono::duration_cast<std::chrono::system_clock::duration>(left);
 }
 
-void check(const grpc::Status& status) {
-  if (!status.ok()) throw RpcError(status.error_code(), status.error_message());
+void check(const grpc::Status& status, const EtcdSettings& settings) {
+  if (!status.ok())
+    throw RpcError(status.error_code(), connection_failure(settings, status.error_message()));
 }
 
 }  // namespace
@@ -33,10 +37,13 @@ RpcClient::RpcClient(const EtcdSettings& settings) : settings_(settings) {
   // etcd allows (every 5 s, and only while a call is open): it answers more with a GOAWAY.
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  // sni=: the name sent in the handshake and looked for in the server's certificate.
+  if (settings_.tls && settings_.tls->server_name)
+    arguments.SetSslTargetNameOverride(*settings_.tls->server_name);
+  const auto credentials = channel_credentials(settings_);
   for (const auto& target : settings_.targets) {
     Member member;
-    member.channel =
-        grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments);
+    member.channel = grpc::CreateCustomChannel(target, credentials, arguments);
     member.kv = etcdserverpb::KV::NewStub(member.channel);
     member.lease = etcdserverpb::Lease::NewStub(member.channel);
     member.watch = etcdserverpb::Watch::NewStub(member.channel);
@@ -82,7 +89,7 @@ auto RpcClient::run(Call&& call, TimePoint deadline) {
       authenticate(deadline);
       continue;
     }
-    check(status);
+    check(status, settings_);
   }
 }
 
@@ -101,7 +108,7 @@ void RpcClient::authenticate(TimePoint deadline) {
       members_[current_.load()].auth->Authenticate(&context, request, &response);
   // Credentials given to a cluster without authentication are not needed.
   if (!status.ok() && status.error_message().find(kAuthNotEnabled) != std::string::npos) return;
-  check(status);
+  check(status, settings_);
   const std::lock_guard lock(token_mutex_);
   token_ = response.token();
 }

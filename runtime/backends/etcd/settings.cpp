@@ -16,6 +16,36 @@ constexpr std::uint16_t kDefaultEtcdPort = 2379;
   throw ConfigError("", url.redacted(), "bad URL: " + why);
 }
 
+[[noreturn]] void bad_etcd_tls(const Url& url, const std::string& why) {
+  throw ConfigError("", url.redacted(), "TLS: " + why);
+}
+
+// A key naming a file or a name: given empty, it names none, which is a mistake, not a default.
+std::optional<std::string> tls_setting(const Url& url, std::string_view key) {
+  std::optional<std::string> value = url.query_value(key);
+  if (value && value->empty()) bad_etcd_tls(url, std::string(key) + "= names nothing");
+  return value;
+}
+
+EtcdTls etcd_tls(const Url& url) {
+  EtcdTls tls;
+  tls.ca_file = tls_setting(url, "cacert");
+  tls.ca_directory = tls_setting(url, "cacertdir");
+  tls.certificate_file = tls_setting(url, "cert");
+  tls.key_file = tls_setting(url, "key");
+  tls.server_name = tls_setting(url, "sni");
+  if (tls.certificate_file.has_value() != tls.key_file.has_value())
+    bad_etcd_tls(url, tls.certificate_file
+                          ? "cert= without key=: a client certificate needs its key"
+                          : "key= without cert=: a client key needs its certificate");
+  const std::string insecure = url.query_value("insecure").value_or("false");
+  if (insecure == "true" || insecure == "yes" || insecure == "1")
+    tls.verifies = false;
+  else if (insecure != "false" && insecure != "no" && insecure != "0")
+    bad_etcd_tls(url, "query parameter 'insecure' must be true or false");
+  return tls;
+}
+
 // gRPC's own resolver names: an address literal needs no lookup; a name is looked up by DNS.
 std::string target_of(const Endpoint& endpoint) {
   const std::string port = std::to_string(endpoint.port.value_or(kDefaultEtcdPort));
@@ -35,19 +65,20 @@ EtcdSettings etcd_settings(const Url& url, const Options& options) {
   settings.server = url.redacted();
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
+  const std::string scheme = url.scheme + "://";
   if (url.endpoints.empty())
-    bad_etcd_url(url, "etcd:// needs at least one member, such as etcd://127.0.0.1:2379");
+    bad_etcd_url(url, scheme + " needs at least one member, such as " + scheme + "127.0.0.1:2379");
   if (!url.path.empty() && url.path != "/")
-    bad_etcd_url(
-        url, "an etcd:// URL has no path: locks live under /distlock; remove '" + url.path + "'");
+    bad_etcd_url(url, "an " + scheme + " URL has no path: locks live under /distlock; remove '" +
+                          url.path + "'");
   if (url.user || url.password) {
     if (!url.user || url.user->empty() || !url.password)
-      bad_etcd_url(url,
-                   "etcd's authentication needs both a user and a password "
-                   "(etcd://user:password@host:2379)");
+      bad_etcd_url(url, "etcd's authentication needs both a user and a password (" + scheme +
+                            "user:password@host:2379)");
     settings.user = url.user;
     settings.password = url.password;
   }
+  if (url.scheme == "etcds") settings.tls = etcd_tls(url);
   for (const auto& endpoint : url.endpoints) settings.targets.push_back(target_of(endpoint));
   return settings;
 }
