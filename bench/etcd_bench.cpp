@@ -10,8 +10,10 @@
 //           channel: two write round trips of the same client
 //   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
 //
-//   etcd_bench [--cycles N] [--rounds N] [--quick]
+//   etcd_bench [--cycles N] [--rounds N] [--quick] [--shared-cores]
 //
+// The server runs on CPU 0 and this process on the others (server_cpu.h), unless
+// --shared-cores.
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <grpcpp/grpcpp.h>
 
@@ -28,12 +30,14 @@
 #include "etcd_rpc.grpc.pb.h"
 #include "etcd_server.h"
 #include "redis_reference.h"
+#include "server_cpu.h"
 
 namespace {
 
 struct Settings {
   int cycles = 3000;
   int rounds = 5;
+  bool shared_cores = false;
 };
 
 Settings parse(int argc, char** argv) {
@@ -47,8 +51,12 @@ Settings parse(int argc, char** argv) {
       settings.cycles = std::stoi(argv[++i]);
     } else if (arg == "--rounds" && i + 1 < argc) {
       settings.rounds = std::stoi(argv[++i]);
+    } else if (arg == "--shared-cores") {
+      settings.shared_cores = true;
     } else {
-      throw std::invalid_argument("usage: etcd_bench [--cycles N] [--rounds N] [--quick]");
+      throw std::invalid_argument(
+          "usage: etcd_bench [--cycles N] [--rounds N] [--quick] "
+          "[--shared-cores]");
     }
   }
   return settings;
@@ -87,7 +95,10 @@ double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
 
 int main(int argc, char** argv) try {
   const Settings settings = parse(argc, argv);
+  const distlock::bench::ServerCpu server_cpu(settings.shared_cores);
   distlock::testing::EtcdServer server;
+  server_cpu.place_server(server.pid());
+  std::printf("etcd_bench: %s\n", server_cpu.describe().c_str());
   auto client = distlock::Client::connect(server.url());
   const auto channel =
       grpc::CreateChannel("ipv4:" + server.endpoint(), grpc::InsecureChannelCredentials());

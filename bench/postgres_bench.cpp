@@ -11,8 +11,10 @@
 //           its deletion, two prepared statements that each commit, two round trips; the
 //           cycle ÷ it says how much of the gap to the floor is the writing itself
 //
-//   postgres_bench [--cycles N] [--rounds N] [--quick]
+//   postgres_bench [--cycles N] [--rounds N] [--quick] [--shared-cores]
 //
+// The server runs on CPU 0 and this process on the others (server_cpu.h), unless
+// --shared-cores.
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <libpq-fe.h>
 
@@ -28,12 +30,14 @@
 
 #include "postgres_server.h"
 #include "redis_reference.h"
+#include "server_cpu.h"
 
 namespace {
 
 struct Settings {
   int cycles = 5000;
   int rounds = 5;
+  bool shared_cores = false;
 };
 
 Settings parse(int argc, char** argv) {
@@ -47,8 +51,12 @@ Settings parse(int argc, char** argv) {
       settings.cycles = std::stoi(argv[++i]);
     } else if (arg == "--rounds" && i + 1 < argc) {
       settings.rounds = std::stoi(argv[++i]);
+    } else if (arg == "--shared-cores") {
+      settings.shared_cores = true;
     } else {
-      throw std::invalid_argument("usage: postgres_bench [--cycles N] [--rounds N] [--quick]");
+      throw std::invalid_argument(
+          "usage: postgres_bench [--cycles N] [--rounds N] [--quick] "
+          "[--shared-cores]");
     }
   }
   return settings;
@@ -98,7 +106,10 @@ double write_cycles_per_second(PGconn* connection, int cycles) {
 
 int main(int argc, char** argv) try {
   const Settings settings = parse(argc, argv);
+  const distlock::bench::ServerCpu server_cpu(settings.shared_cores);
   distlock::testing::PostgresServer server;
+  server_cpu.place_server(server.pid());
+  std::printf("postgres_bench: %s\n", server_cpu.describe().c_str());
   auto client = distlock::Client::connect(server.url());
   const std::unique_ptr<PGconn, decltype(&PQfinish)> connection(PQconnectdb(server.url().c_str()),
                                                                 &PQfinish);
