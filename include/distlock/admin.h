@@ -5,9 +5,9 @@
 // say of themselves, whether they may evict lock keys above all.
 //
 // Not for the locking path: listing walks the server's whole lock space (Redis SCAN, a walk
-// of ZooKeeper's lock root, PostgreSQL's lock tables read whole), and a force-release takes a lock
-// from a holder that may still be working under it (its next renewal finds the lock gone and
-// reports it lost).
+// of ZooKeeper's lock root, PostgreSQL's lock tables read whole, etcd's keys below the lock
+// root), and a force-release takes a lock from a holder that may still be working under it (its
+// next renewal finds the lock gone and reports it lost).
 #pragma once
 
 #include <chrono>
@@ -53,10 +53,10 @@ struct Hold {
   HoldKind kind = HoldKind::exclusive;  // which side of the lock it holds
   Holder holder;                        // who holds it
   // When the hold was granted (Redis, PostgreSQL: the holder's clock; ZooKeeper: the server's
-  // ctime).
+  // ctime). None on etcd, which keeps no time for a key.
   std::optional<std::chrono::system_clock::time_point> acquired_at;
-  // How long the server keeps it without a renewal. None: until the holder's session ends
-  // (ZooKeeper).
+  // How long the server keeps it without a renewal (etcd: its lease's time to live, in whole
+  // seconds). None: until the holder's session ends (ZooKeeper).
   std::optional<Millis> time_left;
   std::uint64_t fence = 0;  // the fence the holder's lease has
   // Reentrant holds of the same owner (Redis, PostgreSQL's exclusive and fair locks); 1
@@ -64,8 +64,9 @@ struct Hold {
   unsigned count = 1;
   // Released, but kept taken for a while by hold_at_least: nobody holds it.
   bool kept = false;
-  // Where it lives: the Redis key (and member), the ZooKeeper node, or the PostgreSQL table and
-  // its row's key ("<table> <name>", "<table>_holds <name> <acquisition id>").
+  // Where it lives: the Redis key (and member), the ZooKeeper node, the etcd key, or the
+  // PostgreSQL table and its row's key ("<table> <name>", "<table>_holds <name> <acquisition
+  // id>").
   std::string location;
 };
 
@@ -80,8 +81,8 @@ struct Waiter {
 struct LockState {
   std::string name;         // as the runtime writes it: "<type>:<key>", key parts escaped
   std::vector<Hold> holds;  // every hold: one, or a read lock's readers, a semaphore's permits
-  // In the order they will be granted where the backend keeps an order (ZooKeeper, a Redis or
-  // PostgreSQL fair lock's queue); a read-write lock's waiting writers on Redis and PostgreSQL
+  // In the order they will be granted where the backend keeps an order (ZooKeeper, etcd, a Redis
+  // or PostgreSQL fair lock's queue); a read-write lock's waiting writers on Redis and PostgreSQL
   // in no particular order.
   std::vector<Waiter> waiters;
 };
@@ -98,7 +99,7 @@ enum class EvictionRisk {
   safe,            // it never evicts lock keys: noeviction, or no maxmemory
   at_risk,         // it may evict lock keys when its memory runs out
   unchecked,       // it would not say (an ACL user without +info)
-  not_applicable,  // nothing there is evicted: ZooKeeper, PostgreSQL, memory://
+  not_applicable,  // nothing there is evicted: ZooKeeper, etcd, PostgreSQL, memory://
 };
 
 // "safe", "at_risk", "unchecked", "not_applicable".
@@ -109,7 +110,7 @@ struct ServerFacts {
   // As messages name it (no password): the URL; a Redlock's or a Cluster's master by its own
   // redis:// URL; the master a Sentinel names by the URL and "(master <host>:<port>)".
   std::string server;
-  std::string kind;     // "redis", "zookeeper", "postgresql", "memory"
+  std::string kind;     // "redis", "zookeeper", "etcd", "postgresql", "memory"
   std::string version;  // "7.0.15"; empty when the server does not say
   // Bytes, 0 for no limit; none when the server does not say, or has no such setting.
   std::optional<std::uint64_t> maxmemory;
