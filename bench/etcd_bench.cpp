@@ -9,6 +9,9 @@
 //   floor   a transaction that puts one key and one that deletes it, per cycle, on one gRPC
 //           channel: two write round trips of the same client
 //   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
+//   handoff a holder's release() to a waiter of another client granted (handoff.h): p50 and
+//           p90 in µs and in round trips, a round trip being a put or a delete back to back (the
+//           floor's cycle ÷ 2)
 //
 //   etcd_bench [--cycles N] [--rounds N] [--quick] [--shared-cores]
 //
@@ -17,6 +20,7 @@
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -29,6 +33,7 @@
 
 #include "etcd_rpc.grpc.pb.h"
 #include "etcd_server.h"
+#include "handoff.h"
 #include "redis_reference.h"
 #include "server_cpu.h"
 
@@ -37,6 +42,7 @@ namespace {
 struct Settings {
   int cycles = 3000;
   int rounds = 5;
+  int handoffs = 200;
   bool shared_cores = false;
 };
 
@@ -47,6 +53,7 @@ Settings parse(int argc, char** argv) {
     if (arg == "--quick") {
       settings.cycles = 500;
       settings.rounds = 1;
+      settings.handoffs = 50;
     } else if (arg == "--cycles" && i + 1 < argc) {
       settings.cycles = std::stoi(argv[++i]);
     } else if (arg == "--rounds" && i + 1 < argc) {
@@ -91,6 +98,23 @@ double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
   return per_second(cycles, start);
 }
 
+// The handoffs between two clients, against the floor's back-to-back round trip.
+void report_handoffs(const Settings& settings, const std::string& url, double round_trip_us) {
+  auto holder = distlock::Client::connect(url);
+  auto waiter = distlock::Client::connect(url);
+  const auto lock =
+      distlock::spec("handoff", std::chrono::seconds(30), distlock::wait(std::chrono::seconds(30)));
+  (void)distlock::bench::handoff_micros(*holder, *waiter, lock, 5);
+  auto micros = distlock::bench::handoff_micros(*holder, *waiter, lock, settings.handoffs);
+  std::sort(micros.begin(), micros.end());
+  const double p50 = micros[micros.size() / 2];
+  const double p90 = micros[micros.size() * 9 / 10];
+  std::printf(
+      "handoff (release() to the waiter granted, %d samples): p50 %.0f us = %.1f round trips, "
+      "p90 %.0f us = %.1f round trips (a round trip back to back: %.0f us)\n",
+      settings.handoffs, p50, p50 / round_trip_us, p90, p90 / round_trip_us, round_trip_us);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -128,6 +152,7 @@ int main(int argc, char** argv) try {
       "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
       cycle, floor, distlock::bench::median(ratios),
       distlock::bench::listed_ratios(ratios).c_str());
+  report_handoffs(settings, server.url(), 1e6 / (2 * floor));
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "etcd_bench: %s\n", error.what());

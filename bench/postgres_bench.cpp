@@ -7,6 +7,9 @@
 //   floor   two `SELECT 1` round trips per cycle on one libpq connection, prepared as
 //           distlock's statements are
 //   ratio   cycles/s ÷ floor cycles/s                                  goal: ≥ 0.9
+//   handoff a holder's release() to a waiter of another client granted (handoff.h): p50 and
+//           p90 in µs and in round trips, a round trip being a SELECT 1 back to back (the
+//           floor's cycle ÷ 2)
 //   writes  the server's cheapest write cycle on that connection: an upsert of one row and
 //           its deletion, two prepared statements that each commit, two round trips; the
 //           cycle ÷ it says how much of the gap to the floor is the writing itself
@@ -18,6 +21,7 @@
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -28,6 +32,7 @@
 
 #include <distlock/distlock.h>
 
+#include "handoff.h"
 #include "postgres_server.h"
 #include "redis_reference.h"
 #include "server_cpu.h"
@@ -37,6 +42,7 @@ namespace {
 struct Settings {
   int cycles = 5000;
   int rounds = 5;
+  int handoffs = 200;
   bool shared_cores = false;
 };
 
@@ -47,6 +53,7 @@ Settings parse(int argc, char** argv) {
     if (arg == "--quick") {
       settings.cycles = 1000;
       settings.rounds = 1;
+      settings.handoffs = 50;
     } else if (arg == "--cycles" && i + 1 < argc) {
       settings.cycles = std::stoi(argv[++i]);
     } else if (arg == "--rounds" && i + 1 < argc) {
@@ -100,6 +107,23 @@ double write_cycles_per_second(PGconn* connection, int cycles) {
     run_prepared(connection, "down", "bench");
   }
   return per_second(cycles, start);
+}
+
+// The handoffs between two clients, against the floor's back-to-back round trip.
+void report_handoffs(const Settings& settings, const std::string& url, double round_trip_us) {
+  auto holder = distlock::Client::connect(url);
+  auto waiter = distlock::Client::connect(url);
+  const auto lock =
+      distlock::spec("handoff", std::chrono::seconds(30), distlock::wait(std::chrono::seconds(30)));
+  (void)distlock::bench::handoff_micros(*holder, *waiter, lock, 5);
+  auto micros = distlock::bench::handoff_micros(*holder, *waiter, lock, settings.handoffs);
+  std::sort(micros.begin(), micros.end());
+  const double p50 = micros[micros.size() / 2];
+  const double p90 = micros[micros.size() * 9 / 10];
+  std::printf(
+      "handoff (release() to the waiter granted, %d samples): p50 %.0f us = %.1f round trips, "
+      "p90 %.0f us = %.1f round trips (a round trip back to back: %.0f us)\n",
+      settings.handoffs, p50, p50 / round_trip_us, p90, p90 / round_trip_us, round_trip_us);
 }
 
 }  // namespace
@@ -162,6 +186,7 @@ int main(int argc, char** argv) try {
       "acquire + release() / that: %.2f (median of the rounds' %s)\n",
       writes, distlock::bench::median(write_ratios),
       distlock::bench::listed_ratios(write_ratios).c_str());
+  report_handoffs(settings, server.url(), 1e6 / (2 * floor));
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "postgres_bench: %s\n", error.what());
