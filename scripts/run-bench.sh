@@ -9,8 +9,9 @@
 # building), woven_call_bench (a woven call against a hand-written Lease, on memory:// and on
 # Redis), weave_time.sh (distlock-weave against clang++ -fsyntax-only) and zookeeper_bench
 # (uncontended cycles and contended handoffs with 8 waiters against a private ZooKeeper,
-# beside Apache Curator's InterProcessMutex) and async_bench (acquiring without blocking a
-# thread, distlock/asio.h, against the blocking API).
+# beside Apache Curator's InterProcessMutex), async_bench (acquiring without blocking a
+# thread, distlock/asio.h, against the blocking API), etcd_bench and postgres_bench (each
+# store's cycle against its own floor, and the handoff in its round trips).
 #
 # The benchmarks with goals write their figures as JSON too; all of them end up in one file,
 # build-release/bench/results.json, keyed by benchmark.
@@ -22,7 +23,7 @@
 #   bash scripts/run-bench.sh [--quick] [--require-goal] [--plots]
 #        (--quick and --require-goal are passed to redis_cycle_bench, redis_tls_bench,
 #         redis_peer_bench, renewal_capacity_bench and zookeeper_bench; --quick also to
-#         redis_topology_bench)
+#         redis_topology_bench, async_bench, etcd_bench and postgres_bench)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -36,7 +37,7 @@ set -- "${bench_args[@]}"
 ensure_packages "${DISTLOCK_PACKAGES[@]}"
 if $plots; then ensure_packages gnuplot-nox; fi
 configure release
-build release redis_cycle_bench redis_tls_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench async_bench
+build release redis_cycle_bench redis_tls_bench redis_peer_bench lock_kinds_bench renewal_capacity_bench redis_topology_bench key_bench woven_call_bench distlock-weave zookeeper_bench async_bench etcd_bench postgres_bench
 bench="$(preset_dir release)/bench"
 bash "${DISTLOCK_ROOT}/bench/peers/install.sh" "$(preset_dir release)"
 results="${bench}/results"
@@ -77,6 +78,10 @@ log "zookeeper_bench $*"
 "${bench}/zookeeper_bench" "$@" --json "${results}/zookeeper.json" || goal_status=$?
 log "async_bench ${quick_args[*]}"
 "${bench}/async_bench" "${quick_args[@]}"
+log "etcd_bench ${quick_args[*]}"
+"${bench}/etcd_bench" "${quick_args[@]}"
+log "postgres_bench ${quick_args[*]}"
+"${bench}/postgres_bench" "${quick_args[@]}"
 
 python3 - "${results}" "${bench}/results.json" <<'PYTHON'
 import json, pathlib, sys
