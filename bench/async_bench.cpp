@@ -13,9 +13,11 @@
 //   lateness           p99 of a 1 ms timer on the coroutines' thread while 1,000 coroutines
 //                      contend for 10 locks                                  goal: ≤ 2 ms
 //
-//   async_bench [--cycles N] [--rounds N] [--quick]
+//   async_bench [--cycles N] [--rounds N] [--quick] [--shared-cores]
 //
-// Each ratio is the median over the rounds, the two sides alternating.
+// Each ratio is the median over the rounds, both sides warmed up first and alternating which
+// goes first. The server runs on CPU 0 and this process on the others (server_cpu.h), unless
+// --shared-cores.
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/io_context.hpp>
@@ -39,6 +41,7 @@
 
 #include "redis_reference.h"
 #include "redis_server.h"
+#include "server_cpu.h"
 
 using namespace std::chrono_literals;
 
@@ -48,6 +51,7 @@ struct Settings {
   int cycles = 20000;
   int rounds = 5;
   int waiters = 10000;
+  bool shared_cores = false;
 };
 
 Settings parse(int argc, char** argv) {
@@ -62,8 +66,11 @@ Settings parse(int argc, char** argv) {
       settings.cycles = std::stoi(argv[++i]);
     } else if (arg == "--rounds" && i + 1 < argc) {
       settings.rounds = std::stoi(argv[++i]);
+    } else if (arg == "--shared-cores") {
+      settings.shared_cores = true;
     } else {
-      throw std::invalid_argument("usage: async_bench [--cycles N] [--rounds N] [--quick]");
+      throw std::invalid_argument(
+          "usage: async_bench [--cycles N] [--rounds N] [--quick] [--shared-cores]");
     }
   }
   return settings;
@@ -231,16 +238,26 @@ void lateness(const std::string& url) {
 
 int main(int argc, char** argv) try {
   const Settings settings = parse(argc, argv);
+  const distlock::bench::ServerCpu server_cpu(settings.shared_cores);
   distlock::testing::RedisServer server;
+  server_cpu.place_server(server.pid());
+  std::printf("async_bench: %s\n", server_cpu.describe().c_str());
   auto client = distlock::Client::connect(server.url());
+  // Both sides warmed up: the connections made, the async thread started, the scripts loaded.
+  (void)blocking_cycles_per_second(*client, 8, 100);
+  (void)async_cycles_per_second(*client, 64, 100);
   std::vector<double> one, many;
   double async_one = 0, blocking_one = 0, async_many = 0, blocking_many = 0;
   for (int round = 0; round < settings.rounds; ++round) {
-    blocking_one = blocking_cycles_per_second(*client, 1, settings.cycles);
+    const bool blocking_first = round % 2 == 0;
+    if (blocking_first) blocking_one = blocking_cycles_per_second(*client, 1, settings.cycles);
     async_one = async_cycles_per_second(*client, 1, settings.cycles);
+    if (!blocking_first) blocking_one = blocking_cycles_per_second(*client, 1, settings.cycles);
     one.push_back(async_one / blocking_one);
-    blocking_many = blocking_cycles_per_second(*client, 8, settings.cycles / 8);
+    if (blocking_first) blocking_many = blocking_cycles_per_second(*client, 8, settings.cycles / 8);
     async_many = async_cycles_per_second(*client, 64, settings.cycles / 64);
+    if (!blocking_first)
+      blocking_many = blocking_cycles_per_second(*client, 8, settings.cycles / 8);
     many.push_back(async_many / blocking_many);
   }
   std::printf(
