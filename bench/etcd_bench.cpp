@@ -20,7 +20,6 @@
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <grpcpp/grpcpp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -98,23 +97,6 @@ double floor_cycles_per_second(etcdserverpb::KV::Stub& kv, int cycles) {
   return per_second(cycles, start);
 }
 
-// The handoffs between two clients, against the floor's back-to-back round trip.
-void report_handoffs(const Settings& settings, const std::string& url, double round_trip_us) {
-  auto holder = distlock::Client::connect(url);
-  auto waiter = distlock::Client::connect(url);
-  const auto lock =
-      distlock::spec("handoff", std::chrono::seconds(30), distlock::wait(std::chrono::seconds(30)));
-  (void)distlock::bench::handoff_micros(*holder, *waiter, lock, 5);
-  auto micros = distlock::bench::handoff_micros(*holder, *waiter, lock, settings.handoffs);
-  std::sort(micros.begin(), micros.end());
-  const double p50 = micros[micros.size() / 2];
-  const double p90 = micros[micros.size() * 9 / 10];
-  std::printf(
-      "handoff (release() to the waiter granted, %d samples): p50 %.0f us = %.1f round trips, "
-      "p90 %.0f us = %.1f round trips (a round trip back to back: %.0f us)\n",
-      settings.handoffs, p50, p50 / round_trip_us, p90, p90 / round_trip_us, round_trip_us);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -152,7 +134,7 @@ int main(int argc, char** argv) try {
       "cycles/s (the last round); ratio %.2f (median of the rounds' %s; goal >= 0.9)\n",
       cycle, floor, distlock::bench::median(ratios),
       distlock::bench::listed_ratios(ratios).c_str());
-  report_handoffs(settings, server.url(), 1e6 / (2 * floor));
+  distlock::bench::report_handoffs(server.url(), settings.handoffs, 1e6 / (2 * floor));
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "etcd_bench: %s\n", error.what());

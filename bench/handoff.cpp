@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "handoff.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -35,6 +37,21 @@ std::vector<double> handoff_micros(Client& holder, Client& waiter, const LockSpe
     micros.push_back(std::chrono::duration<double, std::micro>(granted_at - released_at).count());
   }
   return micros;
+}
+
+void report_handoffs(const std::string& url, int samples, double round_trip_us) {
+  auto holder = Client::connect(url);
+  auto waiter = Client::connect(url);
+  const auto lock = spec("handoff", std::chrono::seconds(30), wait(std::chrono::seconds(30)));
+  (void)handoff_micros(*holder, *waiter, lock, 5);
+  auto micros = handoff_micros(*holder, *waiter, lock, samples);
+  std::sort(micros.begin(), micros.end());
+  const double p50 = micros[micros.size() / 2];
+  const double p90 = micros[micros.size() * 9 / 10];
+  std::printf(
+      "handoff (release() to the waiter granted, %d samples): p50 %.0f us = %.1f round trips, "
+      "p90 %.0f us = %.1f round trips (a round trip back to back: %.0f us)\n",
+      samples, p50, p50 / round_trip_us, p90, p90 / round_trip_us, round_trip_us);
 }
 
 }  // namespace distlock::bench

@@ -5,6 +5,7 @@
 // the release, so it sleeps on whatever wakes it (a watch, a notification), as a waiter does.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <distlock/distlock.h>
@@ -15,5 +16,9 @@ namespace distlock::bench {
 // measured.
 std::vector<double> handoff_micros(Client& holder, Client& waiter, const LockSpec& lock,
                                    int samples);
+
+// Prints the p50 and p90 of `samples` handoffs between two new clients of `url`, in µs and in
+// `round_trip_us` (the store's back-to-back round trip).
+void report_handoffs(const std::string& url, int samples, double round_trip_us);
 
 }  // namespace distlock::bench

@@ -21,7 +21,6 @@
 // Each ratio is the median over the rounds, the two sides alternating.
 #include <libpq-fe.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -109,23 +108,6 @@ double write_cycles_per_second(PGconn* connection, int cycles) {
   return per_second(cycles, start);
 }
 
-// The handoffs between two clients, against the floor's back-to-back round trip.
-void report_handoffs(const Settings& settings, const std::string& url, double round_trip_us) {
-  auto holder = distlock::Client::connect(url);
-  auto waiter = distlock::Client::connect(url);
-  const auto lock =
-      distlock::spec("handoff", std::chrono::seconds(30), distlock::wait(std::chrono::seconds(30)));
-  (void)distlock::bench::handoff_micros(*holder, *waiter, lock, 5);
-  auto micros = distlock::bench::handoff_micros(*holder, *waiter, lock, settings.handoffs);
-  std::sort(micros.begin(), micros.end());
-  const double p50 = micros[micros.size() / 2];
-  const double p90 = micros[micros.size() * 9 / 10];
-  std::printf(
-      "handoff (release() to the waiter granted, %d samples): p50 %.0f us = %.1f round trips, "
-      "p90 %.0f us = %.1f round trips (a round trip back to back: %.0f us)\n",
-      settings.handoffs, p50, p50 / round_trip_us, p90, p90 / round_trip_us, round_trip_us);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -186,7 +168,7 @@ int main(int argc, char** argv) try {
       "acquire + release() / that: %.2f (median of the rounds' %s)\n",
       writes, distlock::bench::median(write_ratios),
       distlock::bench::listed_ratios(write_ratios).c_str());
-  report_handoffs(settings, server.url(), 1e6 / (2 * floor));
+  distlock::bench::report_handoffs(server.url(), settings.handoffs, 1e6 / (2 * floor));
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "postgres_bench: %s\n", error.what());
