@@ -2,6 +2,8 @@
 #include "backends/url_schemes.h"
 
 #include <iterator>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <distlock/log.h>
@@ -64,8 +66,7 @@ std::vector<std::string_view> redis_keys(const std::string& topology) {
 }
 
 void warn_if_insecure(const Url& url) {
-  const std::string insecure = url.query_value("insecure").value_or("false");
-  if (insecure == "true" || insecure == "yes" || insecure == "1")
+  if (tls_insecure(url))
     detail::log(LogLevel::warning,
                 url.redacted() +
                     ": insecure=true: the server's certificate is not verified; anyone on the "
@@ -124,6 +125,13 @@ Options options_for_scheme(const Url& url, const Options& options) {
 #endif
   }
   throw unknown_scheme(url);
+}
+
+bool tls_insecure(const Url& url) {
+  const std::optional<std::string> value = url.query_value("insecure");
+  if (!value || *value == "false" || *value == "no" || *value == "0") return false;
+  if (*value == "true" || *value == "yes" || *value == "1") return true;
+  throw ConfigError("", url.redacted(), "TLS: query parameter 'insecure' must be true or false");
 }
 
 ConfigError unknown_scheme(const Url& url) {

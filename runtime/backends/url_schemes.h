@@ -24,6 +24,10 @@ bool uses_tls(const Url& url);
 // as they are.
 std::string redis_topology(const Url& url);
 
+// Whether a TLS URL's insecure= turns the check of the server's certificate off (true, yes,
+// 1; false, no, 0 or none keep it). Throws ConfigError for any other value.
+bool tls_insecure(const Url& url);
+
 // The ConfigError for a scheme no backend takes, naming those that do.
 ConfigError unknown_scheme(const Url& url);
 

@@ -119,6 +119,24 @@ TEST(UrlSchemes, EtcdsWithoutVerificationWarnsOnce) {
 }
 #endif
 
+// insecure= reads the same for rediss:// and etcds://; any other word is a ConfigError saying
+// what it takes, naming the URL without its password.
+TEST(UrlSchemes, InsecureTakesTrueOrFalseAndNothingElse) {
+  for (const char* on : {"true", "yes", "1"})
+    EXPECT_TRUE(tls_insecure(parse_url(std::string("rediss://host?insecure=") + on))) << on;
+  for (const char* off : {"false", "no", "0"})
+    EXPECT_FALSE(tls_insecure(parse_url(std::string("etcds://host?insecure=") + off))) << off;
+  EXPECT_FALSE(tls_insecure(parse_url("rediss://host")));
+  try {
+    (void)tls_insecure(parse_url("etcds://user:secret@host?insecure=maybe"));
+    ADD_FAILURE() << "insecure=maybe was taken";
+  } catch (const distlock::ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("'insecure' must be true or false"), std::string::npos)
+        << error.what();
+    EXPECT_EQ(std::string(error.what()).find("secret"), std::string::npos) << error.what();
+  }
+}
+
 // A unix socket does not leave its host: there is no TLS form of redis+unix://.
 TEST(UrlSchemes, RedissUnixIsRefusedSayingWhy) {
   try {

@@ -7,6 +7,8 @@
 
 #include <distlock/error.h>
 
+#include "backends/url_schemes.h"
+
 namespace distlock::detail::etcd {
 namespace {
 
@@ -38,11 +40,7 @@ EtcdTls etcd_tls(const Url& url) {
     bad_etcd_tls(url, tls.certificate_file
                           ? "cert= without key=: a client certificate needs its key"
                           : "key= without cert=: a client key needs its certificate");
-  const std::string insecure = url.query_value("insecure").value_or("false");
-  if (insecure == "true" || insecure == "yes" || insecure == "1")
-    tls.verifies = false;
-  else if (insecure != "false" && insecure != "no" && insecure != "0")
-    bad_etcd_tls(url, "query parameter 'insecure' must be true or false");
+  tls.verifies = !tls_insecure(url);
   return tls;
 }
 

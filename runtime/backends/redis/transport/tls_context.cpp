@@ -12,6 +12,7 @@
 #include <distlock/error.h>
 
 #include "backends/redis/transport/server_error.h"
+#include "backends/url_schemes.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -40,13 +41,6 @@ std::optional<std::string> readable_file(const Url& url, std::string_view key) {
     bad_tls_setting(url, "cannot read " + std::string(key) + " '" + *path +
                              "': " + reason_text(std::strerror(errno)));
   return path;
-}
-
-bool parse_insecure(const Url& url) {
-  const std::optional<std::string> value = url.query_value("insecure");
-  if (!value || *value == "false" || *value == "no" || *value == "0") return false;
-  if (*value == "true" || *value == "yes" || *value == "1") return true;
-  bad_tls_setting(url, "query parameter 'insecure' must be true or false");
 }
 
 // An encrypted key would make OpenSSL ask for its passphrase on the terminal.
@@ -82,7 +76,7 @@ TlsContext::TlsContext(const Url& url) : context_(SSL_CTX_new(TLS_client_method(
   SSL_CTX_set_default_passwd_cb(context, refuse_passphrase);
   SSL_CTX_set_client_cert_cb(context, note_certificate_withheld);
 
-  verifies_ = !parse_insecure(url);
+  verifies_ = !tls_insecure(url);
   if (const auto sni = url.query_value("sni")) {
     if (sni->empty()) bad_tls_setting(url, "sni= names no server");
     server_name_ = *sni;
