@@ -8,7 +8,8 @@
 // their own: a dead reader stops counting after its ttl, the place of a fair waiter and the
 // mark of a waiting writer that died hold nobody back past theirs, a writer whose wait ran out
 // stops holding readers back at once, a fair release wakes the next waiter and no other waiter of
-// the same client, and permits taken by many threads at once never exceed their number. (The
+// the same client, a release notifies only when someone waits (a fair waiter too, when the
+// holder is plain), and permits taken by many threads at once never exceed their number. (The
 // behaviours every backend shares: lock_behaviour_test and async_acquire_test.)
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@
 #include "holder_thread.h"
 #include "integration_helpers.h"
 #include "loopback_socket.h"
+#include "postgres_channel.h"
 #include "postgres_server.h"
 
 namespace distlock::testing {
@@ -100,7 +102,8 @@ TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {
     EXPECT_NE(what.find("may not create it"), std::string::npos) << what;
     EXPECT_NE(what.find("guide"), std::string::npos) << what;
   }
-  // Made by its owner and granted, the table serves that user.
+  // Made by its owner as an earlier distlock wanted it, the table lacks a column, and the
+  // error says how to add it.
   server().psql("CREATE TABLE " + role +
                 "_locks (name text PRIMARY KEY, owner text NOT NULL, fence bigint NOT NULL, "
                 "holds text[] NOT NULL, holder text NOT NULL, expires_at timestamptz NOT NULL)");
@@ -112,6 +115,19 @@ TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {
   server().psql("GRANT SELECT, INSERT, UPDATE, DELETE ON " + role + "_locks, " + role +
                 "_locks_holds TO " + role);
   server().psql("GRANT USAGE ON SEQUENCE " + role + "_locks_fence TO " + role);
+  try {
+    (void)Client::connect(as_role);
+    ADD_FAILURE() << "a lock table without the column waited was taken";
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("ALTER TABLE " + role +
+                        "_locks ADD COLUMN waited boolean NOT NULL DEFAULT "
+                        "false"),
+              std::string::npos)
+        << what;
+  }
+  // Made as the guide makes it and granted, the table serves that user.
+  server().psql("ALTER TABLE " + role + "_locks ADD COLUMN waited boolean NOT NULL DEFAULT false");
   auto client = Client::connect(as_role);
   EXPECT_TRUE(client->try_acquire(spec("granted", 10s), key_).has_value());
 }
@@ -252,6 +268,45 @@ TEST_F(PostgresBackend, AFairReleaseWakesTheNextWaiterAndNoOtherOfTheSameClient)
   // woken all three.
   EXPECT_EQ(after.woken_by_release - before.woken_by_release, 1u);
   EXPECT_EQ(after.waiting, 2u);
+}
+
+// The channel a release notifies on: the lock table's name.
+constexpr const char* kReleaseChannel = "distlock_locks";
+
+TEST_F(PostgresBackend, AReleaseNotifiesOnlyWhenSomeoneWaits) {
+  PostgresChannel channel(server(), kReleaseChannel);
+  auto holder = Client::connect(url_);
+  auto waiter = Client::connect(url_);
+  const auto lock = spec("told", 30s, wait(30s));
+  holder->acquire(lock, key_).release();
+  channel.send("nobody waited");
+  EXPECT_EQ(channel.next(10s), "nobody waited") << "a release nobody waited for notified";
+
+  Lease held = holder->acquire(lock, key_);
+  auto waited = std::async(std::launch::async, [&] { return waiter->acquire(lock, key_); });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  held.release();
+  EXPECT_EQ(channel.next(10s), "ftold:" + key_);
+  ASSERT_EQ(waited.wait_for(10s), std::future_status::ready);
+  Lease granted = waited.get();
+  EXPECT_GE(waiter->stats().woken_by_release, 1u);
+  // The grant took the mark away: nobody waits for the new holder.
+  granted.release();
+  channel.send("the waiter released");
+  EXPECT_EQ(channel.next(10s), "the waiter released");
+}
+
+// A fair waiter behind a plain holder marks the lock as waited for, as a plain waiter does: the
+// plain release wakes it at once, not its next try a third of its ttl later.
+TEST_F(PostgresBackend, APlainReleaseWakesAFairWaiter) {
+  auto holder = Client::connect(url_);
+  auto waiter = Client::connect(url_);
+  Lease held = holder->acquire(spec("mixed", 30s), key_);
+  Holder queued(*waiter, spec("mixed", 30s, fair, wait(30s)), key_);
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  held.release();
+  EXPECT_TRUE(queued.granted_within(5s)) << "the fair waiter was not woken by the release";
+  EXPECT_GE(waiter->stats().woken_by_release, 1u);
 }
 
 TEST_F(PostgresBackend, PermitsTakenByManyThreadsAtOnceNeverExceedTheirNumber) {

@@ -9,40 +9,72 @@ namespace {
 // The holder of a live lock is this owner, and this acquisition holds it already (a retry
 // after a lost reply) or the owner re-enters it: the lock stays as it is, with one more hold.
 // Any other row this owner has is an orphan of an acquisition whose reply was lost, and is
-// taken over anew, as an expired one is.
+// taken over anew, as an expired one is. `clock` is the statement's one reading of the server's
+// clock: each column's choice must be made at the same instant, or a lease that runs out
+// between two of them would leave a row with the old fence and the new holder.
 constexpr std::string_view kContinuing =
-    "l.owner = $2 AND l.expires_at > clock_timestamp() AND ($4 = ANY (l.holds) OR $6::boolean)";
+    "l.owner = $2 AND l.expires_at > (SELECT now FROM clock) AND ($4 = ANY (l.holds) OR "
+    "$6::boolean)";
+
+// When the name has no row, which is the common case (a release deletes it), the acquisition
+// inserts it after the name's turn, and that is all: nothing to decide and nobody to tell.
+// Otherwise nothing happens and no row comes back, and kAcquire decides. $1..$5 as kAcquire.
+constexpr std::string_view kAcquireAbsent = R"(
+WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1)))
+INSERT INTO {table} (name, owner, fence, holds, holder, expires_at, waited)
+SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
+       clock_timestamp() + $3::bigint * interval '1 millisecond', false FROM turn
+ON CONFLICT (name) DO NOTHING
+RETURNING fence)";
 
 // The fence is drawn only once the acquisition has its turn at the lock's name (an advisory
 // lock held to the end of the statement's transaction): drawn before, a fence could lose the
 // race for the row to a later one and be granted after it, out of order.
+//
+// An acquisition that finds the lock taken marks its row as waited for, so that the release
+// tells the waiters (kRelease); a row marked already is left alone. A new holder unmarks it:
+// each waiter still waiting tries again after the grant (it was woken by the release, or its
+// timer ran out with the lease), fails, and marks it again. `%`: the acquisition may take the
+// row (free, or this owner's).
 constexpr std::string_view kAcquire = R"(
 WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1))),
-taken AS (
-  INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at)
+clock AS (SELECT clock_timestamp() AS now FROM turn),
+tried AS (
+  INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at, waited)
   SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-         clock_timestamp() + $3::bigint * interval '1 millisecond' FROM turn
+         now + $3::bigint * interval '1 millisecond', false FROM clock
   ON CONFLICT (name) DO UPDATE SET
-    fence = CASE WHEN @ THEN l.fence ELSE excluded.fence END,
-    holds = CASE WHEN @ THEN (CASE WHEN $4 = ANY (l.holds) THEN l.holds ELSE l.holds || $4::text END)
+    fence = CASE WHEN NOT % OR @ THEN l.fence ELSE excluded.fence END,
+    holds = CASE WHEN NOT % THEN l.holds
+                 WHEN @ THEN (CASE WHEN $4 = ANY (l.holds) THEN l.holds ELSE l.holds || $4::text END)
                  ELSE excluded.holds END,
-    holder = CASE WHEN @ THEN l.holder ELSE excluded.holder END,
-    expires_at = CASE WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
+    holder = CASE WHEN NOT % OR @ THEN l.holder ELSE excluded.holder END,
+    expires_at = CASE WHEN NOT % THEN l.expires_at
+                      WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
                       ELSE excluded.expires_at END,
-    owner = excluded.owner
-  WHERE l.owner = $2 OR l.expires_at <= clock_timestamp()
-  RETURNING l.fence)
-SELECT fence, NULL::bigint FROM taken
+    owner = CASE WHEN NOT % THEN l.owner ELSE excluded.owner END,
+    waited = CASE WHEN NOT % THEN true WHEN @ THEN l.waited ELSE false END
+  WHERE % OR NOT l.waited
+  RETURNING l.owner = $2 AS took, l.fence, l.expires_at)
+SELECT CASE WHEN took THEN fence END,
+       CASE WHEN NOT took THEN
+         GREATEST(0, CEIL(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000))::bigint END
+  FROM tried
 UNION ALL
 SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000))::bigint
-  FROM {table} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM taken))";
+  FROM {table} WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM tried))";
+
+// Whether an exclusive acquisition may take the row.
+constexpr std::string_view kTakes = "l.owner = $2 OR l.expires_at <= (SELECT now FROM clock)";
 
 // The fair lock is the exclusive lock's row, taken only by the first live place in the queue
 // (the holds table's 'queued' rows, in the order of `place`) when it is free; the place goes
 // with the grant, and otherwise each try keeps it one ttl longer. A live row of this owner is
 // still re-entered, retried or taken over as an orphan: that lets nobody past the queue. It
 // runs after the name's turn (Connection::run_after), so it sees every place that committed
-// before. $1..$6 as kAcquire.
+// before. A try that finds the row taken marks it as waited for, as kAcquire does, so that a
+// plain release wakes the queue too (a fair release tells the next place in any case). $1..$6
+// as kAcquire.
 constexpr std::string_view kAcquireFair = R"(
 WITH clock AS (SELECT clock_timestamp() AS now),
 places AS (
@@ -55,9 +87,9 @@ ahead AS (
 own AS (
   SELECT 1 FROM {table}, clock WHERE name = $1 AND owner = $2 AND expires_at > clock.now),
 taken AS (
-  INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at)
+  INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at, waited)
   SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-         clock.now + $3::bigint * interval '1 millisecond' FROM clock
+         clock.now + $3::bigint * interval '1 millisecond', false FROM clock
    WHERE NOT EXISTS (SELECT 1 FROM ahead) OR EXISTS (SELECT 1 FROM own)
   ON CONFLICT (name) DO UPDATE SET
     fence = CASE WHEN @ THEN l.fence ELSE excluded.fence END,
@@ -66,10 +98,14 @@ taken AS (
     holder = CASE WHEN @ THEN l.holder ELSE excluded.holder END,
     expires_at = CASE WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
                       ELSE excluded.expires_at END,
-    owner = excluded.owner
-  WHERE (l.owner = $2 AND l.expires_at > clock_timestamp())
-     OR (l.expires_at <= clock_timestamp() AND NOT EXISTS (SELECT 1 FROM ahead))
+    owner = excluded.owner,
+    waited = @ AND l.waited
+  WHERE (l.owner = $2 AND l.expires_at > (SELECT now FROM clock))
+     OR (l.expires_at <= (SELECT now FROM clock) AND NOT EXISTS (SELECT 1 FROM ahead))
   RETURNING l.fence),
+marked AS (
+  UPDATE {table} SET waited = true
+   WHERE name = $1 AND NOT waited AND NOT EXISTS (SELECT 1 FROM taken)),
 left_queue AS (
   DELETE FROM {holds} WHERE name = $1 AND id = $4 AND EXISTS (SELECT 1 FROM taken)),
 queued AS (
@@ -202,8 +238,20 @@ SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
          (SELECT min(expires_at) FROM live WHERE id <> $4), clock.now) - clock.now)) * 1000))::bigint
   FROM clock WHERE NOT EXISTS (SELECT 1 FROM taken))";
 
-// The payload names the lock ('f': freed, 'k': kept), unless the name is too long for a
-// payload (8,000 bytes): then it names none, which wakes every waiter.
+// The common release: this acquisition is the lock's only hold, and the lock is freed now. It
+// deletes the row, and notifies only when someone waits (the row is marked); no row comes back
+// when the row is not so, and kRelease decides. The payload names the lock ('f': freed, 'k':
+// kept), unless the name is too long for a payload (8,000 bytes): then it names none, which
+// wakes every waiter. $1 name, $2 acquisition id.
+constexpr std::string_view kReleaseSole = R"(
+DELETE FROM {table}
+ WHERE name = $1 AND holds = ARRAY[$2::text] AND expires_at > clock_timestamp()
+RETURNING CASE WHEN waited THEN pg_notify('{channel}', 'f' || CASE WHEN octet_length($1) < 7900
+                                                                  THEN $1 ELSE '' END) IS NOT NULL
+               ELSE false END)";
+
+// Every release of an exclusive lock: the hold is counted down (a reentry's), or the lock is
+// kept taken by nobody ($3 ms, hold_at_least) or freed, which notifies its waiters, if any.
 constexpr std::string_view kRelease = R"(
 WITH counted_down AS (
   UPDATE {table} SET holds = array_remove(holds, $2::text)
@@ -215,15 +263,16 @@ kept AS (
          expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
    WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint > 0
      AND expires_at > clock_timestamp()
-  RETURNING 'k'::text AS how),
+  RETURNING 'k'::text AS how, waited),
 freed AS (
   DELETE FROM {table}
    WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint = 0
      AND expires_at > clock_timestamp()
-  RETURNING 'f'::text AS how),
+  RETURNING 'f'::text AS how, waited),
 told AS (
   SELECT pg_notify('{channel}', how || CASE WHEN octet_length($1) < 7900 THEN $1 ELSE '' END)
-    FROM (SELECT how FROM kept UNION ALL SELECT how FROM freed) AS ended)
+    FROM (SELECT how, waited FROM kept UNION ALL SELECT how, waited FROM freed) AS ended
+   WHERE waited)
 SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
@@ -242,12 +291,12 @@ kept AS (
          expires_at = clock_timestamp() + $3::bigint * interval '1 millisecond'
    WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint > 0
      AND expires_at > clock_timestamp()
-  RETURNING 'k'::text AS how),
+  RETURNING 'k'::text AS how, waited),
 freed AS (
   DELETE FROM {table}
    WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint = 0
      AND expires_at > clock_timestamp()
-  RETURNING 'f'::text AS how),
+  RETURNING 'f'::text AS how, waited),
 next_in_line AS (
   SELECT id FROM {holds}
    WHERE name = $1 AND kind = 'queued' AND expires_at > clock_timestamp()
@@ -257,8 +306,9 @@ told AS (
            WHEN octet_length($1) + COALESCE(octet_length(n.id), 0) >= 7900 THEN ''
            WHEN n.id IS NULL THEN how || $1
            ELSE 'n' || n.id || E'\n' || $1 END)
-    FROM (SELECT how FROM kept UNION ALL SELECT how FROM freed) AS ended
-    LEFT JOIN next_in_line n ON true)
+    FROM (SELECT how, waited FROM kept UNION ALL SELECT how, waited FROM freed) AS ended
+    LEFT JOIN next_in_line n ON true
+   WHERE ended.waited OR n.id IS NOT NULL)
 SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
@@ -363,7 +413,8 @@ CREATE TABLE IF NOT EXISTS {table} (
   fence bigint NOT NULL,
   holds text[] NOT NULL,
   holder text NOT NULL,
-  expires_at timestamptz NOT NULL);
+  expires_at timestamptz NOT NULL,
+  waited boolean NOT NULL DEFAULT false);
 CREATE SEQUENCE IF NOT EXISTS {fence};
 CREATE TABLE IF NOT EXISTS {holds} (
   name text NOT NULL,
@@ -377,11 +428,15 @@ CREATE TABLE IF NOT EXISTS {holds} (
   PRIMARY KEY (name, id));
 COMMIT;)";
 
-// The exclusive lock's statements, with `@` written out as kContinuing.
-std::string with_continuing(std::string_view statement) {
+// The exclusive lock's statements, with `@` written out as kContinuing and `%` as kTakes.
+std::string with_conditions(std::string_view statement) {
   std::string text(statement);
-  for (auto at = text.find('@'); at != std::string::npos; at = text.find('@', at))
-    text.replace(at, 1, "(" + std::string(kContinuing) + ")");
+  for (auto at = text.find_first_of("@%"); at != std::string::npos;
+       at = text.find_first_of("@%", at)) {
+    const std::string condition(text[at] == '@' ? kContinuing : kTakes);
+    text.replace(at, 1, "(" + condition + ")");
+    at += condition.size() + 2;
+  }
   return text;
 }
 
@@ -405,11 +460,13 @@ std::string with_names(std::string_view text, const PostgresSettings& settings) 
 }
 
 LockStatements lock_statements(const PostgresSettings& settings) {
-  return {{"distlock_acquire", with_names(with_continuing(kAcquire), settings)},
-          {"distlock_acquire_fair", with_names(with_continuing(kAcquireFair), settings)},
+  return {{"distlock_acquire_absent", with_names(kAcquireAbsent, settings)},
+          {"distlock_acquire", with_names(with_conditions(kAcquire), settings)},
+          {"distlock_acquire_fair", with_names(with_conditions(kAcquireFair), settings)},
           {"distlock_acquire_read", with_names(kAcquireRead, settings)},
           {"distlock_acquire_write", with_names(kAcquireWrite, settings)},
           {"distlock_acquire_permit", with_names(kAcquirePermit, settings)},
+          {"distlock_release_sole", with_names(kReleaseSole, settings)},
           {"distlock_release", with_names(kRelease, settings)},
           {"distlock_release_fair", with_names(kReleaseFair, settings)},
           {"distlock_release_shared", with_names(kReleaseShared, settings)},

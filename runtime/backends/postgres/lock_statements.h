@@ -3,10 +3,14 @@
 // and renew, each a single statement (one round trip, one transaction). A lock is one row of
 // the table, keyed by its name, as a lock is one hash on Redis: the owner, the fence, one entry
 // in `holds` per acquisition holding it (reentry adds one), who holds it for people, and when it
-// expires by the server's clock (clock_timestamp()). A row whose expiry has passed is free to
-// take over; nothing needs to delete it. Fences come from a sequence, drawn while the
-// acquisition holds its turn at the name, so they increase in the order of the grants, across
-// restarts too.
+// expires by the server's clock (clock_timestamp()), and whether someone waits for it (only
+// then does its release notify). A row whose expiry has passed is free to take over; nothing
+// needs to delete it. Fences come from a sequence, drawn while the acquisition holds its turn
+// at the name, so they increase in the order of the grants, across restarts too.
+//
+// The common cycle, a lock nobody else wants, is two short statements that a longer one backs
+// up: `acquire_absent` inserts the row the name lacks, `release_sole` deletes it; when either
+// finds the row otherwise, `acquire` or `release` decides, in a second round trip.
 //
 // The other kinds keep one row per acquisition in a second table, the holds table, keyed by the
 // name and the acquisition id: a reader's, a writer's or a permit's hold, a waiting writer's
@@ -26,10 +30,15 @@
 namespace distlock::detail::postgres {
 
 struct LockStatements {
+  // $1 name, $2 owner, $3 ttl in ms, $4 acquisition id, $5 holder: takes the lock when the
+  // name has no row. One row, the fence, when it did; no row when the name has one: then
+  // `acquire` decides.
+  Statement acquire_absent;
   // $1 name, $2 owner, $3 ttl in ms, $4 acquisition id, $5 holder (for people), $6 reentry
   // ('t': the owner holds a live lease on the lock). One row: the fence and a null when the
   // owner holds the lock now; a null and the ms until the holder's lease runs out when
-  // another holds it; no row when it was taken by another just as this statement began.
+  // another holds it (and the row is marked as waited for); no row when it was taken by
+  // another just as this statement began.
   Statement acquire;
   // The same for a fair lock, after the turn: the first live place in the queue takes the free
   // lock; another keeps its place (or joins at the back) for one more ttl, and gets the ms
@@ -42,9 +51,12 @@ struct LockStatements {
   Statement acquire_write;
   // After the turn. $1..$5 as acquire, $6 the number of permits.
   Statement acquire_permit;
+  // $1 name, $2 acquisition id: frees the lock when the acquisition is its only hold, telling
+  // its waiters if it has any. One row when it did, no row otherwise: then `release` decides.
+  Statement release_sole;
   // $1 name, $2 acquisition id, $3 ms to keep the lock taken by nobody (0: free it now). One
   // row: 1 when the hold was removed, 0 when the server did not have it. Freeing or keeping
-  // the lock notifies the table's channel.
+  // the lock notifies the table's channel when the lock is waited for.
   Statement release;
   // The same for a fair lock, after the turn: the notification names the next waiter in line.
   Statement release_fair;

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +55,17 @@ const char* value_of(const Result& result, int row, int column) {
   return PQgetisnull(result.get(), row, column) == 1 ? nullptr
                                                      : PQgetvalue(result.get(), row, column);
 }
+
+// The grant an acquire statement's first row carries in its first column, the fence; none if
+// that is not a number.
+std::optional<Grant> grant_of(const Result& result, SteadyClock::time_point sent_at) {
+  const auto fence = parse_decimal<std::uint64_t>(PQgetvalue(result.get(), 0, 0));
+  if (!fence) return std::nullopt;
+  return Grant{*fence, sent_at};
+}
+
+// acquire_absent takes the first five of the acquire statement's parameters.
+constexpr std::size_t kAbsentParams = 5;
 
 class PostgresBackend final : public Backend {
  public:
@@ -139,11 +154,22 @@ void PostgresBackend::create_table_if_missing() {
     with_connection([&](Connection& connection) {
       const std::vector<std::string> names{settings_.table, settings_.fence_sequence,
                                            settings_.holds_table};
-      const Statement present{"distlock_tables_present",
-                              "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL "
-                              "AND to_regclass($3) IS NOT NULL"};
+      // Whether the tables are there, and the lock table with every column the statements use.
+      const Statement present{
+          "distlock_tables_present",
+          "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND "
+          "to_regclass($3) IS NOT NULL, EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = "
+          "to_regclass($1) AND attname = 'waited' AND NOT attisdropped)"};
       const Result found = connection.run(present, names);
-      if (std::string_view(PQgetvalue(found.get(), 0, 0)) == "t") return;
+      if (std::string_view(PQgetvalue(found.get(), 0, 0)) == "t") {
+        if (std::string_view(PQgetvalue(found.get(), 0, 1)) == "t") return;
+        throw ConfigError("", settings_.server,
+                          "the lock table " + settings_.table +
+                              " has no column waited (it was made for an earlier distlock); "
+                              "add it as the table's owner: ALTER TABLE " +
+                              settings_.table +
+                              " ADD COLUMN waited boolean NOT NULL DEFAULT false");
+      }
       try {
         connection.execute(lock_table_ddl(settings_));
       } catch (const ServerError& error) {
@@ -165,7 +191,8 @@ void PostgresBackend::create_table_if_missing() {
 Result PostgresBackend::run_statement(Connection& connection, const Statement& statement,
                                       std::string_view name,
                                       std::span<const std::string> params) const {
-  if (&statement == &statements_.acquire || &statement == &statements_.release)
+  if (&statement == &statements_.acquire_absent || &statement == &statements_.acquire ||
+      &statement == &statements_.release_sole || &statement == &statements_.release)
     return connection.run(statement, params);
   const std::string turn_params[] = {std::string(name)};
   return connection.run_after(statements_.turn, turn_params, statement, params);
@@ -195,16 +222,28 @@ Attempt PostgresBackend::try_once(const AcquireRequest& request) {
       statement = &statements_.acquire_fair;
     }
   }
+  // A plain lock is first asked for as if nobody had it, which is the common case; a reentry
+  // finds its own row.
+  const bool absent_first = statement == &statements_.acquire && !request.reentry;
   try {
     return with_connection([&](Connection& connection) {
       // The lease's validity counts from the send time of the statement that won.
-      const auto sent_at = SteadyClock::now();
-      const Result result = run_statement(connection, *statement, request.hold.name, params);
+      auto sent_at = SteadyClock::now();
       Attempt attempt;
+      if (absent_first) {
+        const Result inserted =
+            connection.run(statements_.acquire_absent, std::span(params).first(kAbsentParams));
+        if (PQntuples(inserted.get()) == 1) {
+          attempt.grant = grant_of(inserted, sent_at);
+          return attempt;
+        }
+        ++stats_.round_trips;
+        sent_at = SteadyClock::now();
+      }
+      const Result result = run_statement(connection, *statement, request.hold.name, params);
       if (PQntuples(result.get()) == 0) return attempt;
-      if (const char* fence = value_of(result, 0, 0)) {
-        if (const auto parsed = parse_decimal<std::uint64_t>(fence))
-          attempt.grant = Grant{*parsed, sent_at};
+      if (value_of(result, 0, 0) != nullptr) {
+        attempt.grant = grant_of(result, sent_at);
         return attempt;
       }
       if (const char* left = value_of(result, 0, 1))
@@ -283,6 +322,8 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
                                    ? statements_.release_shared
                                : kind.fair ? statements_.release_fair
                                            : statements_.release;
+  // The common case first: the acquisition is the lock's only hold and frees it.
+  const bool sole_first = &statement == &statements_.release && request.keep_for.count() == 0;
   // A release sent again after the first went out and its reply was lost: the first may have
   // removed the hold, so "not held" then means released.
   bool sent_before = false;
@@ -290,6 +331,11 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
     return with_connection([&](Connection& connection) {
       const bool retried = sent_before;
       sent_before = true;
+      if (sole_first) {
+        const Result deleted = connection.run(statements_.release_sole, std::span(params).first(2));
+        if (PQntuples(deleted.get()) == 1) return ReleaseOutcome::released;
+        ++stats_.round_trips;
+      }
       const Result result = run_statement(connection, statement, request.hold.name, params);
       const bool removed = std::string_view(PQgetvalue(result.get(), 0, 0)) != "0";
       return removed || retried ? ReleaseOutcome::released : ReleaseOutcome::not_held;
