@@ -14,7 +14,10 @@
 # store's cycle against its own floor, and the handoff in its round trips).
 #
 # The benchmarks with goals write their figures as JSON too; all of them end up in one file,
-# build-release/bench/results.json, keyed by benchmark.
+# build-release/bench/results.json, keyed by benchmark, with the commit, the date and the host.
+# The table docs/performance.md opens with is printed from it at the end (bench/results_table.py,
+# also in build-release/bench/results.md), and a full run (not --quick) keeps the file as
+# bench/results/<date>.json. --quick takes about a minute and a half on 2 cores.
 #
 # --plots then runs the reliability checker once (Redis, kill-holder; the checker is built in
 # build/) and draws the figures of docs/performance.md and docs/reliability.md from both
@@ -83,13 +86,39 @@ log "etcd_bench ${quick_args[*]}"
 log "postgres_bench ${quick_args[*]}"
 "${bench}/postgres_bench" "${quick_args[@]}"
 
-python3 - "${results}" "${bench}/results.json" <<'PYTHON'
-import json, pathlib, sys
+quick=false
+for arg in "$@"; do
+  if [[ "$arg" == --quick ]]; then quick=true; fi
+done
+commit="$(git -C "${DISTLOCK_ROOT}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n "$(git -C "${DISTLOCK_ROOT}" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+  commit="${commit} with local changes"
+fi
+python3 - "${results}" "${bench}/results.json" "${commit}" "${quick}" <<'PYTHON'
+import datetime, json, os, pathlib, platform, sys
 parts = sorted(pathlib.Path(sys.argv[1]).glob("*.json"))
 merged = {part.stem: json.loads(part.read_text()) for part in parts}
+cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+            if line.startswith("model name")), platform.processor())
+merged["host"] = {
+    "commit": sys.argv[3],
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "cpu": cpu,
+    "cores": os.cpu_count(),
+    "kernel": platform.release(),
+    "quick": sys.argv[4] == "true",
+}
 pathlib.Path(sys.argv[2]).write_text(json.dumps(merged, indent=2) + "\n")
 PYTHON
 log "every benchmark's figures, ratios and goals: ${bench}/results.json"
+python3 "${DISTLOCK_ROOT}/bench/results_table.py" "${bench}/results.json" | tee "${bench}/results.md"
+# A full run's figures are kept beside the code, for docs/performance.md's table.
+if ! $quick; then
+  kept="${DISTLOCK_ROOT}/bench/results/$(date -u +%Y-%m-%d).json"
+  mkdir -p "$(dirname "${kept}")"
+  cp "${bench}/results.json" "${kept}"
+  log "kept for docs/performance.md: ${kept} (the table: ${bench}/results.md)"
+fi
 
 if $plots; then
   configure test
