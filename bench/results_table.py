@@ -16,11 +16,11 @@ def spread(values):
     return f"{min(values):.2f}–{max(values):.2f}" if values else "–"
 
 
-def verdict(value, goal, at_least):
+def verdict(value, goal, at_least, unit=""):
     if goal is None:
         return "reported"
     met = value >= goal if at_least else value <= goal
-    return f"{'≥' if at_least else '≤'} {goal:g}: {'met' if met else '**not met**'}"
+    return f"{'≥' if at_least else '≤'} {goal:g}{unit}: {'met' if met else '**not met**'}"
 
 
 def redis_rows(peers):
@@ -81,7 +81,7 @@ def renewal_row(renewal):
     return (f"{largest['leases']:,} held leases of {renewal['ttl_ms'] / 1000:g} s renewed, "
             f"{largest['lost']} lost", f"{share:.2f}% of one core", "one core",
             f"**{share:.2f}%**", "–",
-            verdict(share, 2.0, False) + ("" if largest["lost"] == 0 else ", leases lost"))
+            verdict(share, 2.0, False, "%") + ("" if largest["lost"] == 0 else ", leases lost"))
 
 
 def zookeeper_rows(zookeeper):

@@ -91,7 +91,9 @@ for arg in "$@"; do
   if [[ "$arg" == --quick ]]; then quick=true; fi
 done
 commit="$(git -C "${DISTLOCK_ROOT}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "${DISTLOCK_ROOT}" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+# Edits to the docs while it runs change no figure.
+if [[ -n "$(git -C "${DISTLOCK_ROOT}" status --porcelain --untracked-files=no -- . ':!docs' \
+  2>/dev/null)" ]]; then
   commit="${commit} with local changes"
 fi
 python3 - "${results}" "${bench}/results.json" "${commit}" "${quick}" <<'PYTHON'
