@@ -32,6 +32,10 @@ bool userinfo_is_unsure(std::string_view userinfo) {
   return userinfo.starts_with('/') || userinfo.find_first_of("?#") != std::string_view::npos;
 }
 
+constexpr std::string_view kUnsureUserinfo =
+    "cannot tell where the user information ends: write '?' and '#' in a user name or password "
+    "as %3F and %23, and '@' in a path or query as %40";
+
 // What a message may show of a URL that did not parse: the scheme, "***@" for all the user
 // information, then the hosts and path, never the query. With no "scheme://" in front nothing
 // tells a URL from a secret pasted in its place, so nothing shows; when the user information
@@ -69,10 +73,7 @@ class UrlParser {
     std::string_view rest = text_.substr(scheme_end + 3);
     const auto at = userinfo_end(rest);
     if (at != std::string_view::npos) {
-      if (userinfo_is_unsure(rest.substr(0, at)))
-        fail(
-            "cannot tell where the user information ends: write '?' and '#' in a user name or "
-            "password as %3F and %23, and '@' in a path or query as %40");
+      if (userinfo_is_unsure(rest.substr(0, at))) fail(std::string(kUnsureUserinfo));
       parse_userinfo(rest.substr(0, at));
       rest = rest.substr(at + 1);
     }
@@ -215,5 +216,18 @@ std::optional<std::string> Url::query_value(std::string_view key) const {
 }
 
 Url parse_url(std::string_view text) { return UrlParser(text).parse(); }
+
+std::optional<std::string_view> raw_userinfo(std::string_view text) {
+  const auto scheme_end = text.find("://");
+  if (scheme_end == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = text.substr(scheme_end + 3);
+  const auto at = userinfo_end(rest);
+  if (at == std::string_view::npos) return std::nullopt;
+  if (userinfo_is_unsure(rest.substr(0, at)))
+    throw ConfigError("", redact_raw(text), "bad URL: " + std::string(kUnsureUserinfo));
+  return rest.substr(0, at);
+}
+
+std::string redacted_raw(std::string_view text) { return redact_raw(text); }
 
 }  // namespace distlock::detail

@@ -39,4 +39,12 @@ struct Url {
 // scheme, "***@" for any user information, hosts and path; never a query value.
 Url parse_url(std::string_view text);
 
+// The user information of `text` as written, by parse_url's rule (it ends at the URL's last
+// '@'), for a URL that another parser reads (libpq); nullopt without one. Throws ConfigError
+// as parse_url does when where it ends cannot be told.
+std::optional<std::string_view> raw_userinfo(std::string_view text);
+// What a message may show of a URL that did not parse: its scheme, "***@" for any user
+// information, hosts and path; never a query.
+std::string redacted_raw(std::string_view text);
+
 }  // namespace distlock::detail

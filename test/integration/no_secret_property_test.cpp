@@ -177,6 +177,14 @@ class UrlGenerator {
     } else if (scheme == "zookeeper") {
       parts.hosts = {host_};
       parts.path = "/chroot";
+    } else if (scheme.starts_with("etcd")) {
+      parts.hosts = {host_, host_};
+      if (scheme == "etcds") parts.query.emplace_back("insecure=true");
+    } else if (scheme.starts_with("postgres")) {
+      // libpq's connect_timeout, in whole seconds.
+      parts.query = {"connect_timeout=1"};
+      parts.hosts = {host_};
+      parts.path = "/postgres";
     } else {
       parts.hosts = {host_};
       parts.path = "/0";
@@ -259,8 +267,16 @@ std::uint64_t property_seed() {
 }
 
 const std::vector<std::string> kSchemes = {
-    "memory", "redis",       "redis+unix",      "redis+sentinel", "redis+cluster",  "redis+redlock",
-    "rediss", "rediss+unix", "rediss+sentinel", "rediss+cluster", "rediss+redlock", "zookeeper"};
+    "memory",         "redis",     "redis+unix",  "redis+sentinel",  "redis+cluster",
+    "redis+redlock",  "rediss",    "rediss+unix", "rediss+sentinel", "rediss+cluster",
+    "rediss+redlock", "zookeeper",
+#if DISTLOCK_TEST_ETCD
+    "etcd",           "etcds",
+#endif
+#if DISTLOCK_TEST_POSTGRESQL
+    "postgresql",     "postgres",
+#endif
+};
 
 class NoSecretInAnyMessage : public ::testing::Test {
  protected:

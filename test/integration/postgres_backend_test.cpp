@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // What is particular to postgresql://, against a private PostgreSQL server: the URL is libpq's
 // (its own parameters pass through, a bad one is a ConfigError naming libpq's reason and no
-// secret), distlock's keys choose the table, a missing table is created and one the user may not
-// create is a ConfigError saying what to do, an unreachable server is BackendUnavailable naming
-// it, and a lease outlives the server's restart and the termination of the client's sessions,
-// whose waiters are still woken by the release. The lock kinds' holds and waiters are rows of
-// their own: a dead reader stops counting after its ttl, the place of a fair waiter and the
-// mark of a waiting writer that died hold nobody back past theirs, a writer whose wait ran out
-// stops holding readers back at once, a fair release wakes the next waiter and no other waiter of
-// the same client, a release notifies only when someone waits (a fair waiter too, when the
-// holder is plain), and permits taken by many threads at once never exceed their number. (The
-// behaviours every backend shares: lock_behaviour_test and async_acquire_test.)
+// secret, and a password libpq would misread is refused without showing it), distlock's keys choose
+// the table, a missing table is created and one the user may not create is a ConfigError saying
+// what to do, an unreachable server is BackendUnavailable naming it, and a lease outlives the
+// server's restart and the termination of the client's sessions, whose waiters are still woken by
+// the release. The lock kinds' holds and waiters are rows of their own: a dead reader stops
+// counting after its ttl, the place of a fair waiter and the mark of a waiting writer that died
+// hold nobody back past theirs, a writer whose wait ran out stops holding readers back at once, a
+// fair release wakes the next waiter and no other waiter of the same client, a release notifies
+// only when someone waits (a fair waiter too, when the holder is plain), and permits taken by many
+// threads at once never exceed their number. (The behaviours every backend shares:
+// lock_behaviour_test and async_acquire_test.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,6 +71,30 @@ TEST_F(PostgresBackend, LibpqParametersPassThroughAndABadOneNamesLibpqsReason) {
     EXPECT_NE(what.find("no_such_parameter"), std::string::npos) << what;
     EXPECT_EQ(what.find(secret), std::string::npos) << what;
   }
+}
+
+// libpq would end the user information at the first '/' or '@' and take the rest of the
+// password for a host, and would quote a broken escape in its complaint: such a URL is refused
+// first, saying how to write it, and neither message shows the password.
+TEST_F(PostgresBackend, APasswordLibpqWouldMisreadIsRefusedWithoutShowingIt) {
+  const std::string where = "@127.0.0.1:" + std::to_string(server().port()) + "/postgres";
+  const struct {
+    std::string password;
+    std::string advice;
+  } cases[] = {{"se/cr@et", "%2F and %40"}, {"50%zz-off", "%25"}};
+  for (const auto& [password, advice] : cases) {
+    try {
+      (void)Client::connect("postgresql://distlock:" + password + where);
+      ADD_FAILURE() << "a password libpq would misread was taken: " << password;
+    } catch (const ConfigError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find(advice), std::string::npos) << what;
+      EXPECT_EQ(what.find(password.substr(0, 4)), std::string::npos) << what;
+    }
+  }
+  // Written as the message says, the same password is libpq's to check.
+  auto client = Client::connect("postgresql://distlock:se%2Fcr%40et" + where);
+  EXPECT_TRUE(client->try_acquire(spec("escaped", 10s), key_).has_value());
 }
 
 TEST_F(PostgresBackend, DistlocksOwnKeysChooseTheTableAndTheTimeouts) {

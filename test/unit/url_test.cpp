@@ -353,6 +353,16 @@ TEST(ParseUrl, PasswordWithSlashIsNotTakenForAPath) {
   EXPECT_EQ(url.redacted(), "redis://***@host:6379/2");
 }
 
+// For a URL another parser reads (libpq): the user information by parse_url's rule, as written.
+TEST(RawUserinfo, EndsAtTheLastAtSignAndIsRefusedWhereParseUrlRefusesIt) {
+  EXPECT_EQ(distlock::detail::raw_userinfo("postgresql://u:s3/cr@t@host/db"), "u:s3/cr@t");
+  EXPECT_EQ(distlock::detail::raw_userinfo("postgresql://host/db?x=1"), std::nullopt);
+  EXPECT_THROW((void)distlock::detail::raw_userinfo("postgresql://u:p?w@host"),
+               distlock::ConfigError);
+  EXPECT_EQ(distlock::detail::redacted_raw("postgresql://u:s3/cr@t@host/db?password=x"),
+            "postgresql://***@host/db");
+}
+
 // parse_url knows no schemes; the Redis backend wants a host.
 TEST(ClientConnect, RedisUrlWithoutHostIsAConfigError) {
   EXPECT_THROW(distlock::Client::connect("redis://"), distlock::ConfigError);

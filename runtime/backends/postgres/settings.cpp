@@ -112,17 +112,45 @@ Url url_for_messages(const PQconninfoOption* parsed) {
   return url;
 }
 
-// The password of the URL's user information as written (percent-encoded or not), or "".
-std::string password_in(std::string_view url) {
-  const auto start = url.find("://");
-  if (start == std::string_view::npos) return {};
-  std::string_view rest = url.substr(start + 3);
-  rest = rest.substr(0, rest.find_first_of("/?"));
-  const auto at = rest.rfind('@');
-  if (at == std::string_view::npos) return {};
-  const auto colon = rest.substr(0, at).find(':');
-  if (colon == std::string_view::npos) return {};
-  return std::string(rest.substr(colon + 1, at - colon - 1));
+// libpq ends the user information at its first '@' or '/', where every other URL here ends it
+// at the last '@' (util/url.h): a '/' or '@' in a user name or password would have libpq take a
+// piece of it for a host or a database, and show it in its messages. A '%' that starts no
+// escape would be quoted by libpq's complaint. Such URLs are refused before libpq sees them.
+// Returns the user information as written ("" without one).
+std::string_view checked_userinfo(std::string_view url) {
+  const auto userinfo = raw_userinfo(url);
+  if (!userinfo) return {};
+  const auto refuse = [&](const std::string& what) {
+    throw ConfigError("", redacted_raw(url), "bad URL: " + what);
+  };
+  if (userinfo->find_first_of("/@") != std::string_view::npos)
+    refuse("write '/' and '@' in a user name or password as %2F and %40");
+  for (std::size_t i = 0; i < userinfo->size(); ++i) {
+    if ((*userinfo)[i] == '%' && (i + 2 >= userinfo->size() || hex_digit((*userinfo)[i + 1]) < 0 ||
+                                  hex_digit((*userinfo)[i + 2]) < 0))
+      refuse("a '%' in the user name or password starts no %XX escape: write it as %25");
+  }
+  return *userinfo;
+}
+
+// What a libpq message must not show of the URL: the user information's parts and the values
+// of password=, each as written and decoded.
+std::vector<std::string> secrets_of(std::string_view url, std::string_view userinfo) {
+  std::vector<std::string> secrets;
+  const auto add = [&](std::string_view written) {
+    if (written.empty()) return;
+    secrets.emplace_back(written);
+    secrets.push_back(percent_decoded(written));
+  };
+  const auto colon = userinfo.find(':');
+  add(userinfo.substr(0, colon));
+  if (colon != std::string_view::npos) add(userinfo.substr(colon + 1));
+  for (auto at = url.find("password="); at != std::string_view::npos;
+       at = url.find("password=", at + 1)) {
+    const std::string_view value = url.substr(at + 9);
+    add(value.substr(0, value.find('&')));
+  }
+  return secrets;
 }
 
 bool sets_connect_timeout(const PQconninfoOption* parsed) {
@@ -150,6 +178,7 @@ bool is_postgres_url(std::string_view url) {
 }
 
 PostgresSettings postgres_settings(std::string_view url, const Options& options) {
+  const std::string_view userinfo = checked_userinfo(url);
   SplitUrl split = take_out_distlock_keys(url);
   char* error = nullptr;
   std::unique_ptr<PQconninfoOption, ConninfoFree> parsed(
@@ -158,10 +187,10 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
     std::string reason = error != nullptr ? error : "out of memory";
     PQfreemem(error);
     while (!reason.empty() && reason.back() == '\n') reason.pop_back();
-    // libpq's message may quote a part of the URL, which may hold the password.
-    if (const auto password = password_in(url); !password.empty())
-      for (auto at = reason.find(password); at != std::string::npos; at = reason.find(password))
-        reason.replace(at, password.size(), "***");
+    // libpq's message may quote a part of the URL, which may hold a secret.
+    for (const auto& secret : secrets_of(url, userinfo))
+      for (auto at = reason.find(secret); at != std::string::npos; at = reason.find(secret, at + 3))
+        reason.replace(at, secret.size(), "***");
     throw ConfigError("", std::string(url.substr(0, url.find("://") + 3)),
                       "bad URL: libpq cannot use it: " + reason);
   }
