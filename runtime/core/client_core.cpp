@@ -53,6 +53,9 @@ void ClientCore::destroy(ClientCore* core) noexcept {
   // acquisition's handler that dropped the last Client or Lease), likewise. A thread of its own
   // destroys the core instead: the queue's join there waits until the renewal thread, which goes on
   // with its batch and uses the core meanwhile, is back in its loop, sees it must stop and ends.
+  log(LogLevel::debug,
+      "distlock: a client whose last owner went on one of its own threads closes on a thread "
+      "of its own");
   try {
     std::thread([core] { delete core; }).detach();
   } catch (const std::system_error& error) {

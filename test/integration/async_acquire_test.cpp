@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -462,12 +463,22 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
 }
 
 // Once its handler has let the caller go on, an acquisition owns nothing of the client: a
-// client its caller drops then closes on the caller's thread, its threads gone when the drop
-// returns. (An owner kept past the handler could be the last, dropped on the client's own
-// thread, which would leave the client to close on a thread of its own, perhaps while the
-// process exits.) Rounds, since the handler's return races the caller's drop.
+// client its caller drops then closes on the caller's thread, within the drop. (An owner kept
+// past the handler could be the last, dropped on the client's own thread, which would leave
+// the client to close on a thread of its own, perhaps while the process exits; that close says
+// so in the log.) Rounds, since the handler's return races the caller's drop.
 TEST(AsyncAcquireHandler, AClientDroppedAfterTheHandlerClosesOnTheDroppingThread) {
   constexpr int kRounds = 200;
+  constexpr std::string_view kClosedElsewhere = "closes on a thread of its own";
+  std::mutex logged_mutex;
+  std::string logged;
+  set_logger([&](LogLevel, std::string_view message) {
+    std::lock_guard lock(logged_mutex);
+    logged += std::string(message) + "\n";
+  });
+  struct LoggerReset {
+    ~LoggerReset() { set_logger({}); }
+  } reset_logger;
   const int threads_before = thread_count();
   for (int round = 0; round < kRounds; ++round) {
     auto client = Client::connect("memory://" + unique_name("dropped"));
@@ -477,8 +488,11 @@ TEST(AsyncAcquireHandler, AClientDroppedAfterTheHandlerClosesOnTheDroppingThread
     outcome.lease.release();
     outcome = {};
     client.reset();
-    ASSERT_EQ(thread_count(), threads_before) << "round " << round;
+    std::lock_guard lock(logged_mutex);
+    ASSERT_EQ(logged.find(kClosedElsewhere), std::string::npos) << "round " << round;
   }
+  // A joined thread stays listed in /proc for a moment after its join returns.
+  EXPECT_TRUE(eventually([&] { return thread_count() == threads_before; }));
 }
 
 // The outcomes of acquisitions that end in an order not known beforehand, as they come.
