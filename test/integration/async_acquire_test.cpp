@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -32,6 +33,7 @@
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
+#include "captured_log.h"
 #include "integration_helpers.h"
 #include "zookeeper_helpers.h"
 #if DISTLOCK_TEST_POSTGRESQL
@@ -437,16 +439,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire, ::testing::ValuesIn(buil
 // and the next acquisition is served.
 TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
   auto client = Client::connect("memory://" + unique_name("throwing"));
-  std::mutex logged_mutex;
-  std::string logged;
-  set_logger([&](LogLevel, std::string_view message) {
-    std::lock_guard lock(logged_mutex);
-    logged += std::string(message) + "\n";
-  });
-  // The logger refers to this test's locals: it goes with them, however the test ends.
-  struct LoggerReset {
-    ~LoggerReset() { set_logger({}); }
-  } reset_logger;
+  const CapturedLog log;
   Event thrown;
   client->acquire_async(spec("throwing", 10s), "a", [&](std::exception_ptr, Lease) {
     thrown.set();
@@ -456,10 +449,14 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
   auto next = start_acquisition(*client, spec("throwing", 10s), "b");
   Outcome outcome = outcome_of(next);
   EXPECT_FALSE(outcome.error) << error_of_type<Error>(outcome);
-  std::lock_guard lock(logged_mutex);
-  EXPECT_NE(logged.find("an acquire_async handler threw: the handler's own failure"),
-            std::string::npos)
-      << logged;
+  const auto lines = log.lines();
+  EXPECT_NE(std::find_if(lines.begin(), lines.end(),
+                         [](const std::string& line) {
+                           return line.find(
+                                      "an acquire_async handler threw: the handler's own "
+                                      "failure") != std::string::npos;
+                         }),
+            lines.end());
 }
 
 // Once its handler has let the caller go on, an acquisition owns nothing of the client: a
@@ -470,15 +467,7 @@ TEST(AsyncAcquireHandler, AnExceptionItLetsOutIsLoggedAndTheClientGoesOn) {
 TEST(AsyncAcquireHandler, AClientDroppedAfterTheHandlerClosesOnTheDroppingThread) {
   constexpr int kRounds = 200;
   constexpr std::string_view kClosedElsewhere = "closes on a thread of its own";
-  std::mutex logged_mutex;
-  std::string logged;
-  set_logger([&](LogLevel, std::string_view message) {
-    std::lock_guard lock(logged_mutex);
-    logged += std::string(message) + "\n";
-  });
-  struct LoggerReset {
-    ~LoggerReset() { set_logger({}); }
-  } reset_logger;
+  const CapturedLog log;
   const int threads_before = thread_count();
   for (int round = 0; round < kRounds; ++round) {
     auto client = Client::connect("memory://" + unique_name("dropped"));
@@ -488,8 +477,8 @@ TEST(AsyncAcquireHandler, AClientDroppedAfterTheHandlerClosesOnTheDroppingThread
     outcome.lease.release();
     outcome = {};
     client.reset();
-    std::lock_guard lock(logged_mutex);
-    ASSERT_EQ(logged.find(kClosedElsewhere), std::string::npos) << "round " << round;
+    for (const auto& line : log.lines())
+      ASSERT_EQ(line.find(kClosedElsewhere), std::string::npos) << "round " << round;
   }
   // A joined thread stays listed in /proc for a moment after its join returns.
   EXPECT_TRUE(eventually([&] { return thread_count() == threads_before; }));
