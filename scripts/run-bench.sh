@@ -87,9 +87,7 @@ log "postgres_bench ${quick_args[*]}"
 "${bench}/postgres_bench" "${quick_args[@]}"
 
 quick=false
-for arg in "$@"; do
-  if [[ "$arg" == --quick ]]; then quick=true; fi
-done
+if ((${#quick_args[@]} > 0)); then quick=true; fi
 commit="$(git -C "${DISTLOCK_ROOT}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 # Edits to the docs while it runs change no figure.
 if [[ -n "$(git -C "${DISTLOCK_ROOT}" status --porcelain --untracked-files=no -- . ':!docs' \
