@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -255,7 +256,9 @@ TEST_F(RedisBehaviour, LockHashCarriesInspectionMetadata) {
   EXPECT_EQ(redis().cli({"EXISTS", "distlock:{order:42}"}), "0");
 }
 
-TEST_F(RedisBehaviour, ReleasePublishesOnTheReleasedChannel) {
+// A release publishes only for a lock that someone tried to take while it was held: the
+// uncontended cycle costs the server no PUBLISH, and every client no message to read.
+TEST_F(RedisBehaviour, OnlyAReleaseOfALockSomeoneWaitedForPublishes) {
   const std::string key = unique_name("channel");
   const std::string channel = "distlock:{published:" + key + "}:released";
   const auto redis_cli = redis_cli_program();
@@ -266,11 +269,56 @@ TEST_F(RedisBehaviour, ReleasePublishesOnTheReleasedChannel) {
   ASSERT_EQ(subscriber.read_line(10s), "subscribe");
   ASSERT_EQ(subscriber.read_line(10s), channel);
   ASSERT_EQ(subscriber.read_line(10s), "1");
+  const auto next_message = [&] {
+    EXPECT_EQ(subscriber.read_line(10s), "message");
+    EXPECT_EQ(subscriber.read_line(10s), channel);
+    return subscriber.read_line(10s);
+  };
 
   auto client = connect();
+  auto other = connect();
   client->acquire(spec("published", 30s), key).release();
-  EXPECT_EQ(subscriber.read_line(10s), "message");
-  EXPECT_EQ(subscriber.read_line(10s), channel);
+  // Messages arrive in the order they were published: a message from the release would come
+  // before this one.
+  redis().cli({"PUBLISH", channel, "after the uncontended release"});
+  EXPECT_EQ(next_message(), "after the uncontended release");
+
+  Lease lease = client->acquire(spec("published", 30s), key);
+  EXPECT_FALSE(other->try_acquire(spec("published", 30s), key).has_value());
+  lease.release();
+  EXPECT_EQ(next_message(), "") << "a release of a lock someone tried for names nobody";
+}
+
+// A waiter of the winner's own client tried before the grant, so no try of its own marks the
+// winner's lock: the winner's acquisition does, and its release wakes the waiter. Unwoken, the
+// waiter would sleep until its wait ran out (the first holder's ttl is longer), and then find the
+// lock free.
+TEST_F(RedisBehaviour, AWaiterOfTheWinnersClientIsWokenByTheWinnersRelease) {
+  const std::string key = unique_name("same-client");
+  auto first = connect();
+  auto waiters = connect();
+  constexpr auto kWait = 10s;
+  const LockSpec held_long = spec("same-client", 60s, wait(kWait));
+  std::optional<Lease> holder(first->acquire(held_long, key));
+  std::vector<std::thread> threads;
+  std::atomic<int> acquired = 0;
+  for (int i = 0; i < 2; ++i)
+    threads.emplace_back([&] {
+      try {
+        waiters->acquire(held_long, key).release();
+        ++acquired;
+      } catch (const LockTimeout&) {
+      }
+    });
+  ASSERT_TRUE(eventually([&] { return waiters->stats().waiting == 2; }));
+  const auto released_at = std::chrono::steady_clock::now();
+  holder->release();
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(acquired, 2);
+  // Both within a fraction of the wait: unwoken, the second takes the lock only as its wait runs
+  // out (it tries once more then).
+  EXPECT_LT(std::chrono::steady_clock::now() - released_at, kWait / 2)
+      << "a waiter slept through its own client's release";
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ ScriptCall KindCall::call(Script script, std::size_t key_count) {
 }
 
 ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view holder,
-                             std::string_view attempt) {
+                             std::string_view attempt, bool others_wait) {
   const HoldId& hold = request.hold;
   const LockKind& kind = hold.kind;
   Script script = Script::acquire;
@@ -89,6 +89,7 @@ ScriptCall KindCall::acquire(const AcquireRequest& request, std::string_view hol
     add(request.holds_write ? "1" : "0");
   else if (kind.fair)
     add(attempt);
+  if (kind.mode == Mode::exclusive && !kind.semaphore()) add(others_wait ? "1" : "0");
   return call(script, key_count);
 }
 

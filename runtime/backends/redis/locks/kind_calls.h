@@ -36,8 +36,10 @@ class KindCall {
 
   // `holder`: '<host> <pid> <acquired_at ms>', for people and tools. `attempt`: the attempt's
   // token (attempt_token), which a fair lock's release that grants the lock repeats.
+  // `others_wait`: waiters of this client watch the lock's releases, so that a grant must be
+  // marked as waited for (lib/exclusive_hold.lua): its release wakes them.
   ScriptCall acquire(const AcquireRequest& request, std::string_view holder,
-                     std::string_view attempt);
+                     std::string_view attempt, bool others_wait);
   // `publish`: PUBLISH, or SPUBLISH in a cluster.
   ScriptCall release(const HoldId& hold, Millis keep_for, std::string_view publish);
   ScriptCall renew(const HoldId& hold, Millis ttl);
@@ -57,7 +59,7 @@ class KindCall {
 
   std::array<std::string, 7> texts_;
   std::size_t text_count_ = 0;
-  std::array<std::string_view, 11> views_;
+  std::array<std::string_view, 12> views_;
   std::size_t view_count_ = 0;
 };
 

@@ -10,6 +10,7 @@
 
 #include <distlock/log.h>
 
+#include "backends/redis/locks/kind_calls.h"
 #include "backends/redis/transport/reconnect_delays.h"
 #include "backends/redis/transport/reply.h"
 #include "backends/redis/transport/server_error.h"
@@ -154,6 +155,7 @@ ReleaseListener::register_watcher(const std::string& channel, bool lets_many_in,
     std::lock_guard lock(mutex_);
     entry = &*channels_.try_emplace(channel).first;
     first = ++entry->second.watchers == 1;
+    ++tickets_;
     entry->second.wakes_all = entry->second.wakes_all || lets_many_in;
     if (!addressee.empty()) {
       named = &*entry->second.addressees.try_emplace(std::string(addressee)).first;
@@ -163,6 +165,14 @@ ReleaseListener::register_watcher(const std::string& channel, bool lets_many_in,
   }
   if (first) requests_.signal();
   return {entry, named};
+}
+
+bool ReleaseListener::watched(const HoldId& hold) const {
+  if (tickets_ == 0) return false;
+  const std::string channel = release_channel_of(hold);
+  const std::lock_guard lock(mutex_);
+  const auto entry = channels_.find(channel);
+  return entry != channels_.end() && entry->second.watchers > 0;
 }
 
 ReleaseListener::Ticket ReleaseListener::watch(const std::string& channel, bool lets_many_in,
@@ -186,6 +196,7 @@ void ReleaseListener::unwatch(Channels::value_type& entry,
     if (addressee && --addressee->second.tickets == 0)
       entry.second.addressees.erase(entry.second.addressees.find(addressee->first));
     last = --entry.second.watchers == 0;
+    --tickets_;
     if (last) {
       dirty_.push_back(entry.first);
       erase_if_unused(channels_.find(entry.first));

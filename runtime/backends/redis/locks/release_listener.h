@@ -27,6 +27,7 @@
 // wait by the holder's ttl.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -44,6 +45,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "backends/backend.h"
 #include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "core/stats.h"
@@ -176,6 +178,11 @@ class ReleaseListener {
   std::unique_ptr<AsyncTicket> watch_async(const std::string& channel, bool lets_many_in,
                                            std::string_view addressee,
                                            std::function<void()> on_change);
+  // Whether a waiter here watches `channel` now (an acquisition's own ticket counts). An
+  // acquisition that wins while others here wait marks the lock as waited for, so that its
+  // release wakes them: they tried before the grant and will not mark it themselves. Cheap
+  // while nobody waits for anything.
+  bool watched(const HoldId& hold) const;
   // Resubscribes everything on the master the locator names now. Any thread.
   void master_moved() { moved_.signal(); }
 
@@ -213,8 +220,10 @@ class ReleaseListener {
   EventFd moved_;
   EventFd stop_;
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   Channels channels_;
+  // The tickets alive, on every channel: read without the mutex before looking one up.
+  std::atomic<std::size_t> tickets_ = 0;
   std::vector<std::string> dirty_;
   bool stopping_ = false;
 

@@ -71,7 +71,7 @@ void RedisBackend::send_attempt(const AcquireRequest& request, AttemptPipeline& 
   const std::string token = std::to_string(attempt_token(sent_at));
   const std::string holder = holder_field();
   KindCall texts;
-  const ScriptCall call = texts.acquire(request, holder, token);
+  const ScriptCall call = texts.acquire(request, holder, token, listener_.watched(request.hold));
   bool made = false;
   std::shared_ptr<SharedConnection> connection;
   try {

@@ -239,7 +239,7 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
   const auto sent_at = SteadyClock::now();
   const std::string attempt = std::to_string(attempt_token(sent_at));
   KindCall texts;
-  const ScriptCall call = texts.acquire(request, holder, attempt);
+  const ScriptCall call = texts.acquire(request, holder, attempt, listener_.watched(request.hold));
   if (asking == Asking::no && shares_lock_connection())
     return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
       return read_acquire_reply(*scripts_.run(connection, call), sent_at);

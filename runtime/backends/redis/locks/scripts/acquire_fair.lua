@@ -7,12 +7,12 @@
 -- KEYS: lock hash, fence counter, the queue, the queue's expiries, the queue's grants
 -- ARGV: owner, ttl_ms, acquisition_id, holder, reentry (as acquire.lua), and the attempt's
 --       token, which a release that grants this waiter the lock repeats: the grant came after
---       that attempt
+--       that attempt, and others_wait (as acquire.lua)
 -- Returns {1, fence} when the owner holds the lock now, else {0, ms to wait at most}.
 local hash, fence_key, queue, expiries, grants = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, ttl, id = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 
-local held = held_by(hash, owner, ttl, id, ARGV[5] == '1')
+local held, marked = held_by(hash, owner, ttl, id, ARGV[5] == '1')
 if held and held[1] == 1 then
   return held
 end
@@ -24,7 +24,7 @@ if not held and (not first or first == id) then
   if first then
     leave_queue(queue, expiries, grants, id)
   end
-  return grant_exclusive(hash, fence_key, owner, ARGV[2], id, ARGV[4])
+  return grant_exclusive(hash, fence_key, owner, ARGV[2], id, ARGV[4], marked or ARGV[7] == '1')
 end
 
 if not redis.call('ZSCORE', queue, id) then

@@ -21,7 +21,9 @@ drop_expired(readers, reader_holders, now)
 redis.call('ZREMRANGEBYSCORE', writers, '-inf', now)
 if redis.call('EXISTS', readers) == 0 then
   redis.call('ZREM', writers, id)
-  return grant_exclusive(hash, fence_key, owner, ttl, id, ARGV[4])
+  -- Marked as waited for: the readers that a waiting writer held back wait for its release,
+  -- and had no hash to mark.
+  return grant_exclusive(hash, fence_key, owner, ttl, id, ARGV[4], true)
 end
 -- Waiting for the readers: marked for one ttl, which the waiter's retries renew; a waiter that
 -- dies stops holding readers back one ttl later. It retries at the latest when the first

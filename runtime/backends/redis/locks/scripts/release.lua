@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- Removes one acquisition's hold; the last hold deletes the lock and wakes one waiter per
 -- client, or, with a time to keep it (hold_at_least), leaves it taken by nobody until then and
--- wakes every waiter to ask again ('*').
+-- wakes every waiter to ask again ('*'). Only a lock marked as waited for wakes anyone
+-- (lib/exclusive_hold.lua): an uncontended release publishes nothing.
 -- Runs after lib/release_hold.lua.
 -- KEYS: lock hash (an exclusive lock's, or a read-write lock's writer's)
 -- ARGV: acquisition_id, release channel, the command that publishes (PUBLISH; SPUBLISH in a
@@ -10,7 +11,10 @@
 -- over, or already released: a retried release is harmless). Acquisition ids are unique,
 -- so only the acquisition's owner can hold its field.
 -- keep_ms stays text: PEXPIRE takes it as it came.
-local removed = release_hold(KEYS[1], ARGV[1], ARGV[4])
+local removed, waited = release_hold(KEYS[1], ARGV[1], ARGV[4])
+if not waited then
+  return removed == 'gone' and 0 or 1
+end
 if removed == 'freed' then
   -- The message names nobody: it wakes one waiter per client.
   redis.call(ARGV[3], ARGV[2], '')

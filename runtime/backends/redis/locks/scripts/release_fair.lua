@@ -7,11 +7,12 @@
 -- KEYS: lock hash, fence counter, the queue, the queue's expiries, the queue's grants
 -- ARGV: as release.lua
 -- Returns as release.lua.
-local removed = release_hold(KEYS[1], ARGV[1], ARGV[4])
+local removed, waited = release_hold(KEYS[1], ARGV[1], ARGV[4])
 if removed == 'freed' then
-  hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3])
-elseif removed == 'kept' then
-  -- Every waiter asks again, as after release.lua's kept release.
+  hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], waited)
+elseif removed == 'kept' and (waited or redis.call('EXISTS', KEYS[3]) == 1) then
+  -- Every waiter asks again, as after release.lua's kept release; a waiter queued while the
+  -- lock was free but another was first never saw it held, so never marked it.
   redis.call(ARGV[3], ARGV[2], '*')
 end
 return removed == 'gone' and 0 or 1

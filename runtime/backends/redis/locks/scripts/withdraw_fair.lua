@@ -11,8 +11,9 @@ local hash, fence_key, queue, expiries, grants = KEYS[1], KEYS[2], KEYS[3], KEYS
 local id, channel, publish = ARGV[1], ARGV[2], ARGV[3]
 
 if redis.call('HEXISTS', hash, 'h:' .. id) == 1 then
-  if release_hold(hash, id, '0') == 'freed' then
-    hand_over(hash, fence_key, queue, expiries, grants, channel, publish)
+  local removed, waited = release_hold(hash, id, '0')
+  if removed == 'freed' then
+    hand_over(hash, fence_key, queue, expiries, grants, channel, publish, waited)
   end
   return 1
 end
@@ -22,6 +23,7 @@ if redis.call('ZREM', queue, id) == 0 then
 end
 leave_queue(queue, expiries, grants, id)
 if was_first and redis.call('EXISTS', hash) == 0 then
-  hand_over(hash, fence_key, queue, expiries, grants, channel, publish)
+  -- No hash keeps a mark for the plain waiters here: they are woken as if it had one.
+  hand_over(hash, fence_key, queue, expiries, grants, channel, publish, true)
 end
 return 1

@@ -28,14 +28,17 @@ end
 -- Gives the free lock to the first live waiter and publishes '<id> <fence> <attempt token>', so
 -- that it holds the lock without asking again, counted from the sending of that attempt. A
 -- waiter queued by a client that stored nothing to grant with (an older version) is named
--- alone and takes the lock with its next attempt. With nobody waiting, the message names
--- nobody: it wakes the plain lock's waiters.
-local function hand_over(hash, fence_key, queue, expiries, grants, channel, publish)
+-- alone and takes the lock with its next attempt. With nobody queued, a message that names
+-- nobody wakes the plain lock's waiters, if the lock was marked as `waited` for; the grant
+-- carries the mark on for them.
+local function hand_over(hash, fence_key, queue, expiries, grants, channel, publish, waited)
   local now = server_ms()
   drop_dead_waiters(queue, expiries, grants, now)
   local first = first_waiter(queue)
   if not first then
-    redis.call(publish, channel, '')
+    if waited then
+      redis.call(publish, channel, '')
+    end
     return
   end
   local wanted = redis.call('HMGET', grants, 'o:' .. first, 't:' .. first, 'h:' .. first,
@@ -47,6 +50,6 @@ local function hand_over(hash, fence_key, queue, expiries, grants, channel, publ
   leave_queue(queue, expiries, grants, first)
   -- The holder text ends with when the lock was acquired: now, not when the waiter queued.
   local holder = string.gsub(wanted[3], '%d+$', tostring(now))
-  local fence = grant_exclusive(hash, fence_key, wanted[1], wanted[2], first, holder)[2]
+  local fence = grant_exclusive(hash, fence_key, wanted[1], wanted[2], first, holder, waited)[2]
   redis.call(publish, channel, first .. ' ' .. fence .. ' ' .. (wanted[4] or ''))
 end
