@@ -112,7 +112,10 @@ def main(path):
         back_to_back = 1e6 / reference["evalsha_per_s_c1"]
         idle = reference["idle_round_trip_us"]
         lines.append(f"A round trip back to back: {back_to_back:.0f} µs; after 1 ms idle: "
-                     f"{idle:.0f} µs ({idle / back_to_back:.2f} back-to-back ones).")
+                     f"{idle:.0f} µs ({idle / back_to_back:.2f} back-to-back ones). "
+                     "`redis-benchmark` sleeps in `epoll_wait` for each reply; a distlock "
+                     "thread awaiting a reply alone looks for it for up to 100 µs first "
+                     "(`reply_spin_us`, giving way to threads with work).")
         rows += redis_rows(peers)
     if "renewal_capacity" in results:
         rows.append(renewal_row(results["renewal_capacity"]))

@@ -55,13 +55,14 @@ void refuse_tls(const Url& url) {
 // The query keys of a Redis topology, in the clear; empty for a scheme that is none.
 std::vector<std::string_view> redis_keys(const std::string& topology) {
   if (topology == "redis" || topology == "redis+cluster")
-    return {"connect_timeout", "command_timeout", "max_connections", "min_replicas",
-            "outage_limit"};
+    return {"connect_timeout", "command_timeout", "max_connections",
+            "min_replicas",    "outage_limit",    "reply_spin_us"};
   if (topology == "redis+unix" || topology == "redis+sentinel")
     return {"connect_timeout", "command_timeout", "max_connections", "db",
-            "min_replicas",    "outage_limit"};
+            "min_replicas",    "outage_limit",    "reply_spin_us"};
   // Each master is asked once per round: min_replicas has no meaning there.
-  if (topology == "redis+redlock") return {"connect_timeout", "command_timeout", "max_connections"};
+  if (topology == "redis+redlock")
+    return {"connect_timeout", "command_timeout", "max_connections", "reply_spin_us"};
   return {};
 }
 

@@ -508,11 +508,11 @@ TEST(OptionsFromUrl, PasswordParameterSaysWhereAPasswordGoes) {
   }
 }
 
-// The values the backends read themselves (db, min_replicas) are not shown either.
+// The values the backends read themselves (db, min_replicas, reply_spin_us) are not shown either.
 TEST(ClientConnect, BadBackendValuesAreNamedByTheirKeyOnly) {
   for (const char* text :
        {"redis+sentinel://127.0.0.1:1/master?db=s3cr3t", "redis+unix:///tmp/no.sock?db=s3cr3t",
-        "redis://127.0.0.1:1?min_replicas=s3cr3t"}) {
+        "redis://127.0.0.1:1?min_replicas=s3cr3t", "redis://127.0.0.1:1?reply_spin_us=s3cr3t"}) {
     try {
       distlock::Client::connect(text);
       ADD_FAILURE() << text << ": no ConfigError";
@@ -520,9 +520,20 @@ TEST(ClientConnect, BadBackendValuesAreNamedByTheirKeyOnly) {
       const std::string what = e.what();
       EXPECT_EQ(what.find("s3cr3t"), std::string::npos) << what;
       EXPECT_TRUE(what.find("'db'") != std::string::npos ||
-                  what.find("'min_replicas'") != std::string::npos)
+                  what.find("'min_replicas'") != std::string::npos ||
+                  what.find("'reply_spin_us'") != std::string::npos)
           << what;
     }
+  }
+}
+
+// A spin past 10 ms would only burn a core: refused, with the range.
+TEST(ClientConnect, AReplySpinBeyondItsRangeIsAConfigError) {
+  try {
+    distlock::Client::connect("redis://127.0.0.1:1?reply_spin_us=20000");
+    ADD_FAILURE() << "no ConfigError";
+  } catch (const distlock::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("from 0 (never) to 10000"), std::string::npos) << e.what();
   }
 }
 

@@ -26,6 +26,15 @@ unsigned parse_db(const Url& url, std::string_view text, const std::string& wher
   return *db;
 }
 
+std::chrono::microseconds parse_reply_spin(const Url& url, std::string_view text) {
+  const auto micros = parse_decimal<unsigned>(text);
+  if (!micros || *micros > 10'000)
+    bad_url(url,
+            "query parameter 'reply_spin_us' must be a whole number of microseconds from 0 "
+            "(never) to 10000, such as 100");
+  return std::chrono::microseconds(*micros);
+}
+
 unsigned parse_replicas(const Url& url, std::string_view text) {
   const auto replicas = parse_decimal<unsigned>(text);
   if (!replicas)
@@ -64,6 +73,8 @@ ConnectionSettings connection_settings(const Url& url, const Options& options) {
   if (settings.max_connections == 0) bad_url(url, "max_connections must be at least 1");
   if (const auto replicas = url.query_value("min_replicas"))
     settings.min_replicas = parse_replicas(url, *replicas);
+  if (const auto spin = url.query_value("reply_spin_us"))
+    settings.reply_spin = parse_reply_spin(url, *spin);
 
 #if DISTLOCK_WITH_TLS
   if (uses_tls(url)) settings.tls = std::make_shared<const TlsContext>(url);

@@ -3,6 +3,7 @@
 // redis+sentinel:// URL (or its TLS form, rediss://, rediss+sentinel://) and the options say.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,6 +51,9 @@ struct ConnectionSettings {
   // How long an acquisition rides through the server being unreachable or not serving yet
   // (outage.h); zero: not at all (a Cluster's masters, whose backend rides for them).
   Millis outage_limit{0};
+  // How long a read looks for a reply before its thread sleeps (Stream::read_some); zero: it
+  // sleeps at once.
+  std::chrono::microseconds reply_spin{100};
   // A Redis Cluster node: release notifications go by sharded pub/sub (SPUBLISH,
   // SSUBSCRIBE), to the lock's slot only, rather than to every node.
   bool sharded_pubsub = false;

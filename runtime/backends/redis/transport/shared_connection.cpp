@@ -167,11 +167,15 @@ Reply SharedConnection::await(Caller& caller) {
 
 void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed) {
   reading_ = true;
+  // Several threads awaiting replies: each sleeps while it waits, and the reader with them, so
+  // that the CPU goes to the threads that have work (Stream::read_some).
+  const bool alone = std::count_if(owed_.begin(), owed_.end(),
+                                   [](const Owed& owed) { return owed.caller != nullptr; }) <= 1;
   lock.unlock();
   std::vector<Reply> replies;
   std::string reason;
   bool timed_out = false;
-  const bool read = read_replies(replies, reason, timed_out);
+  const bool read = read_replies(replies, reason, timed_out, alone);
   lock.lock();
   hand_out(lock, replies, handed);
   reading_ = false;
@@ -240,9 +244,10 @@ void SharedConnection::send_again(std::unique_lock<std::mutex>& lock, Encoded co
 }
 
 bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& reason,
-                                    bool& timed_out) {
+                                    bool& timed_out, bool may_look) {
   char buffer[kStreamReadSize];
-  const ssize_t n = stream_.read_some(buffer, sizeof buffer, SteadyClock::now() + timeout_);
+  const ssize_t n =
+      stream_.read_some(buffer, sizeof buffer, SteadyClock::now() + timeout_, may_look);
   if (n <= 0) {
     const int error = errno;
     timed_out = n < 0 && is_timeout(error);

@@ -140,7 +140,9 @@ class SharedConnection {
   void send_again(std::unique_lock<std::mutex>& lock, Encoded command, ReplyHandler handler,
                   Handed& handed);
   // Reads the socket once; false when the read failed or timed out (`reason` says which).
-  bool read_replies(std::vector<Reply>& replies, std::string& reason, bool& timed_out);
+  // `may_look`: as Stream::read_some's.
+  bool read_replies(std::vector<Reply>& replies, std::string& reason, bool& timed_out,
+                    bool may_look);
   // Marks the connection broken for `reason` and fails everything owed (under mutex_); the
   // handlers are left in `handed` with no reply.
   void break_locked(std::string reason, bool timed_out, Handed& handed);

@@ -2,8 +2,10 @@
 #include "backends/redis/transport/stream.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -23,8 +25,12 @@ void Stream::TlsSessionFree::operator()([[maybe_unused]] TlsSession* session) co
 #endif
 }
 
-Stream::Stream(Socket socket, std::unique_ptr<TlsSession, TlsSessionFree> tls)
-    : socket_(std::move(socket)), tls_(std::move(tls)) {}
+Stream::Stream(Socket socket, std::unique_ptr<TlsSession, TlsSessionFree> tls,
+               std::chrono::microseconds spin_limit)
+    : socket_(std::move(socket)),
+      tls_(std::move(tls)),
+      spin_limit_(spin_limit),
+      typical_wait_(spin_limit / 2) {}
 
 Stream::~Stream() = default;
 
@@ -44,7 +50,7 @@ std::optional<Stream> Stream::connect(const ConnectionSettings& settings, const 
 #else
   (void)settings;
 #endif
-  return Stream(std::move(*socket), std::move(tls));
+  return Stream(std::move(*socket), std::move(tls), settings.reply_spin);
 }
 
 std::optional<int> Stream::write_all(std::string_view bytes, SteadyClock::time_point deadline) {
@@ -77,16 +83,39 @@ ssize_t Stream::send_some(std::string_view bytes, short& wait_events) {
   }
 }
 
-ssize_t Stream::read_some(char* into, std::size_t size, SteadyClock::time_point deadline) {
+ssize_t Stream::read_some(char* into, std::size_t size, SteadyClock::time_point deadline,
+                          bool may_look) {
+  short wait_events = POLLIN;
+  const ssize_t first = receive_some(into, size, wait_events);
+  if (first >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return first;
+  const auto started = SteadyClock::now();
+  const auto spin_until = may_look ? started + spin_span() : started;
   for (;;) {
-    short wait_events = POLLIN;
     const ssize_t got = receive_some(into, size, wait_events);
-    if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return got;
+    if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+      learn_wait(SteadyClock::now() - started);
+      return got;
+    }
+    if (SteadyClock::now() < spin_until) {
+      // A thread of the process that has work runs first: looking must not keep it waiting.
+      sched_yield();
+      continue;
+    }
     if (wait_for(fd(), wait_events, deadline) == Waited::timed_out) {
       errno = ETIMEDOUT;
       return -1;
     }
   }
+}
+
+SteadyClock::duration Stream::spin_span() const {
+  if (typical_wait_ > spin_limit_) return SteadyClock::duration::zero();
+  return std::min<SteadyClock::duration>(spin_limit_, 2 * typical_wait_);
+}
+
+void Stream::learn_wait(SteadyClock::duration waited) {
+  // A moving average over about the last eight waits: one slow reply does not stop the looking.
+  typical_wait_ += (waited - typical_wait_) / 8;
 }
 
 ssize_t Stream::read_now(char* into, std::size_t size) {

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,8 +47,14 @@ class Stream {
   // Writes what the socket takes now: the count (maybe 0), or -1 with errno set.
   ssize_t write_now(std::string_view bytes);
   // Reads what has come, at least one byte, waiting until `deadline`: the count; 0 when the
-  // server closed the connection; -1 with errno set (ETIMEDOUT at the deadline).
-  ssize_t read_some(char* into, std::size_t size, SteadyClock::time_point deadline);
+  // server closed the connection; -1 with errno set (ETIMEDOUT at the deadline). Before its
+  // thread sleeps, it looks again and again for up to twice the typical wait of the reads before
+  // it, and at most ConnectionSettings::reply_spin, not at all once the typical wait is longer:
+  // a reply that comes within a loopback round trip is then read without the thread sleeping
+  // and being woken, which on a virtual machine costs more than the round trip itself. Not
+  // with `may_look` false: where other threads wait for replies, the CPU is theirs.
+  ssize_t read_some(char* into, std::size_t size, SteadyClock::time_point deadline,
+                    bool may_look = true);
   // Reads what has come, without waiting: as read_some(), and -1 with EAGAIN when nothing has.
   ssize_t read_now(char* into, std::size_t size);
   // Whether bytes have come that a read would return but a poll() of fd() would not show:
@@ -69,7 +76,11 @@ class Stream {
     void operator()(TlsSession* session) const;
   };
 
-  Stream(Socket socket, std::unique_ptr<TlsSession, TlsSessionFree> tls);
+  Stream(Socket socket, std::unique_ptr<TlsSession, TlsSessionFree> tls,
+         std::chrono::microseconds spin_limit);
+  // How long read_some() looks before it sleeps, and what it learns of each wait.
+  SteadyClock::duration spin_span() const;
+  void learn_wait(SteadyClock::duration waited);
   // As write_now() and read_now(), but -1 with EAGAIN when the call must wait, and
   // `wait_events` says for what (TLS may have to read to write, or write to read).
   ssize_t send_some(std::string_view bytes, short& wait_events);
@@ -77,6 +88,9 @@ class Stream {
 
   Socket socket_;
   std::unique_ptr<TlsSession, TlsSessionFree> tls_;  // none for redis://
+  const std::chrono::microseconds spin_limit_;
+  // How long read_some() waited for a reply lately (only the reads that did wait).
+  SteadyClock::duration typical_wait_;
 };
 
 }  // namespace distlock::detail::redis
