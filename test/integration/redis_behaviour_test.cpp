@@ -301,6 +301,7 @@ TEST_F(RedisBehaviour, AWaiterOfTheWinnersClientIsWokenByTheWinnersRelease) {
   const LockSpec held_long = spec("same-client", 60s, wait(kWait));
   std::optional<Lease> holder(first->acquire(held_long, key));
   std::vector<std::thread> threads;
+  threads.reserve(2);
   std::atomic<int> acquired = 0;
   for (int i = 0; i < 2; ++i)
     threads.emplace_back([&] {

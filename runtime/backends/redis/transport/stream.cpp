@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "backends/redis/transport/server_error.h"
 #include "backends/redis/transport/wait_for.h"
@@ -85,18 +86,22 @@ ssize_t Stream::send_some(std::string_view bytes, short& wait_events) {
 
 ssize_t Stream::read_some(char* into, std::size_t size, SteadyClock::time_point deadline,
                           bool may_look) {
-  short wait_events = POLLIN;
-  const ssize_t first = receive_some(into, size, wait_events);
-  if (first >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return first;
-  const auto started = SteadyClock::now();
-  const auto spin_until = may_look ? started + spin_span() : started;
+  // Set at the first read that finds nothing: only waits teach read_some how long replies take.
+  std::optional<SteadyClock::time_point> started;
+  SteadyClock::time_point look_until;
   for (;;) {
+    short wait_events = POLLIN;
     const ssize_t got = receive_some(into, size, wait_events);
     if (got >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-      learn_wait(SteadyClock::now() - started);
+      if (started) learn_wait(SteadyClock::now() - *started);
       return got;
     }
-    if (SteadyClock::now() < spin_until) {
+    const auto now = SteadyClock::now();
+    if (!started) {
+      started = now;
+      look_until = may_look ? now + spin_span() : now;
+    }
+    if (now < look_until) {
       // A thread of the process that has work runs first: looking must not keep it waiting.
       sched_yield();
       continue;
