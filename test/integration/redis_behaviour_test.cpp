@@ -311,7 +311,8 @@ TEST_F(RedisBehaviour, AWaiterOfTheWinnersClientIsWokenByTheWinnersRelease) {
       } catch (const LockTimeout&) {
       }
     });
-  ASSERT_TRUE(eventually([&] { return waiters->stats().waiting == 2; }));
+  // EXPECT, not ASSERT: the threads must be joined whatever happens.
+  EXPECT_TRUE(eventually([&] { return waiters->stats().waiting == 2; }));
   const auto released_at = std::chrono::steady_clock::now();
   holder->release();
   for (auto& thread : threads) thread.join();
