@@ -12,13 +12,10 @@
 -- so only the acquisition's owner can hold its field.
 -- keep_ms stays text: PEXPIRE takes it as it came.
 local removed, waited = release_hold(KEYS[1], ARGV[1], ARGV[4])
-if not waited then
-  return removed == 'gone' and 0 or 1
-end
-if removed == 'freed' then
+if waited and removed == 'freed' then
   -- The message names nobody: it wakes one waiter per client.
   redis.call(ARGV[3], ARGV[2], '')
-elseif removed == 'kept' then
+elseif waited and removed == 'kept' then
   -- '*': every waiter asks again and learns how long the lock is kept, which may be far less
   -- than the holder's ttl it sleeps out.
   redis.call(ARGV[3], ARGV[2], '*')

@@ -45,12 +45,10 @@ end
 local function grant_exclusive(hash, fence_key, owner, ttl, id, holder, waited)
   local fence = next_fence(fence_key)
   -- Texts, not numbers: each number would be formatted by the server on the way in.
+  redis.call('HSET', hash, 'owner', owner, 'count', '1', 'fence', fence, 'id', id,
+             'holder', holder, 'h:' .. id, '1')
   if waited then
-    redis.call('HSET', hash, 'owner', owner, 'count', '1', 'fence', fence, 'id', id,
-               'holder', holder, 'h:' .. id, '1', 'w', '1')
-  else
-    redis.call('HSET', hash, 'owner', owner, 'count', '1', 'fence', fence, 'id', id,
-               'holder', holder, 'h:' .. id, '1')
+    redis.call('HSET', hash, 'w', '1')
   end
   redis.call('PEXPIRE', hash, ttl)
   return {1, fence}
