@@ -37,6 +37,9 @@ Contest ExclusiveLock::contest(const AcquireRequest& request) {
             if (hold_.taken_by(request.hold.owner, now)) return {hold_.reenter(request, now)};
             if (hold_.taken(now)) return {std::nullopt, hold_.expires_at()};
             return {take(request, now, table)};
+          },
+          [this](TableAccess&) {
+            if (!hold_.taken(SteadyClock::now())) waiting_.wake_next();
           }};
 }
 
@@ -45,8 +48,10 @@ ReleaseOutcome ExclusiveLock::release(const ReleaseRequest& request, SteadyClock
     case ReleaseEffect::not_held:
       return ReleaseOutcome::not_held;
     case ReleaseEffect::freed:
+      // One taker: a woken waiter that loses to an acquisition that did not wait is woken
+      // again by that one's release.
       fair_waiting_.wake_next();
-      waiting_.wake_all();
+      waiting_.wake_next();
       break;
     case ReleaseEffect::kept:
       waiting_.bound_waits(hold_.expires_at());

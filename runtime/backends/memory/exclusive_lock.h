@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The exclusive lock of one name: one owner, reentrant. Fair acquisitions queue in arrival
-// order and a release wakes the first of them only; others take the lock whenever it is free.
+// order and a release wakes the first of them only; others take the lock whenever it is free,
+// and a release wakes one of them too, in arrival order.
 #pragma once
 
 #include <optional>
@@ -34,7 +35,7 @@ class ExclusiveLock {
   Grant take(const AcquireRequest& request, SteadyClock::time_point now, TableAccess& table);
 
   OwnerHold hold_;
-  WaitQueue waiting_;       // all woken by a release: the first to run takes the lock
+  WaitQueue waiting_;       // the first not woken yet is woken by a release or a give-up
   WaitQueue fair_waiting_;  // in arrival order: a release wakes the first only
 };
 

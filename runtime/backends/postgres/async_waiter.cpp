@@ -37,7 +37,7 @@ void AsyncWaiter::attempt() {
   seen_ = ticket_ ? ticket_->generation() : 0;
   Attempt found;
   try {
-    found = try_once_(request_);
+    found = try_once_(request_, ticket_.get());
   } catch (...) {
     complete(std::nullopt, std::current_exception());
     return;
@@ -100,6 +100,8 @@ void AsyncWaiter::cancel_timer() {
 void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error) {
   finished_ = true;
   cancel_timer();
+  // A release since the latest try may have woken this waiter alone: another must ask.
+  if (!grant && ticket_ && ticket_->generation() != seen_) ticket_->pass_on();
   ticket_.reset();
   if (!grant) withdraw_(request_);
   if (counted_waiting_) --stats_.waiting;

@@ -24,8 +24,9 @@ namespace distlock::detail::postgres {
 class AsyncWaiter final : public PendingAcquisition,
                           public std::enable_shared_from_this<AsyncWaiter> {
  public:
-  // One try, as the blocking acquisition makes it: throws as it does.
-  using TryOnce = std::function<Attempt(const AcquireRequest&)>;
+  // One try, as the blocking acquisition makes it, by the waiter with this ticket (null before it
+  // watches): throws as it does.
+  using TryOnce = std::function<Attempt(const AcquireRequest&, const ReleaseListener::Ticket*)>;
   // Gives the waiter's place back, as the blocking acquisition does when it leaves without the
   // lock; never throws.
   using Withdraw = std::function<void(const AcquireRequest&)>;

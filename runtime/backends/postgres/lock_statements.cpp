@@ -14,16 +14,16 @@ namespace {
 // between two of them would leave a row with the old fence and the new holder.
 constexpr std::string_view kContinuing =
     "l.owner = $2 AND l.expires_at > (SELECT now FROM clock) AND ($4 = ANY (l.holds) OR "
-    "$6::boolean)";
+    "$7::boolean)";
 
 // When the name has no row, which is the common case (a release deletes it), the acquisition
 // inserts it after the name's turn, and that is all: nothing to decide and nobody to tell.
-// Otherwise nothing happens and no row comes back, and kAcquire decides. $1..$5 as kAcquire.
+// Otherwise nothing happens and no row comes back, and kAcquire decides. $1..$6 as kAcquire.
 constexpr std::string_view kAcquireAbsent = R"(
 WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1)))
 INSERT INTO {table} (name, owner, fence, holds, holder, expires_at, waited)
 SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-       clock_timestamp() + $3::bigint * interval '1 millisecond', false FROM turn
+       clock_timestamp() + $3::bigint * interval '1 millisecond', $6::boolean FROM turn
 ON CONFLICT (name) DO NOTHING
 RETURNING fence)";
 
@@ -32,17 +32,19 @@ RETURNING fence)";
 // race for the row to a later one and be granted after it, out of order.
 //
 // An acquisition that finds the lock taken marks its row as waited for, so that the release
-// tells the waiters (kRelease); a row marked already is left alone. A new holder unmarks it:
-// each waiter still waiting tries again after the grant (it was woken by the release, or its
-// timer ran out with the lease), fails, and marks it again. `%`: the acquisition may take the
-// row (free, or this owner's).
+// tells the waiters (kRelease); a row marked already is left alone. A new holder's row is
+// marked only when waiters of the holder's own client wait for the lock ($6, others_wait): a
+// release wakes one waiter per client (ReleaseListener), which tries again; the waiters it did
+// not wake belong to a client whose woken waiter either failed, and marked the new row, or won,
+// and then its grant carries the mark. `%`: the acquisition may take the row (free, or this
+// owner's).
 constexpr std::string_view kAcquire = R"(
 WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1))),
 clock AS (SELECT clock_timestamp() AS now FROM turn),
 tried AS (
   INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at, waited)
   SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-         now + $3::bigint * interval '1 millisecond', false FROM clock
+         now + $3::bigint * interval '1 millisecond', $6::boolean FROM clock
   ON CONFLICT (name) DO UPDATE SET
     fence = CASE WHEN NOT % OR @ THEN l.fence ELSE excluded.fence END,
     holds = CASE WHEN NOT % THEN l.holds
@@ -53,7 +55,7 @@ tried AS (
                       WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
                       ELSE excluded.expires_at END,
     owner = CASE WHEN NOT % THEN l.owner ELSE excluded.owner END,
-    waited = CASE WHEN NOT % THEN true WHEN @ THEN l.waited ELSE false END
+    waited = CASE WHEN NOT % THEN true WHEN @ THEN l.waited ELSE $6::boolean END
   WHERE % OR NOT l.waited
   RETURNING l.owner = $2 AS took, l.fence, l.expires_at)
 SELECT CASE WHEN took THEN fence END,
@@ -73,7 +75,7 @@ constexpr std::string_view kTakes = "l.owner = $2 OR l.expires_at <= (SELECT now
 // still re-entered, retried or taken over as an orphan: that lets nobody past the queue. It
 // runs after the name's turn (Connection::run_after), so it sees every place that committed
 // before. A try that finds the row taken marks it as waited for, as kAcquire does, so that a
-// plain release wakes the queue too (a fair release tells the next place in any case). $1..$6
+// plain release wakes the queue too (a fair release tells the next place in any case). $1..$7
 // as kAcquire.
 constexpr std::string_view kAcquireFair = R"(
 WITH clock AS (SELECT clock_timestamp() AS now),
@@ -89,7 +91,7 @@ own AS (
 taken AS (
   INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at, waited)
   SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
-         clock.now + $3::bigint * interval '1 millisecond', false FROM clock
+         clock.now + $3::bigint * interval '1 millisecond', $6::boolean FROM clock
    WHERE NOT EXISTS (SELECT 1 FROM ahead) OR EXISTS (SELECT 1 FROM own)
   ON CONFLICT (name) DO UPDATE SET
     fence = CASE WHEN @ THEN l.fence ELSE excluded.fence END,
@@ -99,7 +101,7 @@ taken AS (
     expires_at = CASE WHEN @ THEN GREATEST(l.expires_at, excluded.expires_at)
                       ELSE excluded.expires_at END,
     owner = excluded.owner,
-    waited = @ AND l.waited
+    waited = (@ AND l.waited) OR $6::boolean
   WHERE (l.owner = $2 AND l.expires_at > (SELECT now FROM clock))
      OR (l.expires_at <= (SELECT now FROM clock) AND NOT EXISTS (SELECT 1 FROM ahead))
   RETURNING l.fence),

@@ -30,24 +30,24 @@
 namespace distlock::detail::postgres {
 
 struct LockStatements {
-  // $1 name, $2 owner, $3 ttl in ms, $4 acquisition id, $5 holder: takes the lock when the
-  // name has no row. One row, the fence, when it did; no row when the name has one: then
-  // `acquire` decides.
+  // $1 name, $2 owner, $3 ttl in ms, $4 acquisition id, $5 holder, $6 others_wait ('t':
+  // waiters of this client wait for the lock, so the grant is marked as waited for): takes
+  // the lock when the name has no row. One row, the fence, when it did; no row when the name has
+  // one: then `acquire` decides.
   Statement acquire_absent;
-  // $1 name, $2 owner, $3 ttl in ms, $4 acquisition id, $5 holder (for people), $6 reentry
-  // ('t': the owner holds a live lease on the lock). One row: the fence and a null when the
-  // owner holds the lock now; a null and the ms until the holder's lease runs out when
-  // another holds it (and the row is marked as waited for); no row when it was taken by
-  // another just as this statement began.
+  // $1..$6 as acquire_absent, $7 reentry ('t': the owner holds a live lease on the lock). One row:
+  // the fence and a null when the owner holds the lock now; a null and the ms until the holder's
+  // lease runs out when another holds it (and the row is marked as waited for); no row when it was
+  // taken by another just as this statement began.
   Statement acquire;
   // The same for a fair lock, after the turn: the first live place in the queue takes the free
   // lock; another keeps its place (or joins at the back) for one more ttl, and gets the ms
   // until the holder's lease, or the place ahead of it, runs out.
   Statement acquire_fair;
-  // After the turn. $1..$6 as acquire, and $7 holds_write: a read hold.
+  // After the turn. $1..$5 as acquire, $6 reentry, and $7 holds_write: a read hold.
   Statement acquire_read;
-  // After the turn. $1..$6 as acquire: a write hold; not granted, a mark that holds new readers
-  // back for one ttl.
+  // After the turn. $1..$5 as acquire, $6 reentry: a write hold; not granted, a mark that holds
+  // new readers back for one ttl.
   Statement acquire_write;
   // After the turn. $1..$5 as acquire, $6 the number of permits.
   Statement acquire_permit;

@@ -64,8 +64,8 @@ std::optional<Grant> grant_of(const Result& result, SteadyClock::time_point sent
   return Grant{*fence, sent_at};
 }
 
-// acquire_absent takes the first five of the acquire statement's parameters.
-constexpr std::size_t kAbsentParams = 5;
+// acquire_absent takes the first six of the acquire statement's parameters.
+constexpr std::size_t kAbsentParams = 6;
 
 class PostgresBackend final : public Backend {
  public:
@@ -75,7 +75,9 @@ class PostgresBackend final : public Backend {
         holder_(process_label() + ' '),
         statements_(lock_statements(settings_)),
         pool_(settings_, settings_.max_connections),
-        try_once_([this](const AcquireRequest& request) { return try_once(request); }),
+        try_once_([this](const AcquireRequest& request, const ReleaseListener::Ticket* watching) {
+          return try_once(request, watching);
+        }),
         withdraw_([this](const AcquireRequest& request) { withdraw(request); }) {
     create_table_if_missing();
     listener_ = std::make_unique<ReleaseListener>(settings_, stats_);
@@ -101,8 +103,9 @@ class PostgresBackend final : public Backend {
  private:
   // Tries until granted or the deadline; throws BackendUnavailable naming the lock.
   std::optional<Grant> wait_for_grant(const AcquireRequest& request);
-  // One try; throws BackendUnavailable naming the lock.
-  Attempt try_once(const AcquireRequest& request);
+  // One try, by the waiter with the ticket `watching` (null: it does not watch); throws
+  // BackendUnavailable naming the lock.
+  Attempt try_once(const AcquireRequest& request, const ReleaseListener::Ticket* watching);
   // Gives back what a waiter that leaves without the lock keeps (keeps_a_place); a failure is
   // logged, and what was kept runs out one ttl after the waiter's latest try.
   void withdraw(const AcquireRequest& request);
@@ -198,7 +201,8 @@ Result PostgresBackend::run_statement(Connection& connection, const Statement& s
   return connection.run_after(statements_.turn, turn_params, statement, params);
 }
 
-Attempt PostgresBackend::try_once(const AcquireRequest& request) {
+Attempt PostgresBackend::try_once(const AcquireRequest& request,
+                                  const ReleaseListener::Ticket* watching) {
   const LockKind& kind = request.hold.kind;
   const std::string holder =
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -211,15 +215,17 @@ Attempt PostgresBackend::try_once(const AcquireRequest& request) {
   if (kind.semaphore()) {
     statement = &statements_.acquire_permit;
     params.push_back(std::to_string(kind.permits));
+  } else if (kind.mode == Mode::exclusive) {
+    params.emplace_back(listener_->watched(request.hold, watching) ? "t" : "f");
+    params.emplace_back(request.reentry ? "t" : "f");
+    if (kind.fair) statement = &statements_.acquire_fair;
   } else {
     params.emplace_back(request.reentry ? "t" : "f");
     if (kind.mode == Mode::read) {
       statement = &statements_.acquire_read;
       params.emplace_back(request.holds_write ? "t" : "f");
-    } else if (kind.mode == Mode::write) {
+    } else {
       statement = &statements_.acquire_write;
-    } else if (kind.fair) {
-      statement = &statements_.acquire_fair;
     }
   }
   // A plain lock is first asked for as if nobody had it, which is the common case; a reentry
@@ -286,7 +292,7 @@ std::optional<Grant> PostgresBackend::acquire(const AcquireRequest& request) {
 }
 
 std::optional<Grant> PostgresBackend::wait_for_grant(const AcquireRequest& request) {
-  Attempt attempt = try_once(request);
+  Attempt attempt = try_once(request, nullptr);
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
   ++stats_.contended;
   const auto ticket = listener_->watch(request.hold);
@@ -295,7 +301,7 @@ std::optional<Grant> PostgresBackend::wait_for_grant(const AcquireRequest& reque
   for (;;) {
     const bool heard = ticket->listening();
     const auto seen = ticket->generation();
-    attempt = try_once(request);
+    attempt = try_once(request, ticket.get());
     if (attempt.grant) {
       attempt.grant->contended = true;
       return attempt.grant;

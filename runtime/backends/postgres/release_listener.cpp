@@ -38,7 +38,13 @@ ReleaseListener::Ticket::Ticket(ReleaseListener& listener, Locks::value_type& lo
 ReleaseListener::Ticket::~Ticket() {
   std::lock_guard lock(listener_.mutex_);
   lock_.second.tickets.erase(entry_);
+  --listener_.tickets_;
   if (lock_.second.tickets.empty()) listener_.locks_.erase(lock_.first);
+}
+
+void ReleaseListener::Ticket::pass_on() {
+  std::lock_guard lock(listener_.mutex_);
+  if (lock_.second.tickets.size() > 1) listener_.wake_one_locked(lock_.second, this);
 }
 
 bool ReleaseListener::Ticket::wait_listening(TimePoint until) const {
@@ -87,7 +93,17 @@ std::unique_ptr<ReleaseListener::Ticket> ReleaseListener::watch(const HoldId& ho
       *this, entry, hold.kind.fair ? std::string(hold.acquisition_id) : std::string(),
       std::move(on_change));
   ticket->entry_ = entry.second.tickets.insert(entry.second.tickets.end(), ticket.get());
+  ++tickets_;
   return ticket;
+}
+
+bool ReleaseListener::watched(const HoldId& hold, const Ticket* own) const {
+  if (tickets_ == 0 || (own != nullptr && tickets_ == 1)) return false;
+  const std::string lock = listened_lock(hold);
+  std::lock_guard guard(mutex_);
+  const auto found = locks_.find(lock);
+  if (found == locks_.end()) return false;
+  return found->second.tickets.size() > (own != nullptr ? 1u : 0u);
 }
 
 void ReleaseListener::run() {
@@ -162,6 +178,8 @@ void ReleaseListener::released(std::string_view payload) {
   ++stats_.notifications;
   if (kind == 'n')
     wake_named_locked(found->second, fair_id);
+  else if (kind == 'f')
+    wake_one_locked(found->second);
   else
     wake_locked(found->second);
 }
@@ -171,6 +189,20 @@ void ReleaseListener::wake_locked(Lock& lock) {
   lock.released.notify_all();
   for (const Ticket* ticket : lock.tickets)
     if (ticket->on_change_) ticket->on_change_();
+}
+
+void ReleaseListener::wake_one_locked(Lock& lock, const Ticket* passing) {
+  ++lock.generation;
+  lock.released.notify_one();
+  // The first waiter without a thread goes to the back once woken: the next release wakes
+  // another.
+  const auto woken = std::find_if(
+      lock.tickets.begin(), lock.tickets.end(),
+      [passing](const Ticket* ticket) { return ticket != passing && bool(ticket->on_change_); });
+  if (woken == lock.tickets.end()) return;
+  Ticket* ticket = *woken;
+  lock.tickets.splice(lock.tickets.end(), lock.tickets, woken);
+  ticket->on_change_();
 }
 
 void ReleaseListener::wake_named_locked(Lock& lock, std::string_view fair_id) {

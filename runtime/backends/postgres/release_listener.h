@@ -16,13 +16,18 @@
 //
 // A lock here is one lock of a name: its exclusive lock (plain and fair acquisitions share it),
 // its read-write lock or its semaphore, each notified apart (lock_statements.h). Each release of
-// a lock moves its generation on and wakes every local waiter of it (they all ask, and one
-// wins), except a fair release that names the next waiter in line: that wakes the named waiter
-// and the plain waiters of the lock, not the other fair ones. Each LISTEN that takes hold moves
-// every lock's on, since a waiter may have missed a release while nobody listened. Correctness
-// never rests on notifications alone: waiters bound every wait by the holder's ttl.
+// a lock moves its generation on. One that frees an exclusive lock ('f') wakes one local waiter
+// of it, in turn (one thread and one waiter without a thread): the lock has one taker, and a
+// woken waiter that loses to another client is woken by that client's release; a winner while
+// others here wait marks its grant so that its release is told (`watched`). A fair release that
+// names the next waiter in line wakes the named waiter and the plain waiters of the lock, not
+// the other fair ones. Any other release (a kept one, a read-write lock's, a semaphore's) wakes
+// every local waiter of the lock: they all ask, and learn what they may. Each LISTEN that takes
+// hold moves every lock's on, since a waiter may have missed a release while nobody listened.
+// Correctness never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -75,6 +80,9 @@ class ReleaseListener {
     std::uint64_t generation() const;
     // Waits until the generation differs from `seen` or `until` comes; true for the first.
     bool wait_for_release(std::uint64_t seen, TimePoint until) const;
+    // For a waiter that leaves without trying again after a release may have woken it in
+    // another's stead: wakes another waiter of the lock, if there is one.
+    void pass_on();
 
    private:
     friend class ReleaseListener;
@@ -98,6 +106,10 @@ class ReleaseListener {
 
   // Interest in the releases of the lock `hold` waits for.
   std::unique_ptr<Ticket> watch(const HoldId& hold, std::function<void()> on_change = {});
+  // Whether a waiter here other than the one with the ticket `own` (null: none) watches the
+  // lock `hold` is of now: a grant is then marked as waited for. Cheap while nobody waits for
+  // anything.
+  bool watched(const HoldId& hold, const Ticket* own) const;
 
  private:
   void run();
@@ -110,6 +122,9 @@ class ReleaseListener {
   void released(std::string_view payload);
   // Under mutex_: moves `lock` on and wakes its waiters.
   void wake_locked(Lock& lock);
+  // Under mutex_: moves `lock` on and wakes one waiting thread and one waiter without a thread
+  // other than `passing`, the ticket that passes its wake on (if any).
+  void wake_one_locked(Lock& lock, const Ticket* passing = nullptr);
   // Under mutex_: wakes the waiter of `lock` named `fair_id` and its waiters that are not fair.
   void wake_named_locked(Lock& lock, std::string_view fair_id);
   void set_listening(bool listening);
@@ -120,6 +135,8 @@ class ReleaseListener {
   mutable std::condition_variable listening_changed_;
   bool listening_ = false;  // under mutex_
   Locks locks_;             // under mutex_
+  // The tickets alive, read without the mutex by `watched`.
+  std::atomic<std::size_t> tickets_ = 0;
   EventFd stop_;
   bool stopping_ = false;  // under mutex_
   std::thread thread_;
