@@ -252,6 +252,43 @@ TEST_P(ExpiringAsyncAcquire, AWaiterWhoseHolderExpiresIsGrantedByItsTimer) {
   EXPECT_THROW(held.release(), LockLost);
 }
 
+// A waiter cancelled after a release woke it, before it could try again, passes the wake to
+// the next waiter of its client, which is granted at once rather than when the released
+// holder's ttl it was told runs out.
+TEST_P(ExpiringAsyncAcquire, AWaiterCancelledAfterAReleaseWokeItPassesTheWakeOn) {
+  const auto plain_lock = spec("passed_on", 30s, wait(30s));
+  Lease held = client_->acquire(plain_lock, key_);
+  AsyncAcquisition first;
+  auto cancelled = start_acquisition(*client_, plain_lock, key_, &first);
+  ASSERT_TRUE(waiters_reach(1));
+  auto second = start_acquisition(*client_, plain_lock, key_);
+  ASSERT_TRUE(waiters_reach(2));
+
+  // The client's async thread is kept busy in a handler while the cancellation is posted and
+  // the release's wake goes to the first waiter (on memory://, within release()).
+  auto in_handler = std::make_shared<std::promise<void>>();
+  std::promise<void> leave_handler;
+  client_->acquire_async(
+      spec("busy", 30s), key_,
+      [in_handler, leave = leave_handler.get_future().share()](std::exception_ptr, Lease) {
+        in_handler->set_value();
+        leave.wait();
+      });
+  in_handler->get_future().wait();
+  first.cancel();
+  const auto heard_before = client_->stats().notifications;
+  held.release();
+  const bool heard = GetParam() == Backend::memory ||
+                     eventually([&] { return client_->stats().notifications > heard_before; });
+  leave_handler.set_value();
+  ASSERT_TRUE(heard) << "the release was not heard";
+  EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome_of(cancelled)), "no error");
+  ASSERT_EQ(second.wait_for(10s), std::future_status::ready)
+      << "the cancelled waiter kept the release's wake";
+  Outcome granted = second.get();
+  EXPECT_FALSE(granted.error) << error_of_type<Error>(granted);
+}
+
 TEST_P(AsyncAcquire, AWaitThatRunsOutIsALockTimeout) {
   Lease held = client_->acquire(spec("busy", 30s), key_);
   auto waiting = start_acquisition(*client_, spec("busy", 30s, wait(200ms)), key_);

@@ -334,44 +334,6 @@ TEST_F(PostgresBackend, APlainReleaseWakesOneWaiterOfAClientAndItsReleaseTheNext
   EXPECT_EQ(waiters->stats().woken_by_timeout, 0u);
 }
 
-// An asynchronous waiter cancelled after a release woke it, before it could try again, passes
-// the wake to the next waiter of its client, which is granted at once rather than when the
-// released holder's ttl it was told runs out.
-TEST_F(PostgresBackend, AWaiterCancelledAfterAReleaseWokeItPassesTheWakeOn) {
-  // Declared before the client, whose end completes the handlers that refer to them.
-  std::promise<void> granted_next;
-  std::promise<void> in_handler;
-  std::promise<void> leave_handler;
-  auto holder = Client::connect(url_);
-  auto waiters = Client::connect(url_);
-  const auto plain_lock = spec("passed_on", 30s, wait(30s));
-  Lease held = holder->acquire(plain_lock, key_);
-  const auto ignore = [](std::exception_ptr, Lease) {};
-  AsyncAcquisition cancelled = waiters->acquire_async(plain_lock, key_, ignore);
-  ASSERT_TRUE(eventually([&] { return waiters->stats().waiting == 1; }));
-  waiters->acquire_async(plain_lock, key_, [&](std::exception_ptr error, Lease) {
-    if (!error) granted_next.set_value();
-  });
-  ASSERT_TRUE(eventually([&] { return waiters->stats().waiting == 2; }));
-
-  // The client's async thread is kept busy in a handler while the cancellation is posted and
-  // the release's wake goes to the first waiter.
-  auto leave = leave_handler.get_future().share();
-  waiters->acquire_async(spec("busy", 30s), key_, [&, leave](std::exception_ptr, Lease) {
-    in_handler.set_value();
-    leave.wait();
-  });
-  in_handler.get_future().wait();
-  cancelled.cancel();
-  const auto heard_before = waiters->stats().notifications;
-  held.release();
-  const bool heard = eventually([&] { return waiters->stats().notifications > heard_before; });
-  leave_handler.set_value();
-  ASSERT_TRUE(heard) << "the release was not heard";
-  EXPECT_EQ(granted_next.get_future().wait_for(10s), std::future_status::ready)
-      << "the cancelled waiter kept the release's wake";
-}
-
 // The channel a release notifies on: the lock table's name.
 constexpr const char* kReleaseChannel = "distlock_locks";
 

@@ -198,6 +198,8 @@ void AsyncWaiter::give_up(std::exception_ptr error) {
 void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error) {
   finished_ = true;
   cancel_timer();
+  // A release since the latest attempt may have woken this waiter alone: another must ask.
+  if (!grant && ticket_ && ticket_->generation() != seen_) ticket_->pass_on();
   ticket_.reset();
   if (counted_waiting_) --stats_.waiting;
   executor_.post([done = std::move(done_), grant, error = std::move(error),

@@ -116,6 +116,19 @@ ReleaseListener::AsyncTicket::~AsyncTicket() {
   wakers().erase(waker_);
 }
 
+void ReleaseListener::AsyncTicket::pass_on() {
+  std::lock_guard lock(listener_.mutex_);
+  Channel& channel = channel_.second;
+  // A named waiter and a reader hear every message meant for them: only a message that woke
+  // one waiter of the channel in its turn can be lost with it.
+  if (addressee_ != nullptr || channel.wakes_all) return;
+  ++channel.generation;
+  channel.released.notify_one();
+  // This waiter to the back: the turn is another's.
+  channel.wakers.splice(channel.wakers.end(), channel.wakers, waker_);
+  if (channel.wakers.size() > 1) call_next(channel.wakers);
+}
+
 std::list<std::function<void()>>& ReleaseListener::AsyncTicket::wakers() const {
   return addressee_ != nullptr ? addressee_->second.wakers : channel_.second.wakers;
 }

@@ -149,6 +149,9 @@ class ReleaseListener {
     bool subscribed() const { return ticket_.subscribed(); }
     std::optional<Granted> granted() const { return ticket_.granted(); }
     std::uint64_t generation() const { return ticket_.generation(); }
+    // For a waiter that leaves without trying again after a release may have woken it in
+    // another's stead: wakes another waiter of the channel, if there is one.
+    void pass_on();
 
    private:
     std::list<std::function<void()>>& wakers() const;
