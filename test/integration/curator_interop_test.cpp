@@ -35,6 +35,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// How long a step of a Curator process (a JVM) may take: under a sanitizer on a loaded 2-core
+// host, as CI runs the suite, a JVM's step has taken longer than the 10 s and 30 s it was given.
+constexpr std::chrono::milliseconds kCuratorStep = 60s;
+
 // "acquired <node> <ns>" (CuratorContender --hold): when Curator's acquire() returned, on
 // CLOCK_MONOTONIC (System.nanoTime()), which steady_clock reads too.
 std::optional<Clock::time_point> curator_acquired_at(const std::optional<std::string>& line) {
@@ -59,7 +63,7 @@ class CuratorInterop : public ZooKeeperSuiteTest {
                                     std::to_string(kZooKeeperSession.count())};
     all.insert(all.end(), args.begin(), args.end());
     auto process = start_curator(all);
-    const auto line = process->read_line(60s);
+    const auto line = process->read_line(kCuratorStep);
     EXPECT_EQ(line, "ready") << "CuratorContender did not start";
     return process;
   }
@@ -125,7 +129,7 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
 
   // Curator holds: distlock is refused, then woken by Curator's release.
   auto holder = curator({"--path", path, "--mode", "mutex", "--hold"});
-  const auto acquired = holder->read_line(60s);
+  const auto acquired = holder->read_line(kCuratorStep);
   ASSERT_TRUE(acquired.has_value() && acquired->rfind("acquired ", 0) == 0)
       << "Curator did not acquire: " << acquired.value_or("(no output)");
   EXPECT_FALSE(client->try_acquire(spec("interop", 30s), key).has_value())
@@ -145,7 +149,7 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
   EXPECT_EQ(raw().children(path).size(), 2u);
   EXPECT_EQ(distlock_granted.wait_for(0s), std::future_status::timeout);
   holder->terminate(30s);  // the shutdown hook releases
-  EXPECT_EQ(distlock_granted.wait_for(20s), std::future_status::ready)
+  EXPECT_EQ(distlock_granted.wait_for(kCuratorStep), std::future_status::ready)
       << "distlock was not woken by Curator's release";
   waiter.join();
   EXPECT_GE(client->stats().woken_by_release, 1u);
@@ -153,12 +157,12 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
   // distlock holds: Curator queues behind it, and gets the lock when distlock releases.
   Lease lease = client->acquire(spec("interop", 30s), key);
   auto follower = curator({"--path", path, "--mode", "mutex", "--hold"});
-  ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }))
+  ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }, kCuratorStep))
       << "Curator never queued: " << raw().children(path).size() << " nodes";
   // distlock's hold ends when its release begins; Curator's may only start after that.
   const auto released_at = Clock::now();
   lease.release();
-  const auto line = follower->read_line(30s);
+  const auto line = follower->read_line(kCuratorStep);
   const auto granted_at = curator_acquired_at(line);
   ASSERT_TRUE(granted_at.has_value())
       << "Curator was not granted after distlock's release: " << line.value_or("(no output)");
@@ -179,7 +183,7 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
   {
     // A Curator reader: distlock may read beside it, not write.
     auto reader = curator({"--path", path, "--mode", "read", "--hold"});
-    const auto line = reader->read_line(60s);
+    const auto line = reader->read_line(kCuratorStep);
     ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
         << line.value_or("(no output)");
     auto shared = client->try_acquire(reading, key);
@@ -192,7 +196,7 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
   {
     // A Curator writer: distlock may neither read nor write.
     auto writer = curator({"--path", path, "--mode", "write", "--hold"});
-    const auto line = writer->read_line(60s);
+    const auto line = writer->read_line(kCuratorStep);
     ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
         << line.value_or("(no output)");
     EXPECT_FALSE(client->try_acquire(reading, key).has_value())
@@ -205,10 +209,10 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     // A distlock writer: a Curator reader queues, and gets in once distlock releases.
     Lease written = client->acquire(writing, key);
     auto reader = curator({"--path", path, "--mode", "read", "--hold"});
-    ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }));
+    ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }, kCuratorStep));
     const auto released_at = Clock::now();
     written.release();
-    const auto line = reader->read_line(30s);
+    const auto line = reader->read_line(kCuratorStep);
     const auto granted_at = curator_acquired_at(line);
     ASSERT_TRUE(granted_at.has_value())
         << "the Curator reader was not granted after the distlock writer left: "
@@ -216,7 +220,7 @@ TEST_F(CuratorInterop, ReadWriteLockRulesHoldAcrossCuratorAndDistlock) {
     EXPECT_GT(*granted_at, released_at) << "Curator read beside a distlock writer";
     reader->terminate(30s);
   }
-  EXPECT_TRUE(eventually([&] { return raw().children(path).empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(path).empty(); }, kCuratorStep));
 }
 
 TEST_F(CuratorInterop, ReadersAndWritersOfBothSidesNeverOverlapAWrite) {
@@ -291,7 +295,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
   {
     // Curator holds both leases: distlock gets none.
     auto holder = holding(2);
-    const auto line = holder->read_line(60s);
+    const auto line = holder->read_line(kCuratorStep);
     ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
         << "Curator did not take its leases: " << line.value_or("(no output)");
     EXPECT_FALSE(client->try_acquire(pool, key).has_value())
@@ -302,7 +306,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
   {
     // Curator holds one: distlock gets the other, and no more.
     auto holder = holding(1);
-    const auto line = holder->read_line(60s);
+    const auto line = holder->read_line(kCuratorStep);
     ASSERT_TRUE(line.has_value() && line->rfind("acquired ", 0) == 0)
         << "Curator did not take its lease: " << line.value_or("(no output)");
     auto mine = client->try_acquire(pool, key);
@@ -322,12 +326,12 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
     Lease second = client->acquire(pool, key);
     auto follower = holding(1);
     // Curator's lease node waits beside distlock's two (holding the semaphore's mutex).
-    ASSERT_TRUE(eventually([&] { return raw().children(leases).size() == 3; }))
+    ASSERT_TRUE(eventually([&] { return raw().children(leases).size() == 3; }, kCuratorStep))
         << "Curator never queued: " << raw().children(leases).size() << " lease nodes";
     EXPECT_FALSE(client->try_acquire(pool, key).has_value());
     const auto released_at = Clock::now();
     second.release();
-    const auto line = follower->read_line(30s);
+    const auto line = follower->read_line(kCuratorStep);
     const auto granted_at = curator_acquired_at(line);
     ASSERT_TRUE(granted_at.has_value())
         << "Curator was not granted after distlock's release: " << line.value_or("(no output)");
@@ -337,7 +341,7 @@ TEST_F(CuratorInterop, CuratorSemaphoreAndDistlockShareThePermits) {
     EXPECT_TRUE(first.valid());
     follower->terminate(30s);
   }
-  EXPECT_TRUE(eventually([&] { return raw().children(leases).empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(leases).empty(); }, kCuratorStep));
 }
 
 TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
@@ -388,7 +392,7 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
   EXPECT_GT(mixed, 0) << "no Curator and distlock holders ever shared the semaphore";
   std::cout << "[ figures  ] " << holds.size() << " holds, at most " << most << " at once (permits "
             << kPermits << "), " << mixed << " overlapping Curator-distlock pairs\n";
-  EXPECT_TRUE(eventually([&] { return raw().children(path + "/leases").empty(); }));
+  EXPECT_TRUE(eventually([&] { return raw().children(path + "/leases").empty(); }, kCuratorStep));
 }
 
 }  // namespace
