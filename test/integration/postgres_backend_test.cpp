@@ -49,6 +49,20 @@ class PostgresBackend : public ::testing::Test {
   }
   PostgresServer& server() { return server_.get(); }
 
+  // Starts `count` waiters of `lock` on `client`, one after another, each once the one before
+  // waits; false (with a failure naming the waiter) if one never does.
+  bool queue_waiters(Client& client, const LockSpec& lock, int count,
+                     std::vector<std::unique_ptr<Holder>>& queued) {
+    for (int i = 0; i < count; ++i) {
+      queued.push_back(std::make_unique<Holder>(client, lock, key_));
+      if (!eventually([&] { return client.stats().waiting == static_cast<unsigned>(i + 1); })) {
+        ADD_FAILURE() << "waiter " << i << " never waited";
+        return false;
+      }
+    }
+    return true;
+  }
+
   static inline SuiteService<PostgresServer> server_;
   std::string url_;
   std::string key_;
@@ -275,15 +289,8 @@ TEST_F(PostgresBackend, AFairReleaseWakesTheNextWaiterAndNoOtherOfTheSameClient)
   auto waiters = Client::connect(url_);
   const auto fair_lock = spec("fair_wake", 30s, fair, wait(30s));
   Lease held = holder->acquire(fair_lock, key_);
-  constexpr int kWaiters = 3;
   std::vector<std::unique_ptr<Holder>> queued;
-  for (int i = 0; i < kWaiters; ++i) {
-    queued.push_back(std::make_unique<Holder>(*waiters, fair_lock, key_));
-    ASSERT_TRUE(eventually([&] {
-      return waiters->stats().waiting == static_cast<unsigned>(i + 1);
-    })) << "waiter "
-        << i;
-  }
+  ASSERT_TRUE(queue_waiters(*waiters, fair_lock, 3, queued));
   const ClientStats before = waiters->stats();
   held.release();
   ASSERT_TRUE(queued[0]->granted_within(5s)) << "the first in line was not granted";
@@ -303,15 +310,8 @@ TEST_F(PostgresBackend, APlainReleaseWakesOneWaiterOfAClientAndItsReleaseTheNext
   auto waiters = Client::connect(url_);
   const auto plain_lock = spec("plain_wake", 30s, wait(30s));
   Lease held = holder->acquire(plain_lock, key_);
-  constexpr int kWaiters = 3;
   std::vector<std::unique_ptr<Holder>> queued;
-  for (int i = 0; i < kWaiters; ++i) {
-    queued.push_back(std::make_unique<Holder>(*waiters, plain_lock, key_));
-    ASSERT_TRUE(eventually([&] {
-      return waiters->stats().waiting == static_cast<unsigned>(i + 1);
-    })) << "waiter "
-        << i;
-  }
+  ASSERT_TRUE(queue_waiters(*waiters, plain_lock, 3, queued));
   const auto granted_one = [&]() -> Holder* {
     Holder* granted = nullptr;
     eventually([&] {
