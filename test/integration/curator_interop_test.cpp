@@ -356,8 +356,10 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
     curators.push_back(
         curator({"--path", path, "--mode", "semaphore", "--max-leases", std::to_string(kPermits),
                  "--iterations", std::to_string(kIterations), "--threads", "2", "--intervals",
-                 intervals_, "--pause-us", "10000", "--go", go}));
+                 intervals_, "--pause-us", "20000", "--go", go}));
   }
+  // Both sides connected and waiting for the go: they contend from the same moment, however
+  // long a JVM or a sanitized process takes to start.
   std::vector<std::unique_ptr<Subprocess>> distlocks;
   for (int i = 0; i < 2; ++i) {
     distlocks.push_back(std::make_unique<Subprocess>(
@@ -365,7 +367,8 @@ TEST_F(CuratorInterop, SemaphoreHoldersOfBothSidesNeverExceedThePermits) {
         std::vector<std::string>{"--url", url(), "--type", type, "--key", key, "--permits",
                                  std::to_string(kPermits), "--iterations",
                                  std::to_string(kIterations), "--threads", "2", "--intervals",
-                                 intervals_, "--pause-us", "10000"}));
+                                 intervals_, "--pause-us", "20000", "--go", go}));
+    ASSERT_EQ(distlocks.back()->read_line(kCuratorStep), "ready") << "rw_worker did not start";
   }
   write_counter_file(go, {0, 0});
   std::uint64_t total = 0;

@@ -4,9 +4,9 @@
 // intervals written to a file, and optional riding out of server failures.
 //
 //   rw_worker --url URL --type T [--key K] --mode exclusive|read|write --iterations N
-//             --counter FILE [--threads N] [--intervals FILE] [--pause-us N] [--retry]
+//             --counter FILE [--threads N] [--intervals FILE] [--pause-us N] [--go FILE] [--retry]
 //   rw_worker --url URL --type T [--key K] --permits N --iterations N [--threads N]
-//             [--intervals FILE] [--pause-us N] [--retry]
+//             [--intervals FILE] [--pause-us N] [--go FILE] [--retry]
 //
 // Each thread, N times: acquires, works on the counter file ("<count> <fence>"), releases.
 //   exclusive, write: read, pause up to --pause-us, write count + 1 with the lease's fence;
@@ -21,6 +21,8 @@
 // found lost after its work (ensure_held, release) is counted, not fatal: for tests that kill
 // servers. The work is counted as done either way (it was).
 //
+// --go FILE: the threads start only once FILE exists (as CuratorContender's --go), so that
+// processes started one after another contend from the same moment.
 // Prints "ready" once connected, and at the end "done <holds> unavailable <n> lost <n>".
 // Exit code 0: all went well; 2: a violation (on stderr); 1: an error (on stderr).
 #include <fcntl.h>
@@ -58,6 +60,7 @@ struct Settings {
   int threads = 1;
   std::string counter;
   std::string intervals;
+  std::string go;
   long pause_us = 1000;
   bool retry = false;
 };
@@ -65,9 +68,9 @@ struct Settings {
 int usage() {
   std::cerr << "usage: rw_worker --url URL --type T [--key K] --mode exclusive|read|write "
                "--iterations N --counter FILE [--threads N] [--intervals FILE] [--pause-us N] "
-               "[--retry]\n"
+               "[--go FILE] [--retry]\n"
                "       rw_worker --url URL --type T [--key K] --permits N --iterations N "
-               "[--threads N] [--intervals FILE] [--pause-us N] [--retry]\n";
+               "[--threads N] [--intervals FILE] [--pause-us N] [--go FILE] [--retry]\n";
   return 64;
 }
 
@@ -86,9 +89,15 @@ void append_line(const std::string& path, const std::string& line) {
   if (!ok) throw std::runtime_error("cannot write " + path);
 }
 
+// The file appears once, written by the test: polled, as CuratorContender polls it.
+void wait_for_file(const std::string& path) {
+  while (::access(path.c_str(), F_OK) != 0) std::this_thread::sleep_for(1ms);
+}
+
 int run(const Settings& settings) {
   auto client = distlock::Client::connect(settings.url);
   std::cout << "ready" << std::endl;
+  if (!settings.go.empty()) wait_for_file(settings.go);
   const auto lock_spec = [&] {
     switch (settings.mode) {
       case distlock::Mode::read:
@@ -223,6 +232,8 @@ int main(int argc, char** argv) {
         settings.intervals = value;
       else if (arg == "--pause-us")
         settings.pause_us = std::stol(value);
+      else if (arg == "--go")
+        settings.go = value;
       else
         return usage();
     }
