@@ -63,6 +63,33 @@ class PostgresBackend : public ::testing::Test {
     return true;
   }
 
+  // Queues three waiters of `lock` on `waiters`, then releases `freed`: one waiter is woken and
+  // granted, the other two wait on, and the winner's release wakes the next at once, not when
+  // the ttl of the holder they were told runs out.
+  void expect_each_release_to_wake_one(Client& waiters, const LockSpec& lock, Lease& freed) {
+    std::vector<std::unique_ptr<Holder>> queued;
+    ASSERT_TRUE(queue_waiters(waiters, lock, 3, queued));
+    const auto granted_one = [&] {
+      Holder* granted = nullptr;
+      eventually([&] {
+        for (const auto& waiter : queued)
+          if (waiter && waiter->granted_within(0ms)) granted = waiter.get();
+        return granted != nullptr;
+      });
+      return granted;
+    };
+    const ClientStats before = waiters.stats();
+    freed.release();
+    Holder* first = granted_one();
+    ASSERT_NE(first, nullptr) << "no waiter was granted after the release";
+    EXPECT_EQ(waiters.stats().woken_by_release - before.woken_by_release, 1u);
+    EXPECT_EQ(waiters.stats().waiting, 2u);
+    for (auto& waiter : queued)
+      if (waiter.get() == first) waiter.reset();
+    ASSERT_NE(granted_one(), nullptr) << "the winner's release did not wake the next waiter";
+    EXPECT_EQ(waiters.stats().woken_by_timeout, 0u);
+  }
+
   static inline SuiteService<PostgresServer> server_;
   std::string url_;
   std::string key_;
@@ -303,35 +330,25 @@ TEST_F(PostgresBackend, AFairReleaseWakesTheNextWaiterAndNoOtherOfTheSameClient)
 }
 
 // A release of a plain lock wakes one waiter of a client, not all of them; the one it wakes
-// marks its grant as waited for (the others still wait), so its release wakes the next at
-// once, not when the first holder's ttl they were told runs out.
+// marks its grant as waited for (the others still wait), so that its release is told.
 TEST_F(PostgresBackend, APlainReleaseWakesOneWaiterOfAClientAndItsReleaseTheNext) {
   auto holder = Client::connect(url_);
   auto waiters = Client::connect(url_);
   const auto plain_lock = spec("plain_wake", 30s, wait(30s));
   Lease held = holder->acquire(plain_lock, key_);
-  std::vector<std::unique_ptr<Holder>> queued;
-  ASSERT_TRUE(queue_waiters(*waiters, plain_lock, 3, queued));
-  const auto granted_one = [&]() -> Holder* {
-    Holder* granted = nullptr;
-    eventually([&] {
-      for (auto& waiter : queued)
-        if (waiter && waiter->granted_within(0ms)) granted = waiter.get();
-      return granted != nullptr;
-    });
-    return granted;
-  };
-  const ClientStats before = waiters->stats();
-  held.release();
-  Holder* first = granted_one();
-  ASSERT_NE(first, nullptr) << "no waiter was granted after the release";
-  EXPECT_EQ(waiters->stats().woken_by_release - before.woken_by_release, 1u);
-  EXPECT_EQ(waiters->stats().waiting, 2u);
-  for (auto& waiter : queued)
-    if (waiter.get() == first) waiter.reset();
-  Holder* second = granted_one();
-  ASSERT_NE(second, nullptr) << "the winner's release did not wake the next waiter";
-  EXPECT_EQ(waiters->stats().woken_by_timeout, 0u);
+  expect_each_release_to_wake_one(*waiters, plain_lock, held);
+}
+
+// A permit given back wakes one waiter of a client, as a freed lock does: one permit has one
+// taker, and every permit's release is told.
+TEST_F(PostgresBackend, APermitGivenBackWakesOneWaiterOfAClientAndItsReleaseTheNext) {
+  auto holder = Client::connect(url_);
+  auto waiters = Client::connect(url_);
+  const auto pool = spec("permit_wake", 30s, permits(2), wait(30s));
+  Lease given_back = holder->acquire(pool, key_);
+  Lease kept = holder->acquire(pool, key_);
+  expect_each_release_to_wake_one(*waiters, pool, given_back);
+  EXPECT_TRUE(kept.valid());
 }
 
 // The channel a release notifies on: the lock table's name.

@@ -11,8 +11,9 @@ namespace {
 // The notifications are the releases' (release_listener.h): the lock table's row freed names
 // the first live fair place ('n', its id, a newline, the name), so that its waiter is the one
 // woken, or with nobody queued names the lock ('f'); a read-write lock's rows removed send 'r'
-// and the name, a semaphore's permits 'p' and the name. A name too long for a payload sends
-// none, which wakes every waiter. The `told` count in every row makes the server run them.
+// and the name, a semaphore's permits 'q' and the name (one notification for all of them, so
+// it wakes every waiter of the semaphore). A name too long for a payload sends none, which
+// wakes every waiter. The `told` count in every row makes the server run them.
 constexpr std::string_view kForceRelease = R"(
 WITH clock AS (SELECT clock_timestamp() AS now),
 next_in_line AS (
@@ -41,7 +42,7 @@ told AS (
     FROM (SELECT 1 FROM freed) AS ended LEFT JOIN next_in_line n ON true
   UNION ALL
   SELECT pg_notify('{channel}', CASE WHEN octet_length($1) >= 7900 THEN '' ELSE letter || $1 END)
-    FROM (SELECT DISTINCT CASE WHEN kind = 'permit' THEN 'p' ELSE 'r' END AS letter
+    FROM (SELECT DISTINCT CASE WHEN kind = 'permit' THEN 'q' ELSE 'r' END AS letter
             FROM freed_shared) AS ended_shared)
 SELECT removed.*, (SELECT count(*) FROM told) AS told
   FROM (SELECT * FROM freed UNION ALL SELECT * FROM freed_shared) AS removed)";

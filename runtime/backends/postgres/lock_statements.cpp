@@ -315,10 +315,10 @@ SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
 // A shared hold's release removes its row, or with $3 > 0 keeps it, by nobody, until then
-// (hold_at_least). It tells the lock's waiters ('r' and the name for a read-write lock, 'p'
-// for a semaphore), except for a reader that leaves other live readers behind: a writer still
-// waits for them, and a reader was not waiting for it. $1 name, $2 acquisition id, $3 ms to
-// keep the hold (0: remove it now). One row as kRelease's.
+// (hold_at_least). It tells the lock's waiters ('r' and the name for a read-write lock; for a
+// semaphore 'p' when a permit is free again, 'q' when it is kept), except for a reader that leaves
+// other live readers behind: a writer still waits for them, and a reader was not waiting for it. $1
+// name, $2 acquisition id, $3 ms to keep the hold (0: remove it now). One row as kRelease's.
 constexpr std::string_view kReleaseShared = R"(
 WITH clock AS (SELECT clock_timestamp() AS now),
 kept AS (
@@ -335,7 +335,8 @@ freed AS (
 ended AS (SELECT kind FROM kept UNION ALL SELECT kind FROM freed),
 told AS (
   SELECT pg_notify('{channel}', CASE WHEN octet_length($1) >= 7900 THEN ''
-                                     WHEN kind = 'permit' THEN 'p' || $1 ELSE 'r' || $1 END)
+                                     WHEN kind <> 'permit' THEN 'r' || $1
+                                     WHEN $3::bigint > 0 THEN 'q' || $1 ELSE 'p' || $1 END)
     FROM ended, clock
    WHERE kind <> 'read' OR $3::bigint > 0 OR NOT EXISTS (
            SELECT 1 FROM {holds} h

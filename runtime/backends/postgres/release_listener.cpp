@@ -172,13 +172,13 @@ void ReleaseListener::released(std::string_view payload) {
     }
     return;
   }
-  const char listened_kind = kind == 'r' || kind == 'p' ? kind : 'x';
+  const char listened_kind = kind == 'r' ? 'r' : kind == 'p' || kind == 'q' ? 'p' : 'x';
   const auto found = locks_.find(listened_kind + std::string(name));
   if (found == locks_.end()) return;
   ++stats_.notifications;
   if (kind == 'n')
     wake_named_locked(found->second, fair_id);
-  else if (kind == 'f')
+  else if (kind == 'f' || kind == 'p')
     wake_one_locked(found->second);
   else
     wake_locked(found->second);

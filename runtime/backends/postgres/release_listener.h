@@ -16,13 +16,15 @@
 //
 // A lock here is one lock of a name: its exclusive lock (plain and fair acquisitions share it),
 // its read-write lock or its semaphore, each notified apart (lock_statements.h). Each release of
-// a lock moves its generation on. One that frees an exclusive lock ('f') wakes one local waiter
-// of it, in turn (one thread and one waiter without a thread): the lock has one taker, and a
-// woken waiter that loses to another client is woken by that client's release; a winner while
-// others here wait marks its grant so that its release is told (`watched`). A fair release that
-// names the next waiter in line wakes the named waiter and the plain waiters of the lock, not
-// the other fair ones. Any other release (a kept one, a read-write lock's, a semaphore's) wakes
-// every local waiter of the lock: they all ask, and learn what they may. Each LISTEN that takes
+// a lock moves its generation on. One that frees an exclusive lock ('f') or one permit of a
+// semaphore ('p') wakes one local waiter of it, in turn (one thread and one waiter without a
+// thread): what was freed has one taker, and a woken waiter that loses to another client is
+// woken by that client's release (a winner of an exclusive lock while others here wait marks its
+// grant so that its release is told, `watched`; a permit's release is always told). A fair
+// release that names the next waiter in line wakes the named waiter and the plain waiters of
+// the lock, not the other fair ones. Any other release (a kept one, a read-write lock's, a
+// forced one of a semaphore's permits) wakes every local waiter of the lock: they all ask, and
+// learn what they may. Each LISTEN that takes
 // hold moves every lock's on, since a waiter may have missed a release while nobody listened.
 // Correctness never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
@@ -116,7 +118,8 @@ class ReleaseListener {
   // Listens on one connection until it fails or the listener stops.
   void serve();
   // A notification's payload: 'f' or 'k' and the name of an exclusive lock, 'r' and that of a
-  // read-write lock, 'p' that of a semaphore, or 'n', the acquisition id of the fair waiter
+  // read-write lock, 'p' (a permit freed) or 'q' (kept, or several freed) and that of a
+  // semaphore, or 'n', the acquisition id of the fair waiter
   // next in line, a newline and the name of its exclusive lock. An empty payload (a name too
   // long for one) wakes every waiter.
   void released(std::string_view payload);
