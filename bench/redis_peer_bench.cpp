@@ -15,7 +15,10 @@
 //              distlock's fair lock too: its release grants the lock to the waiter
 //   reference  redis-benchmark EVALSHA of a one-command script, with 1 and with 8 connections;
 //              and the same call's round trip after 1 ms without traffic, as a handoff's
-//              release meets the server (the handoffs are reported in both units)
+//              release meets the server (the handoffs are reported in both units); and a
+//              PUBLISH after 1 ms without traffic, read by a subscriber thread blocked in
+//              read() and handed to a thread waiting on a condition variable: a handoff's
+//              notification with nothing of distlock's
 //
 // Goals, each from figures of the same run (docs/performance.md). A back-to-back round trip is
 // 1 ÷ EVALSHA/s at -c 1. The scope-exit cycle is one awaited round trip (the release is sent
@@ -346,7 +349,7 @@ int main(int argc, char** argv) {
     handoff_micros(*client, *waiter, kFairHandoffLock);
 
     std::vector<double> cycles, release_call_cycles, evalsha1, parallel, evalsha8, handoff_us,
-        fair_handoff_us, idle_round_trip_us;
+        fair_handoff_us, idle_round_trip_us, notification_read_us, notification_relayed_us;
     std::vector<double> server_ratios, awaited_ratios, peer_ratios, awaited_peer_ratios,
         parallel_ratios;
     // The server's CPU time: per cycle of the 8 threads, per two calls of redis-benchmark -c 8.
@@ -387,6 +390,10 @@ int main(int argc, char** argv) {
       fair_handoff_us.insert(fair_handoff_us.end(), fair_round_us.begin(), fair_round_us.end());
       idle_round_trip_us.push_back(
           distlock::bench::idle_round_trip_us(server, sha, 1ms, settings.handoffs));
+      const auto notification =
+          distlock::bench::idle_notification_us(server, 1ms, settings.handoffs);
+      notification_read_us.push_back(notification.subscriber_us);
+      notification_relayed_us.push_back(notification.relayed_us);
       std::printf(
           "  round %d: %.0f cycles/s (%.2f of EVALSHA/s -c 1 / 2), %.2f x the fastest peer;"
           " 8 threads %.2f of EVALSHA/s -c 8 / 2; handoff p50 %.0f us, fair %.0f us",
@@ -465,6 +472,14 @@ int main(int argc, char** argv) {
         "fair %.2f\n",
         "1 idle round trip", idle_us, idle_us / 1e6 * evalsha1_per_s, distlock_p50 / idle_us,
         percentile(fair_handoff_us, 50) / idle_us);
+    const double read_us = median(notification_read_us);
+    const double relayed_us = median(notification_relayed_us);
+    std::printf(
+        "    %-24s %.0f us after 1 ms idle to a subscriber blocked in read(), %.0f us to the\n"
+        "    %-24s thread it hands it to: fair handoff p50 %.2f of the latter, handoff p50 %.2f\n"
+        "    %-24s of it and one back-to-back round trip\n",
+        "bare PUBLISH", read_us, relayed_us, "", percentile(fair_handoff_us, 50) / relayed_us,
+        distlock_p50 / (relayed_us + 1e6 / evalsha1_per_s), "");
     for (const auto& peer : peers)
       print_latency(peer.name, peer.handoff_us, evalsha1_per_s, distlock_p50);
     std::printf("    %-24s %s\n", "distlock", "woken by the release (Redis pub/sub); wait(10s)");
@@ -507,10 +522,14 @@ int main(int argc, char** argv) {
             {"evalsha_per_s_c8", median(evalsha8)},
             {"evalsha_c8_server_cpu_us_per_two_calls", evalsha8_server_us_median},
             {"idle_round_trip_us", median(idle_round_trip_us)},
+            {"idle_notification_read_us", read_us},
+            {"idle_notification_relayed_us", relayed_us},
             {"rounds",
              {{"evalsha_per_s_c1", evalsha1},
               {"evalsha_per_s_c8", evalsha8},
-              {"idle_round_trip_us", idle_round_trip_us}}}}},
+              {"idle_round_trip_us", idle_round_trip_us},
+              {"idle_notification_read_us", notification_read_us},
+              {"idle_notification_relayed_us", notification_relayed_us}}}}},
           {"distlock",
            {{"cycles_per_s", median(cycles)},
             {"release_call_cycles_per_s", median(release_call_cycles)},

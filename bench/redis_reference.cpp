@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "redis_reference.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -38,7 +42,92 @@ class LoopbackSocket {
   int fd_;
 };
 
+void send_all(int fd, const std::string& request) {
+  if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
+    throw std::runtime_error("write: " + std::string(std::strerror(errno)));
+}
+
+// One read of a short reply (a PUBLISH's count, a pub/sub message): what arrived, or throws.
+std::string read_reply(int fd) {
+  char reply[256];
+  const ssize_t got = ::read(fd, reply, sizeof reply);
+  if (got <= 0) throw std::runtime_error("the reference server closed the connection");
+  return std::string(reply, static_cast<std::size_t>(got));
+}
+
 }  // namespace
+
+NotificationLatency idle_notification_us(const testing::RedisServer& server,
+                                         std::chrono::microseconds idle, int samples) {
+  using Clock = std::chrono::steady_clock;
+  const LoopbackSocket subscriber(server.port());
+  const LoopbackSocket publisher(server.port());
+  send_all(subscriber.fd(), "SUBSCRIBE bench:notification\r\n");
+  if (read_reply(subscriber.fd()).find("subscribe") == std::string::npos)
+    throw std::runtime_error("the reference server did not confirm SUBSCRIBE");
+
+  std::vector<Clock::time_point> sent, read, woken;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::exception_ptr error;
+  const auto failed = [&](std::exception_ptr what) {
+    std::lock_guard lock(mutex);
+    if (!error) error = std::move(what);
+    changed.notify_all();
+  };
+  // Hands each message to `waiting` as distlock's subscriber thread does: a notify under the
+  // lock the waiter sleeps on.
+  std::thread reader([&] {
+    try {
+      for (int i = 0; i < samples; ++i) {
+        const std::string message = read_reply(subscriber.fd());
+        const auto at = Clock::now();
+        if (message.find("message") == std::string::npos)
+          throw std::runtime_error("unexpected pub/sub reply: " + message);
+        std::lock_guard lock(mutex);
+        read.push_back(at);
+        changed.notify_all();
+      }
+    } catch (...) {
+      failed(std::current_exception());
+    }
+  });
+  std::thread waiting([&] {
+    std::unique_lock lock(mutex);
+    for (int i = 0; i < samples; ++i) {
+      changed.wait(lock, [&] { return error || read.size() > woken.size(); });
+      if (error) return;
+      woken.push_back(Clock::now());
+      changed.notify_all();
+    }
+  });
+  try {
+    for (int i = 0; i < samples; ++i) {
+      std::this_thread::sleep_for(idle);
+      sent.push_back(Clock::now());
+      send_all(publisher.fd(), "PUBLISH bench:notification released\r\n");
+      if (read_reply(publisher.fd()) != ":1\r\n")
+        throw std::runtime_error("PUBLISH reached no subscriber of the reference server");
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return error || woken.size() == sent.size(); });
+      if (error) break;
+    }
+  } catch (...) {
+    failed(std::current_exception());
+    // The reader is blocked in read(): closing its socket's read side ends it.
+    ::shutdown(subscriber.fd(), SHUT_RD);
+  }
+  reader.join();
+  waiting.join();
+  if (error) std::rethrow_exception(error);
+
+  std::vector<double> to_subscriber, to_waiter;
+  for (int i = 0; i < samples; ++i) {
+    to_subscriber.push_back(std::chrono::duration<double, std::micro>(read[i] - sent[i]).count());
+    to_waiter.push_back(std::chrono::duration<double, std::micro>(woken[i] - sent[i]).count());
+  }
+  return {median(std::move(to_subscriber)), median(std::move(to_waiter))};
+}
 
 std::string load_reference_script(const testing::RedisServer& server) {
   const std::string sha = server.cli({"SCRIPT", "LOAD", kReferenceScript});

@@ -44,6 +44,18 @@ double cycles_per_second(Client& client, int cycles, const std::string& key, con
 double idle_round_trip_us(const testing::RedisServer& server, const std::string& sha,
                           std::chrono::microseconds idle, int samples);
 
+// A release told by pub/sub with nothing of distlock's: a PUBLISH sent after `idle` without
+// traffic, to a subscriber thread blocked in read(), which hands it to a thread waiting on a
+// condition variable (as distlock's subscriber thread hands a release to a waiter). Medians
+// of `samples`, in µs from the PUBLISH's send: to the subscriber's read returning (the server's
+// and the subscriber's wake-ups) and to the waiting thread running (one thread hop more).
+struct NotificationLatency {
+  double subscriber_us = 0;
+  double relayed_us = 0;
+};
+NotificationLatency idle_notification_us(const testing::RedisServer& server,
+                                         std::chrono::microseconds idle, int samples);
+
 double median(std::vector<double> values);
 // Each round's ratio in the order run, for a report: "0.91, 0.95, 0.97".
 std::string listed_ratios(const std::vector<double>& ratios);

@@ -72,6 +72,23 @@ def redis_rows(peers):
          f"a back-to-back round trip: {1e6 / evalsha1:.0f} µs",
          f"**{fair['p50_round_trips']:.2f}**", f"p90 {fair['p90_us'] / 1e6 * evalsha1:.2f}",
          verdict(fair["p50_round_trips"], 1.5, False)),
+    ] + notification_rows(handoff, fair, reference)
+
+
+def notification_rows(handoff, fair, reference):
+    """The handoffs against what the same notification costs with nothing of distlock's."""
+    relayed = reference.get("idle_notification_relayed_us")
+    if relayed is None:
+        return []
+    back_to_back = 1e6 / reference["evalsha_per_s_c1"]
+    bare = "a bare `PUBLISH` after 1 ms idle, read by a thread and handed to another"
+    return [
+        ("fair handoff p50 against the notification alone", f"{fair['p50_us']:.0f} µs",
+         f"{bare}: {relayed:.0f} µs", f"**{fair['p50_us'] / relayed:.2f}**", "–", "reported"),
+        ("handoff p50 against the notification and the waiter's acquire",
+         f"{handoff['p50_us']:.0f} µs",
+         f"the same and a back-to-back round trip: {relayed + back_to_back:.0f} µs",
+         f"**{handoff['p50_us'] / (relayed + back_to_back):.2f}**", "–", "reported"),
     ]
 
 
@@ -116,6 +133,11 @@ def main(path):
                      "`redis-benchmark` sleeps in `epoll_wait` for each reply; a distlock "
                      "thread awaiting a reply alone looks for it for up to 100 µs first "
                      "(`reply_spin_us`, giving way to threads with work).")
+        if "idle_notification_read_us" in reference:
+            lines.append(f"A `PUBLISH` after 1 ms idle reaches a thread blocked in `read()` on a "
+                         f"subscriber connection in {reference['idle_notification_read_us']:.0f} "
+                         f"µs, and a thread that one hands it to in "
+                         f"{reference['idle_notification_relayed_us']:.0f} µs.")
         rows += redis_rows(peers)
     if "renewal_capacity" in results:
         rows.append(renewal_row(results["renewal_capacity"]))
