@@ -8,8 +8,8 @@
 //       1: an error (on stderr).
 //
 //   counter_worker --through-failover <url> <counter-file> <iterations> <threads>
-//       The same across a failover of the server: an acquire or a release the server cannot
-//       answer (BackendUnavailable) is tried again after 50 ms, for up to 30 s.
+//       The same across a failover of the server: a connect, an acquire or a release the
+//       server cannot answer (BackendUnavailable) is tried again after 50 ms, for up to 30 s.
 //
 //   counter_worker --hold <url> <type> <key> <ttl-ms> [<permits> | fair]
 //       Takes the lock (with <permits>: a permit of that semaphore; with fair: the fair lock,
@@ -73,7 +73,9 @@ auto through_failover(Operation&& operation) {
 
 int count(const std::string& url, const std::string& path, int iterations, int threads,
           bool failover) {
-  auto client = distlock::Client::connect(url);
+  // A worker slow to start (a sanitizer build) may connect during the failover.
+  auto client = failover ? through_failover([&] { return distlock::Client::connect(url); })
+                         : distlock::Client::connect(url);
   // Across a failover, leases must outlast it (a few seconds) to keep being renewed.
   const auto spec = distlock::spec("counter", failover ? 10s : 30s, distlock::wait(60s));
   std::atomic<int> increments{0};
