@@ -181,8 +181,7 @@ double idle_round_trip_us(const testing::RedisServer& server, const std::string&
   for (int i = 0; i < samples; ++i) {
     std::this_thread::sleep_for(idle);
     const auto sent = std::chrono::steady_clock::now();
-    if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
-      throw std::runtime_error("write: " + std::string(std::strerror(errno)));
+    send_all(fd, request);
     const ssize_t got = ::read(fd, reply, sizeof reply);
     const auto answered = std::chrono::steady_clock::now();
     if (got <= 0 || reply[0] != ':')

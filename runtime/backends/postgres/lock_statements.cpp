@@ -315,10 +315,11 @@ SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
 // A shared hold's release removes its row, or with $3 > 0 keeps it, by nobody, until then
-// (hold_at_least). It tells the lock's waiters ('r' and the name for a read-write lock; for a
-// semaphore 'p' when a permit is free again, 'q' when it is kept), except for a reader that leaves
-// other live readers behind: a writer still waits for them, and a reader was not waiting for it. $1
-// name, $2 acquisition id, $3 ms to keep the hold (0: remove it now). One row as kRelease's.
+// (hold_at_least). It tells the lock's waiters ('r' and the name for a read-write lock; for
+// a semaphore 'p' when a permit is free again, 'q' when it is kept), except for a reader that
+// leaves other live readers behind: a writer still waits for them, and a reader was not
+// waiting for it. $1 name, $2 acquisition id, $3 ms to keep the hold (0: remove it now). One
+// row as kRelease's.
 constexpr std::string_view kReleaseShared = R"(
 WITH clock AS (SELECT clock_timestamp() AS now),
 kept AS (

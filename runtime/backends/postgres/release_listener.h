@@ -24,8 +24,8 @@
 // release that names the next waiter in line wakes the named waiter and the plain waiters of
 // the lock, not the other fair ones. Any other release (a kept one, a read-write lock's, a
 // forced one of a semaphore's permits) wakes every local waiter of the lock: they all ask, and
-// learn what they may. Each LISTEN that takes
-// hold moves every lock's on, since a waiter may have missed a release while nobody listened.
+// learn what they may. Each LISTEN that takes hold moves every lock's on, since a waiter may
+// have missed a release while nobody listened.
 // Correctness never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
 
@@ -119,9 +119,8 @@ class ReleaseListener {
   void serve();
   // A notification's payload: 'f' or 'k' and the name of an exclusive lock, 'r' and that of a
   // read-write lock, 'p' (a permit freed) or 'q' (kept, or several freed) and that of a
-  // semaphore, or 'n', the acquisition id of the fair waiter
-  // next in line, a newline and the name of its exclusive lock. An empty payload (a name too
-  // long for one) wakes every waiter.
+  // semaphore, or 'n', the acquisition id of the fair waiter next in line, a newline and the
+  // name of its exclusive lock. An empty payload (a name too long for one) wakes every waiter.
   void released(std::string_view payload);
   // Under mutex_: moves `lock` on and wakes its waiters.
   void wake_locked(Lock& lock);
