@@ -84,6 +84,7 @@ function(distlock_suite_tests target)
     "      FILTER [==[${arg_FILTER}]==]\n"
     "      LABELS [==[${arg_LABELS}]==]\n"
     "      SPLIT_INSTANTIATIONS [==[${arg_SPLIT_INSTANTIATIONS}]==]\n"
+    "      LAUNCHER [==[${DISTLOCK_TEST_LAUNCHER}]==]\n"
     "      CASE_TIMEOUT ${arg_CASE_TIMEOUT}\n"
     "      MAX_TIMEOUT ${arg_MAX_TIMEOUT}\n"
     "      DISCOVERY_TIMEOUT ${arg_DISCOVERY_TIMEOUT}\n"

@@ -68,7 +68,7 @@ endfunction()
 function(distlock_write_suite_tests)
   cmake_parse_arguments(arg ""
     "EXECUTABLE;TESTS_FILE;WORKING_DIRECTORY;PREFIX;FILTER;CASE_TIMEOUT;MAX_TIMEOUT;DISCOVERY_TIMEOUT;RUN_SERIAL;TEST_LIST"
-    "LABELS;SPLIT_INSTANTIATIONS" ${ARGN})
+    "LABELS;SPLIT_INSTANTIATIONS;LAUNCHER" ${ARGN})
 
   _distlock_list_cases(selected "${arg_EXECUTABLE}" ${arg_DISCOVERY_TIMEOUT} ${arg_FILTER})
   set(groups)
@@ -93,6 +93,11 @@ function(distlock_write_suite_tests)
       math(EXPR "all_in_${group}" "${all_in_${group}} + 1")
     endforeach()
   endif()
+
+  set(launcher "")
+  foreach(part IN LISTS arg_LAUNCHER)
+    string(APPEND launcher "[==[${part}]==] ")
+  endforeach()
 
   set(script "")
   set(names)
@@ -124,7 +129,8 @@ function(distlock_write_suite_tests)
       set(timeout ${arg_MAX_TIMEOUT})
     endif()
     string(APPEND script
-      "add_test([==[${name}]==] [==[${arg_EXECUTABLE}]==] [==[--gtest_filter=${filter}]==])\n"
+      "add_test([==[${name}]==] ${launcher}[==[${name}]==] [==[${arg_EXECUTABLE}]==]\n"
+      "  [==[--gtest_filter=${filter}]==])\n"
       "set_tests_properties([==[${name}]==] PROPERTIES\n"
       "  WORKING_DIRECTORY [==[${arg_WORKING_DIRECTORY}]==]\n"
       "  LABELS [==[${arg_LABELS}]==]\n"

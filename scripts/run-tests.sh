@@ -43,11 +43,13 @@ timed() {
 
 # run_recorded_tests <preset> [ctest arguments...]: runs the tests, and writes each test's time
 # and whole output (JUnit XML; ctest keeps only the first KB of a passing test's output by
-# default, and a suite's GoogleTest summary comes last).
+# default, and a suite's GoogleTest summary comes last), and each test's CPU time
+# (scripts/test-cpu-time.sh, the tests' launcher).
 run_recorded_tests() {
   local preset="$1"
   shift
-  run_tests "$preset" --output-junit "${timing_dir}/${preset}.xml" \
+  DISTLOCK_TEST_CPU_FILE="${timing_dir}/${preset}.cpu" run_tests "$preset" \
+    --output-junit "${timing_dir}/${preset}.xml" \
     --test-output-size-passed 4194304 --test-output-size-failed 4194304 "$@"
 }
 
@@ -61,6 +63,12 @@ run_timed_tests() {
 # (scripts/count-test-cases.py, which lists them without running them).
 report_timings() {
   "$print_timings" || return 0
+  # The whole run: this shell's CPU and that of every process it waited for (`times`, into a
+  # file: in a pipeline it would report the pipeline's subshell).
+  times >"${timing_dir}/times"
+  awk -v wall="$SECONDS" '
+    { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); cpu += t[1] * 60 + t[2] } }
+    END { printf "%d %.1f 0\n", wall, cpu }' "${timing_dir}/times" >"${timing_dir}/total"
   python3 "${DISTLOCK_ROOT}/scripts/report-timings.py" "$timing_dir"
   local preset
   for preset in "$@"; do

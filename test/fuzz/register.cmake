@@ -41,7 +41,7 @@ if(DISTLOCK_BUILD_FUZZ)
 
   set(distlock_fuzz_source ${CMAKE_CURRENT_LIST_DIR})
   set(distlock_fuzz_binary ${PROJECT_BINARY_DIR}/test/fuzz)
-  add_test(NAME fuzz.build
+  distlock_add_test(NAME fuzz.build
     COMMAND ${CMAKE_COMMAND}
       -DSTEP=build
       -DSOURCE_DIR=${distlock_fuzz_source}
@@ -55,7 +55,7 @@ if(DISTLOCK_BUILD_FUZZ)
     LABELS fuzz TIMEOUT 900 FIXTURES_SETUP distlock_fuzz_build)
 
   foreach(fuzzer IN ITEMS attribute_arguments key_encoding)
-    add_test(NAME fuzz.${fuzzer}
+    distlock_add_test(NAME fuzz.${fuzzer}
       COMMAND ${CMAKE_COMMAND}
         -DSTEP=run
         -DFUZZER=${distlock_fuzz_binary}/build/${fuzzer}_fuzzer
