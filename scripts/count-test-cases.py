@@ -16,9 +16,18 @@ import subprocess
 import sys
 
 
+def without_launcher(command):
+    """The test's own command: every test runs through scripts/test-cpu-time.sh
+    (`bash <launcher> <test name> <command>...`)."""
+    if len(command) > 2 and command[1].endswith("/test-cpu-time.sh"):
+        return command[3:]
+    return command
+
+
 def gtest_cases(command, directory):
     """The cases `command` (a GoogleTest program and its arguments) runs, or None when it is
     not one (no --gtest_filter)."""
+    command = without_launcher(command)
     filters = [arg for arg in command[1:] if arg.startswith("--gtest_filter=")]
     if not filters:
         return None
