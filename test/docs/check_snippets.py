@@ -16,6 +16,13 @@ that. A block whose fence is preceded by the line
 
 is skipped: a template with placeholders, say. Exits 1, listing each block that does not
 compile with the compiler's errors, or when no file has a block.
+
+The blocks are compiled together, each in a namespace of its own: the woven ones in one unit
+(one weave), the others in another, where those that fail at namespace scope are tried once
+more, together, as function bodies. Each compile parses HEADER (spdlog, distlock.h), seconds
+of CPU, which one unit per block paid some thirty times. A block that fails together, or any
+block when a unit fails where no block's lines can be blamed, is compiled alone as above, so
+that what fails is reported of the block itself.
 """
 
 import argparse
@@ -31,7 +38,7 @@ HOISTED = re.compile(r"^\s*(#include .*|using namespace .*;)\s*$")
 DECLARED_ONLY = re.compile(r"(\[\[distlock::lock\((?:[^;{}])*?\))(\s*(?:const)?\s*);", re.S)
 
 
-def blocks(path):
+def blocks_of(path):
     text = path.read_text()
     for match in BLOCK.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
@@ -99,6 +106,64 @@ def check_block(compiler, code):
     return compiler.check(f"{hoisted}\nvoid snippet() {{\n{rest}\n}}\n", False)
 
 
+class Block:
+    def __init__(self, path, line, code):
+        self.path, self.line, self.code = path, line, code
+        self.includes, self.rest = [], []
+        for text in code.splitlines():
+            (self.includes if text.lstrip().startswith("#include") else self.rest).append(text)
+        self.locked = "[[distlock::lock" in code
+        if self.locked:
+            self.rest = DECLARED_ONLY.sub(r"\1\2 {}", "\n".join(self.rest)).splitlines()
+
+
+def together(compiler, blocks, as_body):
+    """Compiles the blocks as one unit, each in a namespace of its own (as a function's body
+    when as_body). Returns the blocks that failed, or None when the unit failed and no block's
+    lines hold an error."""
+    lines = sorted({include for block in blocks for include in block.includes})
+    spans = []
+    for index, block in enumerate(blocks):
+        lines.append(f"namespace snippet_{index} {{")
+        if as_body:
+            lines.append("void snippet() {")
+        first = len(lines) + 1
+        lines.extend(block.rest)
+        spans.append((first, len(lines)))
+        lines.append("}" if not as_body else "}\n}")
+    ok, output = compiler.check("\n".join(lines) + "\n", any(b.locked for b in blocks))
+    if ok:
+        return []
+    unit = f"snippet_{compiler.count}"
+    blamed = set()
+    for match in re.finditer(rf"{unit}(?:\.woven)?\.cpp:(\d+):\d+: error", output):
+        line = int(match.group(1))
+        blamed.update(i for i, (first, last) in enumerate(spans) if first <= line <= last)
+    if not blamed:
+        return None
+    return [blocks[i] for i in sorted(blamed)]
+
+
+def failing_blocks(compiler, blocks):
+    """The blocks that do not compile, with the compiler's output for each."""
+    woven = [b for b in blocks if b.locked]
+    plain = [b for b in blocks if not b.locked]
+    suspects = []
+    for group in (woven, plain):
+        if not group:
+            continue
+        failed = together(compiler, group, False)
+        if failed and group is plain:
+            failed = together(compiler, failed, True)
+        suspects.extend(group if failed is None else failed)
+    failures = []
+    for block in suspects:
+        ok, output = check_block(compiler, block.code)
+        if not ok:
+            failures.append((block, output))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     for option in ("--cxx", "--weave", "--include", "--context", "--work"):
@@ -109,17 +174,19 @@ def main():
     pathlib.Path(args.work).mkdir(parents=True, exist_ok=True)
 
     compiler = Compiler(args)
-    failures, compiled, skipped = [], 0, 0
+    blocks, skipped = [], 0
     for name in args.files:
         path = pathlib.Path(name)
-        for line, code, skip in blocks(path):
+        for line, code, skip in blocks_of(path):
             if skip:
                 skipped += 1
-                continue
-            ok, output = check_block(compiler, code)
-            compiled += 1
-            if not ok:
-                failures.append(f"{path}:{line}: the snippet does not compile:\n{code}\n{output}")
+            else:
+                blocks.append(Block(path, line, code))
+    failures = [f"{block.path}:{block.line}: the snippet does not compile:\n{block.code}\n{output}"
+                for block, output in sorted(failing_blocks(compiler, blocks),
+                                            key=lambda failure: (str(failure[0].path),
+                                                                 failure[0].line))]
+    compiled = len(blocks)
     if compiled == 0:
         failures.append("no ```cpp block in " + ", ".join(args.files))
     for failure in failures:
