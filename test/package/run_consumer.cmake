@@ -6,7 +6,7 @@
 #         -DCONSUMER_DIR=<project source> -DRUNS="<program> <args>[ => <regex>]|..."
 #         -DGENERATOR=<generator> -DMAKE_PROGRAM=<path>
 #         [-DCXX_COMPILER=<path>] [-DCXX_STANDARD=17|20] [-DBUILD_TYPE=<type>]
-#         [-DCONFIG=<config>] [-DCONSUMER_OPTIONS=<-D...;-D...>] -P run_consumer.cmake
+#         [-DCONFIG=<config>] [-DTARGETS=<target|...>] -P run_consumer.cmake
 #
 # install:    cmake --install BUILD_DIR --prefix WORK_DIR/prefix, then the consumer with
 #             CMAKE_PREFIX_PATH=WORK_DIR/prefix.
@@ -15,8 +15,9 @@
 #             database) into WORK_DIR/root, its fields checked (-DCPACK=<cpack>
 #             -DEXPECT_PACKAGES="<name> => <regex of its Depends>[&<regex>]|..."), then the
 #             consumer with CMAKE_PREFIX_PATH=WORK_DIR/root/usr.
-# A run with " => <regex>" must print something matching the regex on stdout (`&` separates
-# regexes that must all match), besides exiting with 0.
+# TARGETS: the consumer's targets to build (all by default). A run with " => <regex>" must
+# print something matching the regex on stdout (`&` separates regexes that must all match),
+# besides exiting with 0.
 cmake_minimum_required(VERSION 3.25)
 
 include(${CMAKE_CURRENT_LIST_DIR}/require_variables.cmake)
@@ -47,10 +48,6 @@ if(BUILD_TYPE)
 endif()
 if(CXX_STANDARD)
   list(APPEND config_args -DCMAKE_CXX_STANDARD=${CXX_STANDARD} -DCMAKE_CXX_STANDARD_REQUIRED=ON)
-endif()
-# The consumer's own options (the examples' DISTLOCK_EXAMPLES_ASYNC_SHOP).
-if(CONSUMER_OPTIONS)
-  list(APPEND config_args ${CONSUMER_OPTIONS})
 endif()
 
 if(MODE STREQUAL "install")
@@ -95,6 +92,10 @@ endif()
 set(build_args --build ${WORK_DIR}/consumer-build)
 if(CONFIG)
   list(APPEND build_args --config ${CONFIG})
+endif()
+if(TARGETS)
+  string(REPLACE "|" ";" targets "${TARGETS}")
+  list(APPEND build_args --target ${targets})
 endif()
 run(${CMAKE_COMMAND} ${build_args})
 
