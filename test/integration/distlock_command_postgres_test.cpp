@@ -77,8 +77,8 @@ class DistlockCommandPostgres : public ::testing::Test {
 
 // As expect_holder, and the hold expires by the server's clock: its time left is the ttl at
 // most.
-nlohmann::json expect_hold_of(const nlohmann::json& lock, const Lease& lease,
-                              const std::string& kind) {
+nlohmann::json expect_postgres_hold(const nlohmann::json& lock, const Lease& lease,
+                                    const std::string& kind) {
   const auto hold = expect_holder(lock, lease, kind);
   if (hold.is_null()) return hold;
   EXPECT_GT(hold.at("time_left_ms").get<long long>(), 0) << hold;
@@ -118,14 +118,14 @@ TEST_F(DistlockCommandPostgres, ListsEveryLockKindWithItsHolder) {
   const auto listing = list_json();
   EXPECT_EQ(listing.at("server"), server_name());
   const auto exclusive_hold =
-      expect_hold_of(listed_lock(listing, exclusive.name()), exclusive, "exclusive");
+      expect_postgres_hold(listed_lock(listing, exclusive.name()), exclusive, "exclusive");
   ASSERT_FALSE(exclusive_hold.is_null());
   EXPECT_EQ(exclusive_hold.at("count"), 2) << "the reentry is one more hold of the row";
   EXPECT_EQ(exclusive_hold.at("location"), "distlock_locks " + exclusive.name());
 
   const auto read_write = listed_lock(listing, reader->name());
-  const auto read_hold = expect_hold_of(read_write, *reader, "read");
-  expect_hold_of(read_write, *second_reader, "read");
+  const auto read_hold = expect_postgres_hold(read_write, *reader, "read");
+  expect_postgres_hold(read_write, *second_reader, "read");
   ASSERT_FALSE(read_hold.is_null());
   EXPECT_EQ(read_hold.at("location"),
             "distlock_locks_holds " + reader->name() + " " + reader->id());
@@ -138,12 +138,12 @@ TEST_F(DistlockCommandPostgres, ListsEveryLockKindWithItsHolder) {
                 .rfind("distlock_locks_holds " + reader->name() + " ", 0),
             0u);
 
-  expect_hold_of(listed_lock(listing, writer.name()), writer, "write");
+  expect_postgres_hold(listed_lock(listing, writer.name()), writer, "write");
   const auto semaphore = listed_lock(listing, permit.name());
-  expect_hold_of(semaphore, permit, "semaphore");
-  expect_hold_of(semaphore, second_permit, "semaphore");
+  expect_postgres_hold(semaphore, permit, "semaphore");
+  expect_postgres_hold(semaphore, second_permit, "semaphore");
   const auto fair_lock = listed_lock(listing, fair_holder->name());
-  expect_hold_of(fair_lock, *fair_holder, "fair");
+  expect_postgres_hold(fair_lock, *fair_holder, "fair");
   ASSERT_EQ(fair_lock.at("waiters").size(), 1u) << fair_lock;
   EXPECT_EQ(fair_lock.at("waiters")[0].at("kind"), "fair");
   EXPECT_FALSE(fair_lock.at("waiters")[0].at("acquisition_id").is_null()) << fair_lock;
@@ -193,7 +193,7 @@ TEST_F(DistlockCommandPostgres, ShowGivesAFairLocksWaitersInTheirOrder) {
 
   const auto lock = shown(name);
   EXPECT_EQ(lock.at("name"), name);
-  expect_hold_of(lock, *holder, "fair");
+  expect_postgres_hold(lock, *holder, "fair");
   const auto waiters = lock.at("waiters");
   ASSERT_EQ(waiters.size(), 2u) << lock;
   const auto text = distlock({"show", name});
@@ -279,7 +279,7 @@ TEST_F(DistlockCommandPostgres, ReleaseOfOneAcquisitionLeavesTheOthers) {
 
   const auto lock = listed_lock(list_json(), first.name());
   ASSERT_EQ(lock.at("holds").size(), 1u) << lock;
-  expect_hold_of(lock, second, "read");
+  expect_postgres_hold(lock, second, "read");
 
   // The text names what went, on stderr.
   const auto text = distlock({"release", second.name(), "--force", "--id", second.id()});
@@ -404,7 +404,7 @@ TEST_F(DistlockCommandPostgres, TheUrlsLockTableIsTheOneRead) {
       Client::connect(tabled_url)->acquire(spec(std::string_view(type_), 30s), "tabled");
   const auto tabled = run_distlock({"--url", tabled_url, "--json", "show", lease.name()});
   ASSERT_EQ(tabled.code(), 0) << tabled.describe();
-  const auto hold = expect_hold_of(tabled.json().at("lock"), lease, "exclusive");
+  const auto hold = expect_postgres_hold(tabled.json().at("lock"), lease, "exclusive");
   ASSERT_FALSE(hold.is_null());
   EXPECT_EQ(hold.at("location"), "cmd_locks " + lease.name());
   EXPECT_EQ(distlock({"show", lease.name()}).code(), 1) << "the default table has it";
@@ -414,7 +414,7 @@ TEST_F(DistlockCommandPostgres, TheUrlsLockTableIsTheOneRead) {
       run_distlock({"--url", "postgres" + tabled_url.substr(std::string("postgresql").size()),
                     "--json", "list"});
   ASSERT_EQ(short_scheme.code(), 0) << short_scheme.describe();
-  expect_hold_of(listed_lock(short_scheme.json(), lease.name()), lease, "exclusive");
+  expect_postgres_hold(listed_lock(short_scheme.json(), lease.name()), lease, "exclusive");
 
   const auto bad = run_distlock({"--url", url_ + "?lock_table=Bad-Name", "list"});
   EXPECT_EQ(bad.code(), 2) << bad.describe();

@@ -17,6 +17,7 @@
 
 #include "async_outcome.h"
 #include "captured_log.h"
+#include "connect_errors.h"
 #include "etcd_server.h"
 #include "integration_helpers.h"
 #include "tls_files.h"
@@ -68,30 +69,9 @@ class EtcdTls : public ::testing::Test {
   static inline SuiteService<EtcdServer> plain_;
 };
 
-// The reason Client::connect gives for `url`, which must fail with BackendUnavailable within
-// connect_timeout (2 s here; the margin is for a slow machine).
-std::string unavailable_reason(const std::string& url) {
-  const auto started = Clock::now();
-  try {
-    (void)Client::connect(url + (url.find('?') == std::string::npos ? "?" : "&") +
-                          "connect_timeout=2s");
-  } catch (const BackendUnavailable& error) {
-    EXPECT_LT(Clock::now() - started, 2s + 1500ms)
-        << "not within connect_timeout: " << error.what();
-    return error.what();
-  }
-  ADD_FAILURE() << "connected to " << url;
-  return {};
-}
-
-std::string config_error_of(const std::string& url) {
-  try {
-    (void)Client::connect(url);
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no ConfigError for " << url;
-  return {};
+// The reason a connection to `url` is refused with (connect_errors.h).
+std::string etcd_unavailable_reason(const std::string& url) {
+  return unavailable_reason(url, "connect_timeout=2s");
 }
 
 TEST_F(EtcdTls, LocksOverTls) {
@@ -178,14 +158,14 @@ TEST_F(EtcdTls, TheAdminApiListsLocksOverTls) {
 }
 
 TEST_F(EtcdTls, AnUnknownCaFailsSayingTlsAndWhy) {
-  const std::string reason = unavailable_reason(with_ca(server(), tls_files().other_ca));
+  const std::string reason = etcd_unavailable_reason(with_ca(server(), tls_files().other_ca));
   EXPECT_NE(reason.find("TLS: certificate verify failed: no CA of cacert"), std::string::npos)
       << reason;
   EXPECT_NE(reason.find(server().url()), std::string::npos) << "names the server: " << reason;
 }
 
 TEST_F(EtcdTls, WithoutCacertTheSystemStoreIsUsedAndDoesNotKnowTheTestCa) {
-  const std::string reason = unavailable_reason(server().url());
+  const std::string reason = etcd_unavailable_reason(server().url());
   EXPECT_NE(reason.find("TLS: certificate verify failed: no CA of the system's store"),
             std::string::npos)
       << reason;
@@ -196,7 +176,7 @@ TEST_F(EtcdTls, SniNamesTheHostTheCertificateIsCheckedFor) {
   auto client = Client::connect(with_ca(server(), tls_files().ca) + "&sni=localhost");
   EXPECT_TRUE(client->try_acquire(spec("tls", 10s), unique_name("sni")).has_value());
   const std::string reason =
-      unavailable_reason(with_ca(server(), tls_files().ca) + "&sni=elsewhere.example");
+      etcd_unavailable_reason(with_ca(server(), tls_files().ca) + "&sni=elsewhere.example");
   EXPECT_NE(reason.find("TLS: host name mismatch: the server's certificate is not for "
                         "elsewhere.example"),
             std::string::npos)
@@ -215,7 +195,7 @@ TEST_F(EtcdTls, InsecureSkipsVerificationAndWarns) {
 }
 
 TEST_F(EtcdTls, AServerThatRequiresAClientCertificateGetsTheOneTheUrlGives) {
-  const std::string reason = unavailable_reason(with_ca(mutual(), tls_files().ca));
+  const std::string reason = etcd_unavailable_reason(with_ca(mutual(), tls_files().ca));
   EXPECT_NE(reason.find("TLS: "), std::string::npos) << reason;
   EXPECT_NE(reason.find("it may require a client certificate, and the URL gives none"),
             std::string::npos)
@@ -238,15 +218,15 @@ TEST_F(EtcdTls, CacertdirTrustsTheCasOfTheDirectory) {
   const TempDirectory others;
   std::filesystem::copy_file(tls_files().other_ca, others.path() / "other-ca.crt");
   const std::string reason =
-      unavailable_reason(server().url() + "?cacertdir=" + others.path().string());
+      etcd_unavailable_reason(server().url() + "?cacertdir=" + others.path().string());
   EXPECT_NE(reason.find("TLS: certificate verify failed"), std::string::npos) << reason;
 }
 
 // gRPC takes the files' text and says only that it has no address to connect to.
 TEST_F(EtcdTls, AKeyThatDoesNotMatchItsCertificateFailsNamingBoth) {
-  const std::string reason = unavailable_reason(with_ca(mutual(), tls_files().ca) +
-                                                "&cert=" + tls_files().client.certificate.string() +
-                                                "&key=" + tls_files().server.key.string());
+  const std::string reason = etcd_unavailable_reason(
+      with_ca(mutual(), tls_files().ca) + "&cert=" + tls_files().client.certificate.string() +
+      "&key=" + tls_files().server.key.string());
   EXPECT_NE(reason.find("TLS: gRPC could not set up TLS from the URL's files: is key '" +
                         tls_files().server.key.string() + "' the key of cert '" +
                         tls_files().client.certificate.string() + "'?"),
@@ -256,14 +236,14 @@ TEST_F(EtcdTls, AKeyThatDoesNotMatchItsCertificateFailsNamingBoth) {
 
 TEST_F(EtcdTls, PlainEtcdToATlsServerSaysTheServerSpeaksTls) {
   const std::string url = "etcd://" + server().endpoint();
-  const std::string reason = unavailable_reason(url);
+  const std::string reason = etcd_unavailable_reason(url);
   EXPECT_NE(reason.find(url), std::string::npos) << reason;
   EXPECT_NE(reason.find("if it speaks TLS only, use etcds://"), std::string::npos) << reason;
 }
 
 TEST_F(EtcdTls, EtcdsToAPlainServerSaysItDoesNotSpeakTls) {
   const std::string url = "etcds://" + plain().endpoint() + "?cacert=" + tls_files().ca.string();
-  const std::string reason = unavailable_reason(url);
+  const std::string reason = etcd_unavailable_reason(url);
   EXPECT_NE(reason.find("TLS: the server closed the connection during the handshake"),
             std::string::npos)
       << reason;

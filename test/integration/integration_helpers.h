@@ -29,6 +29,10 @@ namespace distlock::testing {
 
 using Clock = std::chrono::steady_clock;
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Waits for an observable state that has no event to await (a counter another thread
 // changes): checks `condition` every millisecond until it holds or `limit` passes.
 template <class Condition>

@@ -22,10 +22,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // One cluster for the suite: each test locks names of its own, and a slot an earlier test
 // moved is only served by another master (another_master() asks where a slot is now).
 class RedisClusterTest : public SharedServerTest<SuiteRedisCluster> {

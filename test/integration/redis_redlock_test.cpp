@@ -22,10 +22,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 class Redlock : public ::testing::Test {
  protected:
   Redlock() {

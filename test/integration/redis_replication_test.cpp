@@ -30,10 +30,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // One replica, so that the one promoted is the one that acknowledged the grant: with two, a
 // loaded machine has seen the new master judged down in turn and the other replica promoted,
 // which need not have the hold. A new replica comes after the failover, for the renewal's WAIT.

@@ -15,6 +15,7 @@
 #include <distlock/distlock.h>
 
 #include "captured_log.h"
+#include "connect_errors.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
 #include "tls_files.h"
@@ -51,30 +52,9 @@ TEST_F(RedisTls, LocksOverTls) {
   EXPECT_TRUE(log.lines_at(LogLevel::warning).empty()) << "verified, yet warned";
 }
 
-// The reason Client::connect gives for `url`, which must fail with BackendUnavailable within
-// connect_timeout (2 s here; the margin is for the server's side and a slow machine).
-std::string unavailable_reason(const std::string& url) {
-  const auto started = Clock::now();
-  try {
-    (void)Client::connect(url + (url.find('?') == std::string::npos ? "?" : "&") +
-                          "connect_timeout=2s&outage_limit=0s");
-  } catch (const BackendUnavailable& error) {
-    EXPECT_LT(Clock::now() - started, 2s + 1500ms)
-        << "not within connect_timeout: " << error.what();
-    return error.what();
-  }
-  ADD_FAILURE() << "connected to " << url;
-  return {};
-}
-
-std::string config_error_of(const std::string& url) {
-  try {
-    (void)Client::connect(url);
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no ConfigError for " << url;
-  return {};
+// The reason a connection to `url` is refused with (connect_errors.h).
+std::string redis_unavailable_reason(const std::string& url) {
+  return unavailable_reason(url, "connect_timeout=2s&outage_limit=0s");
 }
 
 RedisServer tls_server(const TlsFiles::Pair& identity, bool client_certificates_required = false) {
@@ -82,7 +62,7 @@ RedisServer tls_server(const TlsFiles::Pair& identity, bool client_certificates_
 }
 
 TEST_F(RedisTls, AnUnknownCaFailsTheHandshake) {
-  const std::string reason = unavailable_reason(with_ca(server(), tls_files().other_ca));
+  const std::string reason = redis_unavailable_reason(with_ca(server(), tls_files().other_ca));
   // "unable to get local issuer certificate" when the server sends its certificate alone,
   // "self-signed certificate in certificate chain" when it sends its CA's too, as Redis does.
   EXPECT_NE(reason.find("certificate verify failed: "), std::string::npos) << reason;
@@ -91,13 +71,13 @@ TEST_F(RedisTls, AnUnknownCaFailsTheHandshake) {
 }
 
 TEST_F(RedisTls, WithoutCacertTheSystemStoreIsUsedAndDoesNotKnowTheTestCa) {
-  const std::string reason = unavailable_reason(server().url());
+  const std::string reason = redis_unavailable_reason(server().url());
   EXPECT_NE(reason.find("(unknown CA"), std::string::npos) << reason;
 }
 
 TEST_F(RedisTls, ACertificateForAnotherHostFailsUnlessSniNamesThatHost) {
   const RedisServer elsewhere = tls_server(tls_files().wrong_host_server);
-  const std::string reason = unavailable_reason(with_ca(elsewhere, tls_files().ca));
+  const std::string reason = redis_unavailable_reason(with_ca(elsewhere, tls_files().ca));
   EXPECT_NE(reason.find("certificate verify failed: host name mismatch"), std::string::npos)
       << reason;
   EXPECT_NE(reason.find("127.0.0.1"), std::string::npos) << reason;
@@ -114,7 +94,7 @@ TEST_F(RedisTls, ServerCertificateIsCheckedForLocalhostByName) {
 
 TEST_F(RedisTls, AnExpiredCertificateFailsTheHandshake) {
   const RedisServer expired = tls_server(tls_files().expired_server);
-  const std::string reason = unavailable_reason(with_ca(expired, tls_files().ca));
+  const std::string reason = redis_unavailable_reason(with_ca(expired, tls_files().ca));
   EXPECT_NE(reason.find("certificate verify failed: certificate has expired"), std::string::npos)
       << reason;
 }
@@ -135,14 +115,14 @@ TEST_F(RedisTls, InsecureSkipsVerificationAndWarns) {
 // failure is told for what it is.
 TEST_F(RedisTls, WithoutVerificationAFailureIsNotBlamedOnTheCertificate) {
   const RedisServer strict_and_expired = tls_server(tls_files().expired_server, true);
-  const std::string reason = unavailable_reason(strict_and_expired.url() + "?insecure=true");
+  const std::string reason = redis_unavailable_reason(strict_and_expired.url() + "?insecure=true");
   EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos) << reason;
   EXPECT_EQ(reason.find("expired"), std::string::npos) << reason;
 }
 
 TEST_F(RedisTls, AServerThatAsksForAClientCertificateGetsTheOneTheUrlGives) {
   const RedisServer strict = tls_server(tls_files().server, true);
-  const std::string reason = unavailable_reason(with_ca(strict, tls_files().ca));
+  const std::string reason = redis_unavailable_reason(with_ca(strict, tls_files().ca));
   EXPECT_NE(reason.find("the server asked for a client certificate"), std::string::npos) << reason;
   auto client = Client::connect(with_ca(strict, tls_files().ca) +
                                 "&cert=" + tls_files().client.certificate.string() +
@@ -154,9 +134,9 @@ TEST_F(RedisTls, AClientCertificateTheServerDoesNotTrustIsRefusedSayingSo) {
   // The server takes client certificates of the second CA only.
   const RedisServer distrusting({}, ServerTls{tls_files().server, tls_files().other_ca,
                                               /*client_certificates_required=*/true});
-  const std::string reason = unavailable_reason(with_ca(distrusting, tls_files().ca) +
-                                                "&cert=" + tls_files().client.certificate.string() +
-                                                "&key=" + tls_files().client.key.string());
+  const std::string reason = redis_unavailable_reason(
+      with_ca(distrusting, tls_files().ca) + "&cert=" + tls_files().client.certificate.string() +
+      "&key=" + tls_files().client.key.string());
   EXPECT_NE(reason.find("the server refused the client certificate"), std::string::npos) << reason;
 }
 
@@ -164,13 +144,13 @@ TEST_F(RedisTls, RedissToAPlainPortSaysTheServerDoesNotSpeakTls) {
   const RedisServer plain;
   const std::string port = std::to_string(plain.port());
   const std::string reason =
-      unavailable_reason("rediss://127.0.0.1:" + port + "?cacert=" + tls_files().ca.string());
+      redis_unavailable_reason("rediss://127.0.0.1:" + port + "?cacert=" + tls_files().ca.string());
   EXPECT_NE(reason.find("speak TLS on this port"), std::string::npos) << reason;
 }
 
 TEST_F(RedisTls, PlainRedisToATlsPortFailsWithinConnectTimeout) {
   const std::string url = "redis://127.0.0.1:" + std::to_string(server().port());
-  const std::string reason = unavailable_reason(url);
+  const std::string reason = redis_unavailable_reason(url);
   EXPECT_NE(reason.find(url), std::string::npos) << reason;
 }
 
