@@ -5,10 +5,9 @@
 # tests, and clang-tidy; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
 # ThreadSanitizer (preset tsan, build-tsan/, with some configurations of the reliability
-# checker and a wider timing slack: test/reliability/CMakeLists.txt); the shared
-# lock-behaviour suite runs there on the single-server backends only, its
-# Sentinel/Cluster/Redlock variants in the main build (each topology's own tests run under
-# both sanitizers). Installs missing Debian packages first (as root or through sudo).
+# checker and a wider timing slack: test/reliability/CMakeLists.txt); what each sanitizer
+# build compiles and runs is CONTRIBUTING.md's "Which build runs what". Installs missing
+# Debian packages first (as root or through sudo).
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
 # and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
@@ -19,7 +18,8 @@
 #
 #   bash scripts/run-tests.sh [--timings] [ctest arguments...]   e.g. -L unit, -R key, -j 1
 #   (with ctest arguments, only the main build's tests run, filtered by them; with --timings,
-#   each phase's wall and CPU time and the 20 slowest tests are printed at the end)
+#   each phase's and the whole run's wall and CPU time, each preset's tests' and the 20
+#   slowest tests by wall and by CPU are printed at the end)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -132,7 +132,10 @@ start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/c
   "${tidy_arguments[@]}"
 start_in_background asan-build 15 eval 'configure asan && build asan'
 start_in_background tsan-build 19 eval 'configure tsan && build tsan'
-run_timed_tests test -E '^lint\.clang_tidy$'
+# One test more than cores: most tests wait on servers and timers, and those that compile
+# (package, docs, lit, fuzz.build) each take two of the slots (their PROCESSORS).
+DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$(($(jobs_count) + 1))}" \
+  run_timed_tests test -E '^lint\.clang_tidy$'
 finish_background clang-tidy
 finish_background asan-build
 finish_background tsan-build

@@ -52,7 +52,7 @@ if(DISTLOCK_BUILD_FUZZ)
       -DCXX_COMPILER=${DISTLOCK_FUZZ_CXX}
       -P ${distlock_fuzz_source}/run_fuzz.cmake)
   set_tests_properties(fuzz.build PROPERTIES
-    LABELS fuzz TIMEOUT 900 FIXTURES_SETUP distlock_fuzz_build)
+    LABELS fuzz TIMEOUT 900 PROCESSORS 2 FIXTURES_SETUP distlock_fuzz_build)
 
   foreach(fuzzer IN ITEMS attribute_arguments key_encoding)
     distlock_add_test(NAME fuzz.${fuzzer}
