@@ -11,8 +11,9 @@
 #     [FILTER <gtest filter>]         only these cases ("-*/zookeeper", "*/zookeeper")
 #     [SPLIT_INSTANTIATIONS <name>...]  a test per parameter for the value-parameterised
 #                                     suites instantiated under these names ("Backends": a
-#                                     backend each); the others' parameters (cases of a table)
-#                                     run in their suite's test
+#                                     backend each, every such suite of it in one process);
+#                                     the others' parameters (cases of a table) run in their
+#                                     suite's test
 #     [LABELS <label>...]
 #     [CASE_TIMEOUT <seconds>]        per case (120); a test's TIMEOUT is its cases times this,
 #     [MAX_TIMEOUT <seconds>]         at most this (1200)
@@ -24,10 +25,12 @@
 # runs, not when it is built (which would run the sanitizer builds' programs at build time):
 # the include file written here runs DistlockSuiteTestsDiscover.cmake when the program is newer
 # than the list it wrote last. A value-parameterised suite's test is named after the suite
-# without its instantiation prefix, and when split, with the parameter's name: the cases
-# Backends/LockBehaviour.X/redis_cluster are the test integration.LockBehaviour/redis_cluster,
-# run with --gtest_filter=Backends/LockBehaviour.*/redis_cluster. Disabled cases (DISABLED_)
-# do not run, as GoogleTest's own filter leaves them out.
+# without its instantiation prefix; a split instantiation's test after the instantiation and
+# the parameter: the cases Backends/LockBehaviour.X/redis_cluster and
+# Backends/AsyncAcquire.Y/redis_cluster are the test integration.Backends/redis_cluster, run
+# with --gtest_filter=Backends/*.*/redis_cluster, so that the suites share the server their
+# fixtures start once a process. Disabled cases (DISABLED_) do not run, as GoogleTest's own
+# filter leaves them out.
 
 set(DISTLOCK_SUITE_TESTS_DISCOVER_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/DistlockSuiteTestsDiscover.cmake)
 

@@ -50,16 +50,18 @@ function(_distlock_list_cases out_var executable timeout)
 endfunction()
 
 # _distlock_group_of(<out_var> <case> <instantiations split>): the gtest filter that selects
-# the case's suite, or its suite and parameter when the suite's instantiation is one of those
-# split: "Backends/LockBehaviour.*/redis" for Backends/LockBehaviour.Renews/redis with Backends
-# split. A case name holds a '/' only as the parameter's separator (C++ names cannot).
+# the case's suite, or, when the suite's instantiation is one of those split, every suite of
+# that instantiation with the case's parameter: "Backends/*.*/redis" for
+# Backends/LockBehaviour.Renews/redis with Backends split, so that the suites of one backend
+# share its server in one process. A case name holds a '/' only as the parameter's separator
+# (C++ names cannot).
 function(_distlock_group_of out_var case split)
   string(REGEX MATCH "^[^.]+" suite "${case}")
   string(REGEX REPLACE "^[^.]+\\." "" name "${case}")
   string(REGEX REPLACE "/.*" "" instantiation "${suite}")
   # The parameter's match last: each MATCHES sets CMAKE_MATCH_1 anew.
   if(suite MATCHES "/" AND instantiation IN_LIST split AND name MATCHES "/([^/]+)$")
-    set(${out_var} "${suite}.*/${CMAKE_MATCH_1}" PARENT_SCOPE)
+    set(${out_var} "${instantiation}/*.*/${CMAKE_MATCH_1}" PARENT_SCOPE)
   else()
     set(${out_var} "${suite}.*" PARENT_SCOPE)
   endif()
@@ -108,10 +110,11 @@ function(distlock_write_suite_tests)
       list(JOIN "cases_of_${group}" ":" filter)
     endif()
 
-    # LockBehaviour/redis for Backends/LockBehaviour.*/redis; RedisCutExchange for
-    # Connections/RedisCutExchange.*; RedisBehaviour for RedisBehaviour.*. Two instantiations
-    # of one suite keep their prefixes.
-    if(group MATCHES "^[^/.]+/([^/.]+)\\.\\*/(.+)$")
+    # Backends/redis for Backends/*.*/redis; RedisCutExchange for Connections/RedisCutExchange.*;
+    # RedisBehaviour for RedisBehaviour.*. Two instantiations of one suite keep their prefixes.
+    if(group MATCHES "^([^/.]+)/\\*\\.\\*/(.+)$")
+      set(name "${CMAKE_MATCH_1}/${CMAKE_MATCH_2}")
+    elseif(group MATCHES "^[^/.]+/([^/.]+)\\.\\*/(.+)$")
       set(name "${CMAKE_MATCH_1}/${CMAKE_MATCH_2}")
     elseif(group MATCHES "^[^/.]+/([^/.]+)\\.\\*$")
       set(name "${CMAKE_MATCH_1}")

@@ -33,12 +33,16 @@ rm -rf "$timing_dir"
 mkdir -p "$timing_dir"
 
 # timed <phase> <command...>: runs the command, and writes its wall time and the CPU time of
-# it and of the processes it waited for (user, system; seconds) to timings/<phase>.
+# it and of the processes it waited for (user, system; seconds) to timings/<phase>. In a
+# subshell: `time` counts what its shell reaps meanwhile, which in this shell would take in
+# the background jobs that end during the phase.
 timed() {
   local phase="$1"
   shift
-  local TIMEFORMAT='%R %U %S'
-  { time "$@" 2>&3 3>&-; } 3>&2 2>"${timing_dir}/${phase}"
+  (
+    TIMEFORMAT='%R %U %S'
+    { time "$@" 2>&3 3>&-; } 3>&2 2>"${timing_dir}/${phase}"
+  )
 }
 
 # run_recorded_tests <preset> [ctest arguments...]: runs the tests, and writes each test's time

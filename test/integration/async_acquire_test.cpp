@@ -33,6 +33,7 @@
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
+#include "backend_servers.h"
 #include "captured_log.h"
 #include "integration_helpers.h"
 #include "zookeeper_helpers.h"
@@ -105,23 +106,6 @@ std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
 
 class AsyncAcquire : public ::testing::TestWithParam<Backend> {
  protected:
-  static void TearDownTestSuite() {
-    redis_.stop();
-    sentinel_group_.stop();
-    cluster_.stop();
-    redlock_masters_.stop();
-    tls_redis_.stop();
-    tls_sentinel_group_.stop();
-    tls_redlock_masters_.stop();
-    zookeeper_.stop();
-#if DISTLOCK_TEST_POSTGRESQL
-    postgres_.stop();
-#endif
-#if DISTLOCK_TEST_ETCD
-    etcd_.stop();
-#endif
-  }
-
   void SetUp() override {
     try {
       switch (GetParam()) {
@@ -196,19 +180,20 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     return outcome_of(second);
   }
 
-  static inline SuiteRedis redis_;
-  static inline SuiteSentinelGroup sentinel_group_;
-  static inline SuiteRedisCluster cluster_;
-  static inline SuiteRedlockMasters redlock_masters_;
-  static inline SuiteTlsRedis tls_redis_;
-  static inline SuiteTlsSentinelGroup tls_sentinel_group_;
-  static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
-  static inline SuiteZooKeeper zookeeper_;
+  // Shared with every backend-parameterised suite of the process (backend_servers.h).
+  static inline SuiteRedis& redis_ = backend_servers().redis;
+  static inline SuiteSentinelGroup& sentinel_group_ = backend_servers().sentinel_group;
+  static inline SuiteRedisCluster& cluster_ = backend_servers().cluster;
+  static inline SuiteRedlockMasters& redlock_masters_ = backend_servers().redlock_masters;
+  static inline SuiteTlsRedis& tls_redis_ = backend_servers().tls_redis;
+  static inline SuiteTlsSentinelGroup& tls_sentinel_group_ = backend_servers().tls_sentinel_group;
+  static inline SuiteRedlockMasters& tls_redlock_masters_ = backend_servers().tls_redlock_masters;
+  static inline SuiteZooKeeper& zookeeper_ = backend_servers().zookeeper;
 #if DISTLOCK_TEST_POSTGRESQL
-  static inline SuiteService<PostgresServer> postgres_;
+  static inline SuiteService<PostgresServer>& postgres_ = backend_servers().postgres;
 #endif
 #if DISTLOCK_TEST_ETCD
-  static inline SuiteService<EtcdServer> etcd_;
+  static inline SuiteService<EtcdServer>& etcd_ = backend_servers().etcd;
 #endif
   std::shared_ptr<Client> client_;
   std::string key_;

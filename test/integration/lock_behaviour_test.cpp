@@ -23,6 +23,7 @@
 
 #include <distlock/distlock.h>
 
+#include "backend_servers.h"
 #include "counter_file.h"
 #include "holder_thread.h"
 #include "integration_helpers.h"
@@ -172,24 +173,6 @@ bool free_for_another_thread(Client& client, const LockSpec& spec, const std::st
 
 class LockBehaviour : public ::testing::TestWithParam<Backend> {
  protected:
-  static void TearDownTestSuite() {
-    redis_.stop();
-    sentinel_group_.stop();
-    redlock_masters_.stop();
-    cluster_.stop();
-    tls_redis_.stop();
-    tls_sentinel_group_.stop();
-    tls_redlock_masters_.stop();
-    tls_cluster_.stop();
-    zookeeper_.stop();
-#if DISTLOCK_TEST_POSTGRESQL
-    postgres_.stop();
-#endif
-#if DISTLOCK_TEST_ETCD
-    etcd_.stop();
-#endif
-  }
-
   void SetUp() override {
     if (GetParam() == Backend::redis) {
       try {
@@ -275,20 +258,21 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     return Client::connect(url_, std::move(options));
   }
 
-  static inline SuiteRedis redis_;
-  static inline SuiteSentinelGroup sentinel_group_;
-  static inline SuiteRedlockMasters redlock_masters_;
-  static inline SuiteRedisCluster cluster_;
-  static inline SuiteTlsRedis tls_redis_;
-  static inline SuiteTlsSentinelGroup tls_sentinel_group_;
-  static inline SuiteRedlockMasters tls_redlock_masters_{ServerTls::of_test_ca()};
-  static inline SuiteTlsRedisCluster tls_cluster_;
-  static inline SuiteZooKeeper zookeeper_;
+  // Shared with every backend-parameterised suite of the process (backend_servers.h).
+  static inline SuiteRedis& redis_ = backend_servers().redis;
+  static inline SuiteSentinelGroup& sentinel_group_ = backend_servers().sentinel_group;
+  static inline SuiteRedlockMasters& redlock_masters_ = backend_servers().redlock_masters;
+  static inline SuiteRedisCluster& cluster_ = backend_servers().cluster;
+  static inline SuiteTlsRedis& tls_redis_ = backend_servers().tls_redis;
+  static inline SuiteTlsSentinelGroup& tls_sentinel_group_ = backend_servers().tls_sentinel_group;
+  static inline SuiteRedlockMasters& tls_redlock_masters_ = backend_servers().tls_redlock_masters;
+  static inline SuiteTlsRedisCluster& tls_cluster_ = backend_servers().tls_cluster;
+  static inline SuiteZooKeeper& zookeeper_ = backend_servers().zookeeper;
 #if DISTLOCK_TEST_POSTGRESQL
-  static inline SuiteService<PostgresServer> postgres_;
+  static inline SuiteService<PostgresServer>& postgres_ = backend_servers().postgres;
 #endif
 #if DISTLOCK_TEST_ETCD
-  static inline SuiteService<EtcdServer> etcd_;
+  static inline SuiteService<EtcdServer>& etcd_ = backend_servers().etcd;
 #endif
   std::string url_;
   static constexpr std::string_view type_ = "itest";
