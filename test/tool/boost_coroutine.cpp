@@ -3,7 +3,6 @@
 // REQUIRES: boost-asio
 // RUN: %weave %s -o %t.cpp -- %flags -std=c++20
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
-// RUN: %gxx-syntax-at -std=c++20 %t.cpp
 // RUN: %gxx-link-at -std=c++20 %t.cpp %runtime -o %t.exe
 // RUN: %t.exe | FileCheck %s --check-prefix=LIVE
 

@@ -6,7 +6,6 @@
 // RUN: %weave %s -o %t.cpp -- %flags -std=c++20
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
-// RUN: %gxx-syntax-at -std=c++20 %t.cpp
 // RUN: %clangxx-syntax-at -std=c++20 -DASIO_HAS_CO_AWAIT -DASIO_HAS_STD_COROUTINE %t.cpp
 // RUN: %gxx-link-at -std=c++20 %t.cpp %runtime -o %t.exe
 // RUN: %t.exe | FileCheck %s --check-prefix=LIVE

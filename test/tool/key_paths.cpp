@@ -4,7 +4,6 @@
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-syntax %t.cpp
-// RUN: %gxx-syntax %t.cpp
 // RUN: %gxx-link %t.cpp %runtime -o %t.exe
 // RUN: %t.exe | FileCheck %s --check-prefix=LIVE
 

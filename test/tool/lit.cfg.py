@@ -29,6 +29,8 @@ config.substitutions.append(("%lock-order", config.distlock_lock_order))
 config.substitutions.append(("%flags", "-std=c++17 -I" + config.distlock_include_dir))
 # The woven source compiled by both compilers the project supports, at C++17 and at C++20;
 # the -at forms compile once, at the -std=... the test gives (for diagnostics that differ).
+# A test that builds the source with %gxx-link needs no %gxx-syntax of it: the link compiles it
+# with the same flags and standards.
 config.substitutions.append(("%clangxx-syntax-at", config.clangxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-syntax-at", config.gxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-link-at", config.gxx + " " + common))
