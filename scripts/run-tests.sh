@@ -10,9 +10,9 @@
 # Debian packages first (as root or through sudo).
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
-# and the two sanitizer builds run beside them at lower CPU priorities (nice 10, 15 and 19),
-# and the two sanitizer builds' tests run at once after them; each background job logs to
-# build/background/<name>.log, printed if it fails. clang-tidy checks the
+# and the two sanitizer builds, each followed by its tests, run beside them at lower CPU
+# priorities (nice 10, 15 and 19); each background job logs to build/background/<name>.log,
+# printed if it fails. clang-tidy checks the
 # files changed on this branch (test/lint/clang_tidy.sh.in: --changed); the full lint is
 # `cmake --build --preset test --target tidy`, or DISTLOCK_TIDY=full here.
 #
@@ -100,7 +100,7 @@ start_in_background() {
   local name="$1" niceness="$2"
   shift 2
   set -m
-  (renice -n "$niceness" -p "$BASHPID" >/dev/null && timed "$name" "$@") \
+  (renice -n "$niceness" -p "$BASHPID" >/dev/null && "$@") \
     >"${background_dir}/${name}.log" 2>&1 &
   background_pids[$name]=$!
   set +m
@@ -127,28 +127,32 @@ stop_background() {
 }
 trap stop_background EXIT
 
+# build_and_test <preset> <test jobs>: a sanitizer build, then its tests as soon as it is built
+# (beside the main tests when they are still running).
+build_and_test() {
+  local preset="$1" test_jobs="$2"
+  timed "${preset}-build" eval "configure ${preset} && build ${preset}" || return
+  DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$test_jobs}" run_timed_tests "$preset"
+}
+
 # clang-tidy first, then the asan build, then the tsan build, all beside the main tests.
 tidy_arguments=(--changed)
 if [[ "${DISTLOCK_TIDY:-changed}" == full ]]; then
   tidy_arguments=()
 fi
-start_in_background clang-tidy 10 timeout 45m sh "$(preset_dir test)/test/lint/clang_tidy.sh" \
-  "${tidy_arguments[@]}"
-start_in_background asan-build 15 eval 'configure asan && build asan'
-start_in_background tsan-build 19 eval 'configure tsan && build tsan'
+start_in_background clang-tidy 10 timed clang-tidy timeout 45m \
+  sh "$(preset_dir test)/test/lint/clang_tidy.sh" "${tidy_arguments[@]}"
+# The sanitizer builds' tests mostly wait too (each build's keep less than a core busy), so
+# each runs two more at a time than cores.
+start_in_background asan 15 build_and_test asan "$(($(jobs_count) + 2))"
+start_in_background tsan 19 build_and_test tsan "$(($(jobs_count) + 2))"
 # One test more than cores: most tests wait on servers and timers, and those that compile
 # (package, docs, lit, fuzz.build) each take two of the slots (their PROCESSORS).
 DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$(($(jobs_count) + 1))}" \
   run_timed_tests test -E '^lint\.clang_tidy$'
 finish_background clang-tidy
-finish_background asan-build
-finish_background tsan-build
-# The sanitizer builds' tests mostly wait as well (a third of a core each): they run at once,
-# the ThreadSanitizer build's in the background, and the AddressSanitizer build's one more at a
-# time than cores (ThreadSanitizer's, 5-15 times slower, keep a core each).
-start_in_background tsan-tests 0 run_recorded_tests tsan
-DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$(($(jobs_count) + 1))}" run_timed_tests asan
-finish_background tsan-tests
-grep -h "tests passed" "${background_dir}/tsan-tests.log"
+finish_background asan
+finish_background tsan
+grep -h "tests passed" "${background_dir}/asan.log" "${background_dir}/tsan.log"
 log "all tests passed"
 report_timings test asan tsan
