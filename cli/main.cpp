@@ -100,9 +100,11 @@ Subcommand add_where(CLI::App& parent, const GlobalOptions& options, WhereOption
 }
 
 // Whether a word of the command line may hold a password: a URL's user information ends with
-// '@', and its query (?password=...) starts with '?'.
+// '@', its query (?password=...) starts with '?', and a URL whose '@' was forgotten
+// ("redis://user:S3cret") still has its "://".
 bool may_hold_password(std::string_view word) {
-  return word.find_first_of("@?") != std::string_view::npos;
+  return word.find_first_of("@?") != std::string_view::npos ||
+         word.find("://") != std::string_view::npos;
 }
 
 // `message` with every word of the command line that may hold a password, or value of an
@@ -172,9 +174,9 @@ int run(int argc, char** argv) {
     if (app.get_subcommands().empty() && !app.remaining().empty()) {
       const std::string word = app.remaining().front();
       if (may_hold_password(word)) {
-        std::cerr << "distlock: unknown subcommand (not shown: with '@' or '?' it may be a URL "
-                     "holding a password); use list, show, release, watch or where, and give the "
-                     "URL as --url URL or in DISTLOCK_URL\n";
+        std::cerr << "distlock: unknown subcommand (not shown: it may be a URL holding a "
+                     "password); use list, show, release, watch or where, and give the URL as "
+                     "--url URL or in DISTLOCK_URL\n";
       } else {
         std::cerr << "distlock: unknown subcommand '" << word
                   << "'; use list, show, release, watch or where (distlock --help)\n";

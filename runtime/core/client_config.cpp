@@ -16,6 +16,13 @@ namespace {
                     "bad URL: query parameter '" + std::string(key) + "' " + why);
 }
 
+bool is_plain_name(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.';
+  });
+}
+
 Millis parse_duration(const Url& url, std::string_view key, const std::string& value) {
   try {
     return DurationArg(std::string_view(value)).value();
@@ -48,6 +55,13 @@ Options options_from_url(const Url& url, Options options, std::span<const std::s
                       "'#' percent-encoded");
       std::string list;
       for (const auto name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+      // A key that is no name is a piece of something else, a password's among them (a '?'
+      // where the '@' belonged): it is not quoted.
+      if (!is_plain_name(key))
+        throw ConfigError("", url.redacted(),
+                          "bad URL: a query parameter (not shown: it is no name, and may hold a "
+                          "secret) is unknown here; known: " +
+                              list);
       bad_parameter(url, key, "is unknown here; known: " + list);
     }
     if (key == "connect_timeout") {

@@ -32,6 +32,29 @@ bool userinfo_is_unsure(std::string_view userinfo) {
   return userinfo.starts_with('/') || userinfo.find_first_of("?#") != std::string_view::npos;
 }
 
+// The hosts of an authority that did not parse, each port that is not a number as "***": it
+// may be a password, as in "user:S3cret" with its '@' forgotten after an earlier one.
+std::string redacted_hosts(std::string_view hosts) {
+  std::string shown;
+  while (true) {
+    const auto comma = hosts.find(',');
+    const std::string_view item = hosts.substr(0, comma);
+    const auto port_colon = item.starts_with('[') ? item.find(':', item.find(']')) : item.find(':');
+    shown += item.substr(0, port_colon);
+    if (port_colon != std::string_view::npos) {
+      const std::string_view port = item.substr(port_colon + 1);
+      shown += ':';
+      shown += std::all_of(port.begin(), port.end(),
+                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })
+                   ? std::string(port)
+                   : std::string("***");
+    }
+    if (comma == std::string_view::npos) return shown;
+    shown += ',';
+    hosts = hosts.substr(comma + 1);
+  }
+}
+
 constexpr std::string_view kUnsureUserinfo =
     "cannot tell where the user information ends: write '?' and '#' in a user name or password "
     "as %3F and %23, and '@' in a path or query as %40";
@@ -39,7 +62,9 @@ constexpr std::string_view kUnsureUserinfo =
 // What a message may show of a URL that did not parse: the scheme, "***@" for all the user
 // information, then the hosts and path, never the query. With no "scheme://" in front nothing
 // tells a URL from a secret pasted in its place, so nothing shows; when the user information
-// cannot be told apart (userinfo_is_unsure), nothing after the scheme shows.
+// cannot be told apart (userinfo_is_unsure), nothing after the scheme shows. Without an '@' the
+// hosts show as "***": "user:S3cret" may be a host and a port or the user information of a URL
+// whose '@' and hosts were forgotten, and as it did not parse, nothing says it is a host list.
 std::string redact_raw(std::string_view text) {
   const auto scheme_end = text.find("://");
   if (scheme_end == std::string_view::npos || !is_scheme(text.substr(0, scheme_end))) return "";
@@ -51,6 +76,13 @@ std::string redact_raw(std::string_view text) {
     shown += "***@";
     rest = rest.substr(at + 1);
   }
+  const auto authority_end = std::min(rest.find_first_of("/?#"), rest.size());
+  if (at != std::string_view::npos) {
+    shown += redacted_hosts(rest.substr(0, authority_end));
+  } else if (authority_end > 0) {
+    shown += "***";
+  }
+  rest = rest.substr(authority_end);
   shown += rest.substr(0, rest.find_first_of("?#"));
   return shown;
 }
@@ -160,7 +192,8 @@ class UrlParser {
     if (endpoint.host.empty()) fail("empty host");
     if (!port.empty()) {
       const auto value = parse_port(port);
-      if (!value) fail("the port '" + std::string(port) + "' is not a number from 1 to 65535");
+      // Not quoted: without an '@' before it, it may be a password (redact_raw).
+      if (!value) fail("a port is not a number from 1 to 65535");
       endpoint.port = *value;
     }
     return endpoint;

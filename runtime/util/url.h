@@ -36,7 +36,8 @@ struct Url {
 };
 
 // Throws ConfigError naming what is wrong and the URL as far as no secret can be in it: its
-// scheme, "***@" for any user information, hosts and path; never a query value.
+// scheme, "***@" for any user information, the hosts after it ("***" for them without an '@':
+// redacted_raw) and the path; never a query value.
 Url parse_url(std::string_view text);
 
 // The user information of `text` as written, by parse_url's rule (it ends at the URL's last
@@ -44,7 +45,8 @@ Url parse_url(std::string_view text);
 // as parse_url does when where it ends cannot be told.
 std::optional<std::string_view> raw_userinfo(std::string_view text);
 // What a message may show of a URL that did not parse: its scheme, "***@" for any user
-// information, hosts and path; never a query.
+// information, the hosts after it, and the path; never a query. Without an '@' the hosts show
+// as "***": "user:S3cret" may be a host and a port, or a password whose '@' was forgotten.
 std::string redacted_raw(std::string_view text);
 
 }  // namespace distlock::detail

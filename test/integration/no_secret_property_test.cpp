@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // No password in any message, as a property. Random URLs of every scheme carry a marker
 // password (random characters, '?', '#', '/', '@', ':', '%', '&' and '=' among them) in the
-// user information or in ?password=, most of them malformed in a random way (a bad port, an
+// user information, in ?password=, or after a ':' where the '@' and the hosts were forgotten
+// ("locker:<password>"), most of them malformed in a random way (a bad port, an
 // unknown key, a bad value, no host, a stray character...). Each goes to Client::connect and
 // admin::LockAdmin::connect (against a loopback port nobody listens on, with a short
 // connect_timeout), and some to the distlock command. No exception's text, log line or output
@@ -34,6 +35,8 @@ constexpr int kUrlsPerScheme = 40;
 constexpr int kCommandRunsPerScheme = 5;
 constexpr std::string_view kMarkerAlphabet =
     "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789?#/@:%&=";
+constexpr std::string_view kWordAlphabet =
+    "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 constexpr std::string_view kStrayCharacters = " []{}<>|^`\\\",;@?#%";
 
 // A URL in pieces, so that a malformation can pick one.
@@ -44,6 +47,8 @@ struct UrlParts {
   std::vector<std::string> hosts;
   std::string path;
   std::vector<std::string> query;  // key=value items
+  // The password stands in the hosts, after a ':' ("locker:<password>", its '@' forgotten).
+  bool password_in_hosts = false;
 
   std::string text() const {
     std::string url = scheme + separator + userinfo;
@@ -106,7 +111,7 @@ class UrlGenerator {
       result.secrets.push_back(decoded);
 
     UrlParts parts = well_formed(scheme);
-    switch (pick(5)) {
+    switch (pick(7)) {
       case 0:
         parts.userinfo = "locker:" + marker + "@";
         break;
@@ -120,6 +125,14 @@ class UrlGenerator {
         const std::string encoded = percent_encoded(marker);
         parts.userinfo = "locker:" + encoded + "@";
         result.secrets.push_back(encoded);
+        break;
+      }
+      case 4:  // the '@' and the hosts forgotten: "locker:<password>" reads as a host and port
+      case 5: {
+        const std::string password = random_word();
+        result.secrets = {password};
+        parts.hosts = {(pick(2) == 0 ? "locker:" : ":") + password};
+        parts.password_in_hosts = true;
         break;
       }
       default: {
@@ -148,6 +161,13 @@ class UrlGenerator {
     std::string marker = "pw";
     for (int i = 0; i < 12; ++i) marker += kMarkerAlphabet[pick(kMarkerAlphabet.size())];
     return marker;
+  }
+
+  // A password of letters and digits only, none of which ends a URL's authority.
+  std::string random_word() {
+    std::string word = "pw";
+    for (int i = 0; i < 12; ++i) word += kWordAlphabet[pick(kWordAlphabet.size())];
+    return word;
   }
 
   UrlParts well_formed(const std::string& scheme) const {
@@ -212,13 +232,18 @@ class UrlGenerator {
                  "sni=", "cert=/nonexistent/client.pem", "cacertdir=/nonexistent"}));
         break;
       case 3:
-        parts.hosts.clear();
+        // Where the password stands in the hosts, taking them away takes it with them.
+        if (!parts.password_in_hosts) parts.hosts.clear();
         break;
       case 4:
         insert_stray_character(parts);
         break;
       case 5:
-        parts.separator = pick_of<std::string>({":", ":/", ":///", "//", ""});
+        // Where the password stands in the hosts, with no '@' after it, the "://" before it is
+        // all that says it is in a URL: ":///" would make it a path, which messages show, and
+        // without "://" nothing tells it from a lock name ("order:1").
+        if (!parts.password_in_hosts)
+          parts.separator = pick_of<std::string>({":", ":/", ":///", "//", ""});
         break;
       case 6:
         parts.path += pick_of<std::string>({"%zz", "%4", "/a/../b", "/x", "//"});

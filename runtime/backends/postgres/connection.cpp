@@ -29,7 +29,9 @@ Connection::Connection(const PostgresSettings& settings)
   connection_.reset(PQconnectdbParams(keywords.data(), values.data(), 1));
   if (!connection_) throw ServerError("cannot connect: out of memory");
   if (PQstatus(connection_.get()) != CONNECTION_OK)
-    throw ServerError("cannot connect: " + error_text(PQerrorMessage(connection_.get())));
+    throw ServerError(
+        "cannot connect: " +
+        without_secrets(error_text(PQerrorMessage(connection_.get())), settings.secrets));
   // The server's notices ("relation ... already exists, skipping") are nothing a service
   // should see on its stderr.
   PQsetNoticeProcessor(

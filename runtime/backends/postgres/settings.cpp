@@ -133,8 +133,9 @@ std::string_view checked_userinfo(std::string_view url) {
   return *userinfo;
 }
 
-// What a libpq message must not show of the URL: the user information's parts and the values
-// of password=, each as written and decoded.
+// What a libpq message must not show of the URL: the user information's parts, the values of
+// password=, and what stands where a port would be and is no number ("admin:S3cret" may be a
+// password whose '@' was forgotten: redacted_raw), each as written and decoded.
 std::vector<std::string> secrets_of(std::string_view url, std::string_view userinfo) {
   std::vector<std::string> secrets;
   const auto add = [&](std::string_view written) {
@@ -142,6 +143,15 @@ std::vector<std::string> secrets_of(std::string_view url, std::string_view useri
     secrets.emplace_back(written);
     secrets.push_back(percent_decoded(written));
   };
+  std::string_view hosts = url.substr(url.find("://") + 3);
+  if (!userinfo.empty()) hosts = hosts.substr(userinfo.size() + 1);
+  hosts = hosts.substr(0, hosts.find_first_of("/?#"));
+  for (const auto& item : comma_list(std::string(hosts).c_str())) {
+    const auto colon = item.rfind(':');
+    if (colon != std::string::npos && !item.ends_with(']') &&
+        !parse_decimal<std::uint16_t>(item.substr(colon + 1)))
+      add(item.substr(colon + 1));
+  }
   const auto colon = userinfo.find(':');
   add(userinfo.substr(0, colon));
   if (colon != std::string_view::npos) add(userinfo.substr(colon + 1));
@@ -173,6 +183,22 @@ bool plain_name(std::string_view name) {
 
 }  // namespace
 
+std::string without_secrets(std::string text, const std::vector<std::string>& secrets) {
+  const auto hide = [&](const std::string& shown, const std::string& hidden) {
+    for (auto at = text.find(shown); at != std::string::npos;
+         at = text.find(shown, at + hidden.size()))
+      text.replace(at, shown.size(), hidden);
+  };
+  // libpq quotes what it cannot use; a secret of a character or two stands hidden only there,
+  // where hiding it everywhere would hide letters of every word.
+  constexpr std::size_t kShortest = 3;
+  for (const auto& secret : secrets) {
+    hide('"' + secret + '"', "\"***\"");
+    if (secret.size() >= kShortest) hide(secret, "***");
+  }
+  return text;
+}
+
 bool is_postgres_url(std::string_view url) {
   return url.starts_with("postgresql://") || url.starts_with("postgres://");
 }
@@ -188,11 +214,9 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
     PQfreemem(error);
     while (!reason.empty() && reason.back() == '\n') reason.pop_back();
     // libpq's message may quote a part of the URL, which may hold a secret.
-    for (const auto& secret : secrets_of(url, userinfo))
-      for (auto at = reason.find(secret); at != std::string::npos; at = reason.find(secret, at + 3))
-        reason.replace(at, secret.size(), "***");
     throw ConfigError("", std::string(url.substr(0, url.find("://") + 3)),
-                      "bad URL: libpq cannot use it: " + reason);
+                      "bad URL: libpq cannot use it: " +
+                          without_secrets(std::move(reason), secrets_of(url, userinfo)));
   }
   Url for_messages = url_for_messages(parsed.get());
   for_messages.query = split.distlock_keys;
@@ -202,6 +226,7 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
   PostgresSettings settings;
   settings.server = for_messages.redacted();
   settings.conninfo = std::move(split.for_libpq);
+  settings.secrets = secrets_of(url, userinfo);
   if (!sets_connect_timeout(parsed.get())) {
     // libpq waits whole seconds, and takes 1 as 2.
     const auto seconds = std::max<long long>(

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <distlock/client.h>
 #include <distlock/duration.h>
@@ -31,7 +32,15 @@ struct PostgresSettings {
   std::string holds_table;
   std::string fence_sequence;
   std::string channel;
+  // What no message may show of the URL, which libpq quotes when it cannot use a part of it:
+  // the user information's parts, password= values, and what stands where a port would be in
+  // a URL without user information ("admin:S3cret" may be a password whose '@' was forgotten).
+  std::vector<std::string> secrets;
 };
+
+// `text` (a libpq message) with each of `secrets` shown as "***": quoted ones always, others
+// when they are at least three characters long.
+std::string without_secrets(std::string text, const std::vector<std::string>& secrets);
 
 inline constexpr std::string_view kDefaultLockTable = "distlock_locks";
 
