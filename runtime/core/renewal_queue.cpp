@@ -110,15 +110,12 @@ void RenewalQueue::run() {
 void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   std::vector<RenewItem> items;
   items.reserve(batch.size());
-  std::vector<std::uint64_t> serials;
-  serials.reserve(batch.size());
   auto deadline = SteadyClock::time_point::max();
   for (const auto& lease : batch) {
     const auto& identity = lease->identity();
     RenewItem& item = items.emplace_back();
     item.hold = identity.hold();
     item.ttl = identity.ttl;
-    serials.push_back(lease->serial());
     deadline = std::min(deadline, lease->valid_until());
   }
   lock.unlock();
@@ -126,33 +123,48 @@ void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   backend_.renew(items, deadline);
   lock.lock();
   auto lost = settle(batch, items, sent_at);
-  lock.unlock();
-  report(batch, items);
-
-  for (const auto& [lease, reason] : lost) {
-    if (lease->lost() || lease->released()) continue;
-    ++stats_.lost;
-    events_.emit(EventKind::lost, lease->identity().type);
-    lease->mark_lost(reason);
-  }
-  // The batch ends before remove() may return: this thread then holds none of its leases.
-  lost.clear();
+  const auto reports = reports_of(batch, items);
+  // Every lease of the batch but the lost ones leaves it now, so that remove() waits for no
+  // other lease's lost callback: the service may hold, while it removes one lease, a mutex that
+  // another lease's callback takes. Their references go first (leases_ still holds each one).
+  std::unordered_set<std::uint64_t> lost_serials;
+  for (const auto& [lease, reason] : lost) lost_serials.insert(lease->serial());
+  for (const auto& lease : batch)
+    if (!lost_serials.contains(lease->serial())) in_flight_.erase(lease->serial());
   batch.clear();
-
-  lock.lock();
-  for (const auto serial : serials) in_flight_.erase(serial);
+  lock.unlock();
   settled_.notify_all();
+  for (const auto& [kind, type] : reports) events_.emit(kind, type);
+
+  for (auto& [lease, reason] : lost) {
+    if (!lease->lost() && !lease->released()) {
+      ++stats_.lost;
+      events_.emit(EventKind::lost, lease->identity().type);
+      lease->mark_lost(reason);
+    }
+    // The lease leaves the batch after its own report: remove() waits for that one.
+    const auto serial = lease->serial();
+    lease.reset();
+    lock.lock();
+    in_flight_.erase(serial);
+    lock.unlock();
+    settled_.notify_all();
+  }
+  lock.lock();
 }
 
-void RenewalQueue::report(const Batch& batch, const std::vector<RenewItem>& items) const {
-  if (!events_.enabled()) return;
+std::vector<std::pair<EventKind, std::string>> RenewalQueue::reports_of(
+    const Batch& batch, const std::vector<RenewItem>& items) const {
+  std::vector<std::pair<EventKind, std::string>> reports;
+  if (!events_.enabled()) return reports;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch[i]->released()) continue;
     if (items[i].outcome == RenewItem::Outcome::renewed)
-      events_.emit(EventKind::renewed, batch[i]->identity().type);
+      reports.emplace_back(EventKind::renewed, batch[i]->identity().type);
     else if (items[i].outcome == RenewItem::Outcome::failed)
-      events_.emit(EventKind::renewal_failed, batch[i]->identity().type);
+      reports.emplace_back(EventKind::renewal_failed, batch[i]->identity().type);
   }
+  return reports;
 }
 
 std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::settle(
