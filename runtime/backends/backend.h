@@ -67,6 +67,9 @@ struct ReleaseRequest {
   // When this is the lock's last hold, keep the lock taken, by nobody, for this long instead of
   // freeing it (hold_at_least). Zero: free it now. Only where supports_keeping().
   Millis keep_for{0};
+  // The end of the lease's local validity: a release sent again that finds the hold gone tells
+  // by it whether its first send removed the hold (sent before it) or the hold had run out.
+  SteadyClock::time_point valid_until = SteadyClock::time_point::max();
 };
 
 enum class ReleaseOutcome {

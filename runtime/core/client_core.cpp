@@ -215,7 +215,7 @@ LockLost not_held_at_release(const std::string& name, const std::string& server)
 
 ReleaseRequest ClientCore::release_request(const LeaseState& lease) const {
   const auto keep_for = std::chrono::ceil<Millis>(lease.keep_until() - SteadyClock::now());
-  return {lease.identity().hold(), std::max(keep_for, Millis::zero())};
+  return {lease.identity().hold(), std::max(keep_for, Millis::zero()), lease.valid_until()};
 }
 
 ReleaseOutcome ClientCore::release(LeaseState& lease) {

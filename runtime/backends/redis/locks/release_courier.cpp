@@ -107,10 +107,13 @@ void ReleaseCourier::run() {
 void ReleaseCourier::deliver(const Delivery& delivery, SteadyClock::time_point deadline) const {
   ReleaseReport report;
   try {
-    // Either outcome means the hold is gone: `not_held` may say that the first send, whose
-    // reply was lost, removed it.
-    (void)send_again_(delivery.release.request(), deadline);
-    report.outcome = ReleaseOutcome::released;
+    // `not_held` may say that the first send, whose reply was lost, removed the hold; but not
+    // when that send went out after the lease's validity had ended: the hold had run out, a
+    // loss the lease did not notice.
+    const auto outcome = send_again_(delivery.release.request(), deadline);
+    report.outcome = outcome == ReleaseOutcome::not_held && !delivery.release.sent_while_valid()
+                         ? ReleaseOutcome::not_held
+                         : ReleaseOutcome::released;
   } catch (const std::exception& error) {
     report.failure = error.what();
   }

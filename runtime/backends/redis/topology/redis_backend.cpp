@@ -362,23 +362,25 @@ ReleaseOutcome RedisBackend::release(const ReleaseRequest& request, Asking askin
 ReleaseOutcome RedisBackend::release_through_outage(const ReleaseRequest& request, Asking asking,
                                                     Outage& outage,
                                                     SteadyClock::time_point deadline) {
-  bool sent_before = false;
+  ReleaseAttempts attempts;
   return outage.ride_through(request.hold.name, deadline,
-                             [&] { return release_once(request, asking, sent_before); });
+                             [&] { return release_once(request, asking, attempts); });
 }
 
 ReleaseOutcome RedisBackend::release_once(const ReleaseRequest& request, Asking asking,
-                                          bool& sent_before) {
+                                          ReleaseAttempts& attempts) {
   KindCall texts;
   const ScriptCall call = texts.release(request.hold, request.keep_for, publish_command());
   // The script is idempotent per acquisition id, so a retry after a lost reply is safe; but
   // the retry's `not_held` may be the lost attempt's doing (the server ran it, and died or
-  // dropped the connection before its reply came): either way the hold is gone, as the courier
-  // reads a release not awaited that it sends again.
+  // dropped the connection before its reply came), as the courier reads a release not awaited
+  // that it sends again: the hold is gone, released, if that attempt went out while the lease
+  // was valid; else it had run out, a loss.
   const auto run = [&](auto& connection) {
-    const bool retried = std::exchange(sent_before, true);
+    const bool retried = std::exchange(attempts.sent, true);
+    if (!retried) attempts.first_sent_while_valid = SteadyClock::now() < request.valid_until;
     const ReleaseOutcome outcome = read_release_reply(*scripts_.run(connection, call));
-    return retried ? ReleaseOutcome::released : outcome;
+    return retried && attempts.first_sent_while_valid ? ReleaseOutcome::released : outcome;
   };
   if (asking == Asking::no && shares_lock_connection())
     return with_lock_connection(Retry::after_any_failure, run);

@@ -173,9 +173,16 @@ class RedisBackend final : public Backend {
   // of the lock.
   ReleaseOutcome release_through_outage(const ReleaseRequest& request, Asking asking,
                                         Outage& outage, SteadyClock::time_point deadline);
-  // One release, retried once on a new connection; a failure is a ServerError. `sent_before`:
-  // an earlier attempt may have reached the server (set as this one sends).
-  ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking, bool& sent_before);
+  // The attempts of one release so far: whether one went out, and whether the first went out
+  // while the lease was still valid.
+  struct ReleaseAttempts {
+    bool sent = false;
+    bool first_sent_while_valid = false;
+  };
+  // One release, retried once on a new connection; a failure is a ServerError. `attempts`: an
+  // earlier attempt may have reached the server (updated as this one sends).
+  ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking,
+                              ReleaseAttempts& attempts);
   // One try; a failure is a ServerError, not yet told of the lock.
   Attempt attempt(const AcquireRequest& request, Asking asking);
   // The async waiters' steps, with attempts made after ASKING or not.
