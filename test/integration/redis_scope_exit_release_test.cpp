@@ -6,6 +6,7 @@
 // and check that it is delivered all the same or reported once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -396,6 +397,79 @@ TEST_P(RedisScopeExitDelivery, WhenItsReplyIsLost) {
   EXPECT_EQ(client->stats().lost, 0u);
   client.reset();
   EXPECT_TRUE(errors().empty()) << errors().front();
+}
+
+// The lease ran out before its scope ended (no renewal, a ttl shorter than the work), and its
+// release went into a connection that broke: sent again, it finds the hold gone, which here is
+// the loss the lease did not notice, reported as the reply itself would have.
+TEST_P(RedisScopeExitDelivery, SentAgainAfterTheLeaseRanOutReportsTheLoss) {
+  TcpProxy proxy(redis().port());
+  Event lost;
+  Options options;
+  options.on_event = [&](const distlock::Event& event) {
+    if (event.kind == EventKind::lost) lost.set(std::string(event.type));
+  };
+  auto client = connect_to(proxy.address(), "0s", options);
+  std::optional<Lease> lease =
+      client->acquire(spec("order", 300ms, renew(false)), key_for("ran-out"));
+  ASSERT_TRUE(eventually([&] { return !lease->valid(); }, 30s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        return redis().cli({"EXISTS", "distlock:{order:" + key_for("ran-out") + "}"}) == "0";
+      },
+      30s))
+      << "the server kept the lock past its ttl";
+  proxy.freeze();
+  lease.reset();
+  proxy.cut_all();
+  proxy.thaw();
+
+  ASSERT_TRUE(lost.wait_for(30s)) << "the loss was reported as a release";
+  EXPECT_EQ(lost.detail(), "order");
+  client.reset();
+  const auto lines = errors();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("order:" + key_for("ran-out")), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("no longer held"), std::string::npos) << lines[0];
+}
+
+// Twenty threads leave their scopes while the server drops new connections' SYNs and the
+// client knows its connections broken. None connects in turn behind another (twenty connect
+// timeouts one after another): each returns within two connect timeouts, and the courier
+// delivers every release once the server answers again.
+TEST_P(RedisScopeExitDelivery, ScopeExitsDoNotConnectInTurnToAServerThatDropsConnections) {
+  constexpr auto kConnectTimeout = 2s;
+  constexpr int kLeases = 20;
+  TcpProxy proxy(redis().port());
+  Options options;
+  options.connect_timeout = kConnectTimeout;
+  auto client = connect_to(proxy.address(), "60s", options);
+  std::vector<std::optional<Lease>> leases(kLeases);
+  for (int i = 0; i < kLeases; ++i)
+    leases[i].emplace(client->acquire(long_lock(), key_for("blackhole-" + std::to_string(i))));
+  proxy.blackhole_connections();
+  proxy.cut_all();
+  // A command finds the connections broken, and cannot make a new one.
+  EXPECT_THROW((void)client->try_acquire(spec("probe", 60s), key_for("probe")), BackendUnavailable);
+
+  std::vector<Clock::duration> took(kLeases);
+  std::vector<std::thread> threads;
+  threads.reserve(kLeases);
+  for (int i = 0; i < kLeases; ++i) {
+    threads.emplace_back([&, i] {
+      const auto start = Clock::now();
+      leases[i].reset();
+      took[i] = Clock::now() - start;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const auto longest = *std::max_element(took.begin(), took.end());
+  EXPECT_LT(longest, 2 * kConnectTimeout)
+      << std::chrono::duration_cast<std::chrono::milliseconds>(longest).count() << " ms";
+
+  proxy.answer_connections();
+  for (int i = 0; i < kLeases; ++i) expect_released(key_for("blackhole-" + std::to_string(i)));
+  EXPECT_EQ(client->stats().release_failures, 0u);
 }
 
 // A release that cannot be delivered (its connection broke, and the server takes no new one)

@@ -90,6 +90,9 @@ struct TcpProxy::State {
   bool frozen = false;
   bool refusing = false;
   bool stopping = false;
+  // blackhole_connections(): connections to the listener, never accepted, that fill its
+  // backlog.
+  std::vector<int> backlog_fillers;
 
   std::string cut_prefix;
   int cut_armed = 0;
@@ -195,6 +198,7 @@ TcpProxy::~TcpProxy() {
   thread_.join();
   State& s = *state_;
   for (auto& c : s.connections) State::close_connection(c);
+  for (const int filler : s.backlog_fillers) ::close(filler);
   ::close(s.listener);
   ::close(s.wake_read);
   ::close(s.wake_write);
@@ -232,6 +236,32 @@ void TcpProxy::refuse_connections() {
 
 void TcpProxy::accept_connections() {
   execute([](State& s) { s.refusing = false; });
+}
+
+void TcpProxy::blackhole_connections() {
+  execute([](State& s) {
+    if (!s.backlog_fillers.empty()) return;
+    // A backlog of 0 holds one connection; the second filler's SYN already goes unanswered.
+    if (::listen(s.listener, 0) != 0) throw_errno("listen");
+    sockaddr_in address{};
+    socklen_t length = sizeof address;
+    if (::getsockname(s.listener, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw_errno("getsockname");
+    for (int i = 0; i < 2; ++i) {
+      const int filler = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      if (filler < 0) throw_errno("socket");
+      (void)::connect(filler, reinterpret_cast<sockaddr*>(&address), sizeof address);
+      s.backlog_fillers.push_back(filler);
+    }
+  });
+}
+
+void TcpProxy::answer_connections() {
+  execute([](State& s) {
+    for (const int filler : s.backlog_fillers) ::close(filler);
+    s.backlog_fillers.clear();
+    if (::listen(s.listener, 128) != 0) throw_errno("listen");
+  });
 }
 
 void TcpProxy::cut_after_create_reply(const std::string& path_prefix, int count) {
@@ -308,7 +338,8 @@ void TcpProxy::run() {
     owners.clear();
     fds.push_back({s.wake_read, POLLIN, 0});
     owners.push_back(nullptr);
-    fds.push_back({s.listener, POLLIN, 0});
+    // Blackholed, the listener is not accepted from: its full backlog drops new SYNs.
+    fds.push_back({s.listener, static_cast<short>(s.backlog_fillers.empty() ? POLLIN : 0), 0});
     owners.push_back(nullptr);
     if (!s.frozen) {
       for (auto& c : s.connections) {

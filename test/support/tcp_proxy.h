@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // A TCP proxy on a loopback port in front of one server, for provoking network failures:
 // cut every connection, freeze traffic (a partition: nothing passes, new connections hang),
-// refuse new connections (while a server restarts: a ZooKeeper that is still starting accepts
-// connections and leaves them unanswered, and its clients wait two thirds of their session
-// timeout before they try again), or, speaking ZooKeeper's framing, let a create request
-// through and cut the connection when its reply comes back, so that the node exists but its
-// creator never hears of it. A connection whose client does not begin as a ZooKeeper client
-// does (Redis, HTTP/2 for etcd's gRPC, PostgreSQL) is passed on byte for byte.
+// drop new connections' SYNs (a blackhole: connecting hangs), refuse new connections (while a
+// server restarts: a ZooKeeper that is still starting accepts connections and leaves them
+// unanswered, and its clients wait two thirds of their session timeout before they try again), or,
+// speaking ZooKeeper's framing, let a create request through and cut the connection when its reply
+// comes back, so that the node exists but its creator never hears of it. A connection whose client
+// does not begin as a ZooKeeper client does (Redis, HTTP/2 for etcd's gRPC, PostgreSQL) is passed
+// on byte for byte.
 #pragma once
 
 #include <chrono>
@@ -45,6 +46,11 @@ class TcpProxy {
   // connections are left alone.
   void refuse_connections();
   void accept_connections();
+  // From now on, new connections never complete (a host that drops SYNs: the client's connect
+  // hangs until its own timeout), until answer_connections(). The listener's backlog is shrunk
+  // and filled, which makes Linux drop further SYNs. Existing connections are left alone.
+  void blackhole_connections();
+  void answer_connections();
   // ZooKeeper: the next `count` create requests (create, create2, createContainer,
   // createTTL) for a path starting with `path_prefix` are forwarded; when the server's reply
   // to one arrives, it is dropped and that connection is cut (both sides).

@@ -130,30 +130,64 @@ bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, bool
 
 std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
                                                                 bool& made) {
-  // Declared first, so that a connection replaced here closes after the mutex is released:
-  // closing tells the handlers of the replies it still owes, which reach the courier and the
-  // user's log and event hook.
-  std::shared_ptr<SharedConnection> replaced;
-  const std::lock_guard guard(lock_connection_mutex_);
   made = false;
+  std::unique_lock lock(lock_connection_mutex_);
+  while (true) {
+    if (lock_connection_ && lock_connection_.get() != failed && !lock_connection_->broken() &&
+        lock_connection_->generation() == locator_.generation())
+      return lock_connection_;
+    if (!connecting_lock_connection_) break;
+    const auto attempt = lock_connection_attempts_;
+    lock_connection_made_.wait(lock, [&] { return lock_connection_attempts_ != attempt; });
+    // Another caller's reconnection failed: so does this caller's, at once, rather than try
+    // again in turn (twenty scope exits would take twenty connect timeouts).
+    if (lock_connection_failure_) throw *lock_connection_failure_;
+  }
+  connecting_lock_connection_ = true;
+  // Closed outside the mutex: closing tells the handlers of the replies it still owes, which
+  // reach the courier and the user's log and event hook.
+  const std::shared_ptr<SharedConnection> replaced = std::move(lock_connection_);
   const std::uint64_t generation = locator_.generation();
-  if (lock_connection_ && lock_connection_.get() != failed && !lock_connection_->broken() &&
-      lock_connection_->generation() == generation)
-    return lock_connection_;
-  replaced = std::move(lock_connection_);
+  lock.unlock();
+  std::shared_ptr<SharedConnection> connection;
+  std::optional<ServerError> failure;
+  try {
+    connection = connect_to_master(generation);
+  } catch (const ServerError& error) {
+    failure = error;
+  }
+  lock.lock();
+  connecting_lock_connection_ = false;
+  ++lock_connection_attempts_;
+  lock_connection_ = connection;
+  lock_connection_failure_ = failure;
+  lock.unlock();
+  lock_connection_made_.notify_all();
+  if (failure) throw *failure;
+  made = true;
+  return connection;
+}
+
+std::shared_ptr<SharedConnection> RedisBackend::connect_to_master(std::uint64_t generation) {
   const auto connect = [&] {
     const MasterLocator::Master master = locator_.current();
     return std::make_shared<SharedConnection>(settings_, master.address, master.generation);
   };
   try {
-    lock_connection_ = connect();
+    return connect();
   } catch (const ServerError&) {
     // As borrow(): the master may have failed over before the sentinels' word reached us.
     if (!locator_.refresh(generation)) throw;
-    lock_connection_ = connect();
+    return connect();
   }
-  made = true;
-  return lock_connection_;
+}
+
+std::shared_ptr<SharedConnection> RedisBackend::live_lock_connection() {
+  const std::lock_guard guard(lock_connection_mutex_);
+  if (lock_connection_ && !lock_connection_->broken() &&
+      lock_connection_->generation() == locator_.generation())
+    return lock_connection_;
+  return nullptr;
 }
 
 template <class Operation>
@@ -423,8 +457,9 @@ std::function<void(const redisReply*)> RedisBackend::on_release_reply(
 
 bool RedisBackend::send_release_shared(const ScriptCall& call, const ReleaseRequest& request,
                                        const ReleaseReportHandler& report) {
-  bool made = false;
-  const auto connection = lock_connection(nullptr, made);
+  // A scope exit does not connect: with no sound connection, the courier sends the release.
+  const auto connection = live_lock_connection();
+  if (!connection) return false;
   try {
     ++stats_.round_trips;
     scripts_.send_unawaited(*connection, call, on_release_reply(request, report));
@@ -437,7 +472,8 @@ bool RedisBackend::send_release_shared(const ScriptCall& call, const ReleaseRequ
 
 bool RedisBackend::send_release_pooled(const ScriptCall& call, const ReleaseRequest& request,
                                        const ReleaseReportHandler& report) {
-  const auto connection = borrow(true);
+  // A scope exit waits for no busy pool: at its cap, the courier sends the release.
+  const auto connection = pool_.borrow_at_once();
   try {
     ++stats_.round_trips;
     const Connection* sent_on = &*connection;

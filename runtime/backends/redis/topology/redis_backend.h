@@ -5,6 +5,7 @@
 // are pipelined.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -137,8 +138,14 @@ class RedisBackend final : public Backend {
   template <class Operation>
   auto with_lock_connection(Retry retry, Operation&& operation);
   // The shared connection, made anew when there is none, or it is `failed`, broken, or to a
-  // master that has moved since; `made` says whether it was made for this call.
+  // master that has moved since; `made` says whether it was made for this call. One caller
+  // makes it at a time, outside the mutex; the others wait for that one's outcome and share it,
+  // its failure too, rather than each connecting in turn.
   std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
+  // The shared connection if it is open and sound, else nullptr: never connects.
+  std::shared_ptr<SharedConnection> live_lock_connection();
+  // Makes a connection to the current master, asking the sentinels again once if it fails.
+  std::shared_ptr<SharedConnection> connect_to_master(std::uint64_t generation);
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   // With `lock`, the first connection is the one an unanswered release of the lock went out
   // on, if any (release_courier.h).
@@ -216,8 +223,13 @@ class RedisBackend final : public Backend {
   Outage courier_outage_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
+  // The shared connection and its reconnection, under lock_connection_mutex_.
   std::mutex lock_connection_mutex_;
-  std::shared_ptr<SharedConnection> lock_connection_;  // under lock_connection_mutex_
+  std::condition_variable lock_connection_made_;  // a reconnection ended
+  std::shared_ptr<SharedConnection> lock_connection_;
+  bool connecting_lock_connection_ = false;
+  std::uint64_t lock_connection_attempts_ = 0;          // reconnections ended
+  std::optional<ServerError> lock_connection_failure_;  // the last one's, if it failed
   // The asynchronous attempts' reads, made on the async executor's thread by the first of them.
   std::unique_ptr<AttemptPipeline> pipeline_;
   // What an asynchronous waiter does here (async_waiter.h): on the shared connection, and
