@@ -96,7 +96,9 @@ Options options_for_scheme(const Url& url, const Options& options) {
   if (!keys.empty()) {
     if (topology == "redis+cluster") check_cluster_hosts(url);
     if (topology == "redis+redlock") check_redlock_hosts(url);
-    if (tls) keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
+    // One at a time: GCC 12 takes a range insert of the array, inlined, for an overflow.
+    if (tls)
+      for (const std::string_view key : kTlsKeys) keys.push_back(key);
     Options configured = options_from_url(url, options, keys);
     warn_if_insecure(url);
     return configured;

@@ -3,7 +3,8 @@
 // one subcommand per option; the URL comes first, as configure()'s.
 //
 //   annotated_worker transfer URL LEDGER FROM TO COUNT  per_key transfers of 1 between the two
-//                                                       balances of LEDGER ("<a> <b>")
+//                                                       balances of LEDGER ("<a> <b>"); prints
+//                                                       how many and the locks they took
 //   annotated_worker hold URL      a job locked with hold_at_least(5s) that returns at once
 //   annotated_worker busy URL      on_busy(skip) and on_busy(fallback) calls of a lock "job"
 //                                  that the test holds
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
     const int to = std::stoi(argv[5]);
     const int count = std::stoi(argv[6]);
     for (int i = 0; i < count; ++i) transfer(from, to);
-    std::cout << "done " << count << std::endl;
+    std::cout << "done " << count << ", locks taken " << distlock::default_client().stats().acquired
+              << std::endl;
   } else if (command == "hold") {
     nightly_job();
     std::cout << "returned" << std::endl;

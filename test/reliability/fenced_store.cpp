@@ -17,10 +17,9 @@
 #include "events.h"
 
 namespace distlock::reliability {
-namespace {
 
-constexpr char kMagic[8] = {'d', 'l', 'f', 's', 't', 'o', 'r', '1'};
-
+// The state file's layout. Outside the anonymous namespace: FencedStore::State, a member of a
+// class the checker's other files see, holds one.
 struct StateRecord {
   char magic[8];
   std::uint64_t value;
@@ -28,6 +27,10 @@ struct StateRecord {
   std::uint64_t sequence;  // journal records written so far
   std::uint64_t fencing;   // 1: refuse lower fences; 0: accept everything (--break fencing)
 };
+
+namespace {
+
+constexpr char kMagic[8] = {'d', 'l', 'f', 's', 't', 'o', 'r', '1'};
 
 struct JournalRecord {
   std::uint64_t sequence;
