@@ -124,45 +124,51 @@ void RenewalQueue::renew(std::unique_lock<std::mutex>& lock, Batch batch) {
   lock.lock();
   auto lost = settle(batch, items, sent_at);
   const auto reports = reports_of(batch, items);
-  // Every lease of the batch but the lost ones leaves it now, so that remove() waits for no
-  // other lease's lost callback: the service may hold, while it removes one lease, a mutex that
-  // another lease's callback takes. Their references go first (leases_ still holds each one).
   std::unordered_set<std::uint64_t> lost_serials;
   for (const auto& [lease, reason] : lost) lost_serials.insert(lease->serial());
-  for (const auto& lease : batch)
-    if (!lost_serials.contains(lease->serial())) in_flight_.erase(lease->serial());
-  batch.clear();
   lock.unlock();
-  settled_.notify_all();
-  for (const auto& [kind, type] : reports) events_.emit(kind, type);
-
-  for (auto& [lease, reason] : lost) {
-    if (!lease->lost() && !lease->released()) {
-      ++stats_.lost;
-      events_.emit(EventKind::lost, lease->identity().type);
-      lease->mark_lost(reason);
-    }
-    // The lease leaves the batch after its own report: remove() waits for that one.
+  // Each lease leaves the batch once its own renewal is reported, so that remove() waits for
+  // no other lease's report, nor for another lease's lost callback: the service may hold, while
+  // it removes one lease, a mutex that another lease's callback takes. Its reference goes first
+  // (leases_ still holds it until remove()).
+  const auto leave = [&](std::shared_ptr<LeaseState>& lease) {
     const auto serial = lease->serial();
     lease.reset();
     lock.lock();
     in_flight_.erase(serial);
     lock.unlock();
     settled_.notify_all();
+  };
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (reports[i]) events_.emit(*reports[i], batch[i]->identity().type);
+    if (lost_serials.contains(batch[i]->serial())) {
+      batch[i].reset();  // `lost` holds it until its loss is reported
+      continue;
+    }
+    leave(batch[i]);
   }
+  for (auto& [lease, reason] : lost) {
+    if (!lease->lost() && !lease->released()) {
+      ++stats_.lost;
+      events_.emit(EventKind::lost, lease->identity().type);
+      lease->mark_lost(reason);
+    }
+    leave(lease);
+  }
+  batch.clear();
   lock.lock();
 }
 
-std::vector<std::pair<EventKind, std::string>> RenewalQueue::reports_of(
+std::vector<std::optional<EventKind>> RenewalQueue::reports_of(
     const Batch& batch, const std::vector<RenewItem>& items) const {
-  std::vector<std::pair<EventKind, std::string>> reports;
+  std::vector<std::optional<EventKind>> reports(batch.size());
   if (!events_.enabled()) return reports;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch[i]->released()) continue;
     if (items[i].outcome == RenewItem::Outcome::renewed)
-      reports.emplace_back(EventKind::renewed, batch[i]->identity().type);
+      reports[i] = EventKind::renewed;
     else if (items[i].outcome == RenewItem::Outcome::failed)
-      reports.emplace_back(EventKind::renewal_failed, batch[i]->identity().type);
+      reports[i] = EventKind::renewal_failed;
   }
   return reports;
 }

@@ -5,11 +5,10 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <string>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
-#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
@@ -34,8 +33,8 @@ class RenewalQueue {
 
   void add(std::shared_ptr<LeaseState> lease, SteadyClock::time_point granted_at);
   // After this returns, the lease is never renewed again and the queue holds no reference to
-  // it: a renewal of it in flight, and the report of its loss, are waited for; other leases'
-  // lost callbacks are not.
+  // it: a renewal of it in flight, and its report (its event, or its loss), are waited for;
+  // other leases' lost callbacks are not.
   void remove(const LeaseState& lease);
   // Renews every lease now, as when the backend may have lost them all. Thread-safe.
   void renew_all_now();
@@ -53,10 +52,10 @@ class RenewalQueue {
   // Returns the leases found lost, to be reported outside the lock.
   std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> settle(
       const Batch& batch, std::vector<RenewItem>& items, SteadyClock::time_point sent_at);
-  // The batch's renewals and failures for the event hook, which runs outside the lock (it is
-  // the service's code): each event's kind and lock type.
-  std::vector<std::pair<EventKind, std::string>> reports_of(
-      const Batch& batch, const std::vector<RenewItem>& items) const;
+  // The event each lease of the batch reports, a renewal or a failure, if any: for the event
+  // hook, which runs outside the lock (it is the service's code).
+  std::vector<std::optional<EventKind>> reports_of(const Batch& batch,
+                                                   const std::vector<RenewItem>& items) const;
   // Puts the lease granted (or renewed) at `granted_at` on the schedule for its next renewal.
   void schedule_renewal(const LeaseState& lease, SteadyClock::time_point granted_at);
 
