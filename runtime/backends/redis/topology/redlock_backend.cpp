@@ -3,14 +3,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include <distlock/error.h>
 
 #include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/waiting.h"
+#include "backends/redis/topology/master_worker.h"
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/url_schemes.h"
@@ -41,6 +46,8 @@ class Master {
   // Whether the master answered the last round that asked it.
   bool answering() const { return answering_.load(std::memory_order_acquire); }
   void answered(bool answered) { answering_.store(answered, std::memory_order_release); }
+  // The master's own thread, for the renewals of a round (renew()).
+  MasterWorker& worker() { return worker_; }
 
  private:
   const Url url_;
@@ -53,7 +60,47 @@ class Master {
   std::atomic<bool> answering_{true};
   SteadyClock::time_point next_attempt_{};
   std::string last_error_;
+  // Last, so that it goes first: its jobs use the backend.
+  MasterWorker worker_;
 };
+
+// One renewal round over the masters, shared with the jobs it posts to their workers: a job of
+// a master that does not answer may run on after the round has gone on without it.
+struct RenewRound {
+  RenewRound(std::span<const RenewItem> asked, std::size_t masters) : answered(masters, false) {
+    texts.reserve(asked.size());
+    for (const auto& item : asked)
+      texts.push_back({std::string(item.hold.name), std::string(item.hold.owner),
+                       std::string(item.hold.acquisition_id)});
+    items.assign(asked.begin(), asked.end());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      items[i].hold.name = texts[i].name;
+      items[i].hold.owner = texts[i].owner;
+      items[i].hold.acquisition_id = texts[i].acquisition_id;
+      items[i].outcome = RenewItem::Outcome::failed;
+      items[i].error.clear();
+    }
+    by_master.assign(masters, items);
+  }
+
+  // The holds' texts, owned: the leases that named them may be gone before a late job is.
+  struct Texts {
+    std::string name;
+    std::string owner;
+    std::string acquisition_id;
+  };
+  std::vector<Texts> texts;
+  std::vector<RenewItem> items;  // pointing into texts; read only
+  std::mutex mutex;
+  std::condition_variable heard;
+  std::vector<std::vector<RenewItem>> by_master;  // each master's outcomes, once answered
+  std::vector<bool> answered;
+  bool over = false;  // the round went on: a job that has not started yet asks nothing
+};
+
+// A round waits for its masters at least this long, even past its deadline (as a master's own
+// renewal does, redis_backend.cpp): a lease renewed late is still renewed.
+constexpr Millis kShortestRoundWait{10};
 
 RedisBackend& Master::backend() {
   if (RedisBackend* ready = connected_.load(std::memory_order_acquire)) return *ready;
@@ -213,8 +260,12 @@ void RedlockBackend::release_everywhere(const HoldId& hold) {
 
 ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   const HoldId& hold = request.hold;
+  const bool valid_when_sent = SteadyClock::now() < request.valid_until;
   std::size_t released = 0;
   std::size_t answered = 0;
+  // Masters that no longer had the hold when they answered after the lease's validity: while
+  // another master kept the release waiting, their hold may have run out by its ttl.
+  std::size_t gone_by_then = 0;
   std::vector<std::string> failures;
   // Last master first: a waiter listens to the first master that answers (herald()), and a
   // release heard there before the masters after it had it would send the waiter to find the
@@ -222,13 +273,19 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   for (auto master_it = masters_.rbegin(); master_it != masters_.rend(); ++master_it) {
     const auto& master = *master_it;
     try {
-      if (master->backend().release(request) == ReleaseOutcome::released) ++released;
+      if (master->backend().release(request) == ReleaseOutcome::released)
+        ++released;
+      else if (SteadyClock::now() >= request.valid_until)
+        ++gone_by_then;
       ++answered;
     } catch (const BackendUnavailable& error) {
       failures.push_back(master->server() + ": " + error.reason());
     }
   }
   if (released >= majority()) return ReleaseOutcome::released;
+  // Gone from a majority, the lease valid when its release went out: nobody else held the lock
+  // while this lease did.
+  if (released + gone_by_then >= majority() && valid_when_sent) return ReleaseOutcome::released;
   if (answered - released >= majority()) return ReleaseOutcome::not_held;
   throw BackendUnavailable(std::string(hold.name), server_,
                            "the release reached " + std::to_string(released) + " of " +
@@ -237,19 +294,67 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
 }
 
 void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  // Every master renews at once, on its own thread, within the deadline; the round goes on as
+  // soon as a majority has renewed every item, or every master has answered.
+  const auto round = std::make_shared<RenewRound>(items, masters_.size());
+  for (std::size_t m = 0; m < masters_.size(); ++m) {
+    Master& master = *masters_[m];
+    auto job = [round, &master, m, deadline] {
+      std::vector<RenewItem> copy = round->items;
+      const auto fail_all = [&](const std::string& reason) {
+        for (auto& item : copy) item.error = reason;
+      };
+      bool over = false;
+      {
+        std::lock_guard lock(round->mutex);
+        over = round->over;
+      }
+      if (over) return;
+      // On the worker's thread: nothing may leave it.
+      try {
+        master.backend().renew(copy, deadline);
+      } catch (const Error& error) {
+        fail_all(error.reason());
+      } catch (const std::exception& error) {
+        fail_all(error.what());
+      }
+      {
+        std::lock_guard lock(round->mutex);
+        round->by_master[m] = std::move(copy);
+        round->answered[m] = true;
+      }
+      round->heard.notify_all();
+    };
+    try {
+      master.worker().post(job);
+    } catch (const std::system_error&) {
+      job();  // no thread for it: in turn, then
+    }
+  }
+  const auto renewed_by_majority = [&] {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      std::size_t renewed = 0;
+      for (std::size_t m = 0; m < masters_.size(); ++m)
+        if (round->answered[m] && round->by_master[m][i].outcome == RenewItem::Outcome::renewed)
+          ++renewed;
+      if (renewed < majority()) return false;
+    }
+    return true;
+  };
+  std::unique_lock lock(round->mutex);
+  round->heard.wait_until(lock, std::max(deadline, SteadyClock::now() + kShortestRoundWait), [&] {
+    return renewed_by_majority() ||
+           std::all_of(round->answered.begin(), round->answered.end(), [](bool a) { return a; });
+  });
+
   std::vector<std::size_t> renewed(items.size(), 0);
   std::vector<std::size_t> lost(items.size(), 0);
   std::vector<std::string> errors(items.size());
-  std::vector<RenewItem> copy(items.begin(), items.end());
-  for (const auto& master : masters_) {
-    for (auto& item : copy) item.outcome = RenewItem::Outcome::failed;
-    try {
-      master->backend().renew(copy, deadline);
-    } catch (const BackendUnavailable& error) {
-      for (auto& item : copy) item.error = error.reason();
-    }
+  for (std::size_t m = 0; m < masters_.size(); ++m) {
     for (std::size_t i = 0; i < items.size(); ++i) {
-      switch (copy[i].outcome) {
+      const RenewItem& outcome = round->by_master[m][i];
+      const std::string error = round->answered[m] ? outcome.error : "no answer in time";
+      switch (round->answered[m] ? outcome.outcome : RenewItem::Outcome::failed) {
         case RenewItem::Outcome::renewed:
           ++renewed[i];
           break;
@@ -257,11 +362,13 @@ void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
           ++lost[i];
           break;
         case RenewItem::Outcome::failed:
-          errors[i] += (errors[i].empty() ? "" : "; ") + master->server() + ": " + copy[i].error;
+          errors[i] += (errors[i].empty() ? "" : "; ") + masters_[m]->server() + ": " + error;
           break;
       }
     }
   }
+  round->over = true;
+  lock.unlock();
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (renewed[i] >= majority()) {
       items[i].outcome = RenewItem::Outcome::renewed;
