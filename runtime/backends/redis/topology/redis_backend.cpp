@@ -472,8 +472,10 @@ bool RedisBackend::send_release_shared(const ScriptCall& call, const ReleaseRequ
 
 bool RedisBackend::send_release_pooled(const ScriptCall& call, const ReleaseRequest& request,
                                        const ReleaseReportHandler& report) {
-  // A scope exit waits for no busy pool: at its cap, the courier sends the release.
-  const auto connection = pool_.borrow_at_once();
+  // Connecting here, unlike on the shared connection, holds up no other caller: each scope exit
+  // makes its own pooled connection, at once with the others. Waiting for a connection to come
+  // back at the pool's cap keeps this client's next acquisition of the lock behind the release.
+  const auto connection = borrow(true);
   try {
     ++stats_.round_trips;
     const Connection* sent_on = &*connection;

@@ -9,13 +9,9 @@
 
 namespace distlock::detail::redis {
 
-ConnectionPool::Handle ConnectionPool::borrow() { return take(true, settings_.connect_timeout); }
+ConnectionPool::Handle ConnectionPool::borrow() { return take(true); }
 
-ConnectionPool::Handle ConnectionPool::borrow_at_once() { return take(true, Millis::zero()); }
-
-ConnectionPool::Handle ConnectionPool::borrow_new() {
-  return take(false, settings_.connect_timeout);
-}
+ConnectionPool::Handle ConnectionPool::borrow_new() { return take(false); }
 
 std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
     const Connection* wanted, const std::function<bool()>& wanted_no_longer) {
@@ -48,15 +44,15 @@ std::optional<ConnectionPool::Handle> ConnectionPool::borrow_owing() {
   return std::optional<Handle>(std::in_place, *this, std::move(connection), true);
 }
 
-ConnectionPool::Handle ConnectionPool::take(bool reuse, Millis slot_wait) {
+ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   std::unique_lock lock(mutex_);
-  const bool available =
-      slot_freed_.wait_for(lock, slot_wait, [&] { return !idle_.empty() || open_ < max_open_; });
+  const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout,
+                                              [&] { return !idle_.empty() || open_ < max_open_; });
   if (!available)
     throw ServerError(
         settings_.server,
         "all " + std::to_string(max_open_) + " pooled connections stayed busy for " +
-            std::to_string(slot_wait.count()) +
+            std::to_string(settings_.connect_timeout.count()) +
             " ms (max_connections=" + std::to_string(settings_.max_connections) +
             (max_open_ < settings_.max_connections ? ", one of them shared by the lock commands)"
                                                    : ")"),

@@ -55,9 +55,6 @@ class ConnectionPool {
   // new one; at the cap, waits up to connect_timeout for one
   // to come back. Throws ServerError.
   Handle borrow();
-  // As borrow(), but at the cap it throws at once rather than wait for a connection to come
-  // back: for a scope exit's release, which the courier sends instead.
-  Handle borrow_at_once();
   // Always a newly made connection: for the retry after a connection failed.
   Handle borrow_new();
   // `wanted` once it is idle, or nullopt once `wanted_no_longer()` says so (checked whenever
@@ -70,8 +67,7 @@ class ConnectionPool {
   std::optional<Handle> borrow_owing();
 
  private:
-  // An idle connection (with `reuse`) or a new one, waiting up to `slot_wait` at the cap.
-  Handle take(bool reuse, Millis slot_wait);
+  Handle take(bool reuse);
   void give_back(std::unique_ptr<Connection> connection);
   // Closes `closing` (without the pool's lock) and tells the waiters.
   void notify_if_closed(std::vector<std::unique_ptr<Connection>>& closing);
