@@ -133,9 +133,7 @@ std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConn
   made = false;
   std::unique_lock lock(lock_connection_mutex_);
   while (true) {
-    if (lock_connection_ && lock_connection_.get() != failed && !lock_connection_->broken() &&
-        lock_connection_->generation() == locator_.generation())
-      return lock_connection_;
+    if (lock_connection_sound() && lock_connection_.get() != failed) return lock_connection_;
     if (!connecting_lock_connection_) break;
     const auto attempt = lock_connection_attempts_;
     lock_connection_made_.wait(lock, [&] { return lock_connection_attempts_ != attempt; });
@@ -184,10 +182,12 @@ std::shared_ptr<SharedConnection> RedisBackend::connect_to_master(std::uint64_t 
 
 std::shared_ptr<SharedConnection> RedisBackend::live_lock_connection() {
   const std::lock_guard guard(lock_connection_mutex_);
-  if (lock_connection_ && !lock_connection_->broken() &&
-      lock_connection_->generation() == locator_.generation())
-    return lock_connection_;
-  return nullptr;
+  return lock_connection_sound() ? lock_connection_ : nullptr;
+}
+
+bool RedisBackend::lock_connection_sound() const {
+  return lock_connection_ && !lock_connection_->broken() &&
+         lock_connection_->generation() == locator_.generation();
 }
 
 template <class Operation>

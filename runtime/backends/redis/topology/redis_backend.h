@@ -144,6 +144,9 @@ class RedisBackend final : public Backend {
   std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
   // The shared connection if it is open and sound, else nullptr: never connects.
   std::shared_ptr<SharedConnection> live_lock_connection();
+  // Whether there is a shared connection, unbroken, to the current master. Under
+  // lock_connection_mutex_.
+  bool lock_connection_sound() const;
   // Makes a connection to the current master, asking the sentinels again once if it fails.
   std::shared_ptr<SharedConnection> connect_to_master(std::uint64_t generation);
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
