@@ -2,17 +2,22 @@
 // What is particular to etcd://, against private etcd servers: distlock and `etcdctl lock` on the
 // same prefix exclude each other both ways (etcd's Mutex layout), the fence is the holder key's
 // create revision, the lock kinds' keys are where etcd's recipes put them, a semaphore wakes
-// two waiters at most per release, a write holder's read keeps the writers queued behind the
-// write out, a lease revoked behind the holder's back is reported lost, an unreachable
-// server is BackendUnavailable naming it, etcd's authentication is used and a wrong password
-// refused without showing it, and a lock outlives its cluster's leader. (The behaviours every
-// backend shares: lock_behaviour_test and async_acquire_test.)
+// two waiters at most per release, asynchronous waiters keep their leases alive together, a write
+// holder's read keeps the writers queued behind the write out, a lease revoked behind the holder's
+// back is reported lost, an unreachable server is BackendUnavailable naming it, etcd's
+// authentication is used and a wrong password refused without showing it, and a lock outlives its
+// cluster's leader. (The behaviours every backend shares: lock_behaviour_test and
+// async_acquire_test.)
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <future>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include <distlock/distlock.h>
 
@@ -146,6 +151,42 @@ TEST_F(EtcdBackend, AReleasedLeaseServesTheNextAcquisitionSoACycleIsTwoRoundTrip
     EXPECT_EQ(contenders(prefix), first_key) << "the second acquisition took a new lease";
   }
   EXPECT_EQ(client->stats().round_trips - before, 2u);
+}
+
+// Asynchronous waiters keep their places past their leases' ttl, and their leases' keep-alives
+// go together: a hundred waiters waiting twice their ttl make a handful of round trips, where a
+// keep-alive of each waiter's own would make a hundred every third of a ttl.
+TEST_F(EtcdBackend, AsyncWaitersKeepTheirLeasesAliveTogether) {
+  constexpr int kWaiters = 100;
+  constexpr auto kTtl = 2s;
+  auto client = Client::connect(url_);
+  const auto kept_waiting = spec("kept-waiting", kTtl, wait(60s));
+  const std::string prefix = "/distlock/kept-waiting/" + key_;
+  Lease held = client->acquire(kept_waiting, key_);
+  struct Granted {
+    std::atomic<int> count{0};
+    std::promise<void> all;
+  };
+  const auto granted = std::make_shared<Granted>();
+  for (int i = 0; i < kWaiters; ++i) {
+    client->acquire_async(kept_waiting, key_, [granted](std::exception_ptr error, Lease lease) {
+      if (error || !lease.valid()) return;
+      lease.release();
+      if (++granted->count == kWaiters) granted->all.set_value();
+    });
+  }
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == kWaiters; }, 60s));
+  const std::string queued = contenders(prefix);
+  const auto before = client->stats().round_trips;
+  // What is tested is the waiters' leases outliving their ttl: time itself must pass.
+  std::this_thread::sleep_for(2 * kTtl);
+  const auto made = client->stats().round_trips - before;
+  EXPECT_EQ(contenders(prefix), queued) << "a waiter lost its place in the queue";
+  EXPECT_LT(made, std::uint64_t{kWaiters})
+      << made << " round trips while " << kWaiters << " waited";
+  held.release();
+  ASSERT_EQ(granted->all.get_future().wait_for(60s), std::future_status::ready)
+      << granted->count << " of " << kWaiters << " granted";
 }
 
 // Readers and writers are keys below read/ and write/, as etcd's recipes.RWMutex puts them, so

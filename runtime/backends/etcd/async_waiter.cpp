@@ -7,11 +7,13 @@
 namespace distlock::detail::etcd {
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
-                         DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
-                         StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done)
+                         DeletionWatcher& watcher, WaitingLeases& waiting_leases,
+                         const Granted& granted, const Failed& failed, StatsCounters& stats,
+                         AsyncExecutor& executor, AcquireCompletion done)
     : request_(request),
       contender_(std::move(contender)),
       watcher_(watcher),
+      waiting_leases_(waiting_leases),
       granted_(granted),
       failed_(failed),
       stats_(stats),
@@ -37,9 +39,6 @@ void AsyncWaiter::step(bool entering) {
   ticket_.reset();
   Standing standing;
   try {
-    if (!entering && SteadyClock::now() >= contender_->keep_alive_due() &&
-        !contender_->keep_alive())
-      entering = true;
     if (entering) contender_->leave();
     standing = entering ? contender_->enter() : contender_->look();
     if (standing.gone) {
@@ -47,18 +46,7 @@ void AsyncWaiter::step(bool entering) {
       standing = contender_->enter();
     }
   } catch (const RpcError& error) {
-    contender_->leave();
-    if (!error.unavailable() || SteadyClock::now() >= request_.deadline) {
-      complete(std::nullopt, failed_(request_));
-      return;
-    }
-    // Ridden through while the wait has time: enter again after the pause, the last time at
-    // the deadline.
-    enter_next_ = true;
-    const auto retry_at = std::min(SteadyClock::now() + pause_.next(), request_.deadline);
-    timer_ = executor_.post_at(retry_at, [self = shared_from_this(), armed = timer_generation_] {
-      self->woken(armed, true);
-    });
+    failed_step(error);
     return;
   } catch (...) {
     contender_->leave();
@@ -79,6 +67,7 @@ void AsyncWaiter::step(bool entering) {
     ++stats_.contended;
     ++stats_.waiting;
     keep_alive_ = shared_from_this();
+    waiting_leases_.enlist(*contender_);
   }
   // Called under the watcher's mutex: only post the next step.
   ticket_ = watcher_.watch(*standing.wait_for, standing.listed_at + 1, [this] {
@@ -91,9 +80,13 @@ void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation, bool retr
   if (finished_) return;
   if (timer_generation) {
     if (*timer_generation != timer_generation_) return;
-    if (!retrying && SteadyClock::now() >= request_.deadline) {
-      contender_->leave();
-      complete(std::nullopt, nullptr);
+    if (!retrying) {
+      if (SteadyClock::now() >= request_.deadline) {
+        contender_->leave();
+        complete(std::nullopt, nullptr);
+      } else {
+        keep_lease_alive();
+      }
       return;
     }
   } else {
@@ -101,6 +94,47 @@ void AsyncWaiter::woken(std::optional<std::uint64_t> timer_generation, bool retr
     ++stats_.woken_by_release;
   }
   step(std::exchange(enter_next_, false));
+}
+
+void AsyncWaiter::keep_lease_alive() {
+  // Kept alive meanwhile with another waiter's lease: not due yet.
+  if (SteadyClock::now() < contender_->keep_alive_due()) {
+    arm_timer();
+    return;
+  }
+  bool alive = false;
+  try {
+    alive = waiting_leases_.keep_alive(*contender_);
+  } catch (const RpcError& error) {
+    failed_step(error);
+    return;
+  } catch (...) {
+    contender_->leave();
+    complete(std::nullopt, failed_(request_));
+    return;
+  }
+  if (alive) {
+    arm_timer();
+    return;
+  }
+  step(true);
+}
+
+void AsyncWaiter::failed_step(const RpcError& error) {
+  cancel_timer();
+  ticket_.reset();
+  contender_->leave();
+  if (!error.unavailable() || SteadyClock::now() >= request_.deadline) {
+    complete(std::nullopt, failed_(request_));
+    return;
+  }
+  // Ridden through while the wait has time: enter again after the pause, the last time at the
+  // deadline.
+  enter_next_ = true;
+  const auto retry_at = std::min(SteadyClock::now() + pause_.next(), request_.deadline);
+  timer_ = executor_.post_at(retry_at, [self = shared_from_this(), armed = timer_generation_] {
+    self->woken(armed, true);
+  });
 }
 
 void AsyncWaiter::arm_timer() {
@@ -120,7 +154,10 @@ void AsyncWaiter::complete(std::optional<Grant> grant, std::exception_ptr error)
   finished_ = true;
   cancel_timer();
   ticket_.reset();
-  if (contended_) --stats_.waiting;
+  if (contended_) {
+    --stats_.waiting;
+    waiting_leases_.discharge(*contender_);
+  }
   executor_.post([done = std::move(done_), grant, error = std::move(error),
                   self = std::move(keep_alive_)]() mutable { done(grant, std::move(error)); });
 }

@@ -2,9 +2,10 @@
 // An etcd acquisition that waits without a thread (Client::acquire_async on etcd://): the
 // blocking wait's protocol, each step a task on the client's executor. It enters; finding
 // itself held back, it watches the deletion its standing names, which posts its next look, and
-// arms a timer for its own lease's next keep-alive and the deadline. Each step is a round trip the
-// executor's thread waits for (as on ZooKeeper: one copy of the recipe). While etcd is
-// unavailable it tries again after a pause, as long as its wait has time left.
+// arms a timer for its own lease's next keep-alive (made together with the other waiters':
+// waiting_leases.h) and the deadline. Each step is a round trip the executor's thread waits for
+// (as on ZooKeeper: one copy of the recipe). While etcd is unavailable it tries again after a
+// pause, as long as its wait has time left.
 #pragma once
 
 #include <exception>
@@ -16,6 +17,7 @@
 #include "backends/etcd/contender.h"
 #include "backends/etcd/deletion_watcher.h"
 #include "backends/etcd/retry_pause.h"
+#include "backends/etcd/waiting_leases.h"
 #include "core/async_executor.h"
 #include "core/stats.h"
 
@@ -30,10 +32,11 @@ class AsyncWaiter final : public PendingAcquisition,
   using Failed = std::function<std::exception_ptr(const AcquireRequest&)>;
 
   // The request's names stay valid until `done` has been called (backend.h); `watcher`,
-  // `granted` and `failed` outlive the executor's tasks.
+  // `waiting_leases`, `granted` and `failed` outlive the executor's tasks.
   AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
-              DeletionWatcher& watcher, const Granted& granted, const Failed& failed,
-              StatsCounters& stats, AsyncExecutor& executor, AcquireCompletion done);
+              DeletionWatcher& watcher, WaitingLeases& waiting_leases, const Granted& granted,
+              const Failed& failed, StatsCounters& stats, AsyncExecutor& executor,
+              AcquireCompletion done);
 
   // Posts the first step: the caller's thread makes no round trip.
   void start();
@@ -44,6 +47,12 @@ class AsyncWaiter final : public PendingAcquisition,
   // A release (no generation) or a timer; `retrying`: the timer of a retry after an outage,
   // which tries even at the deadline.
   void woken(std::optional<std::uint64_t> timer_generation, bool retrying = false);
+  // The timer of the lease's keep-alive: the standing and its watch stay as they are unless
+  // the lease is gone.
+  void keep_lease_alive();
+  // A step met `error`: tries again after a pause while etcd is unavailable and the wait has
+  // time left; otherwise completes with the failure.
+  void failed_step(const RpcError& error);
   void arm_timer();
   void cancel_timer();
   void complete(std::optional<Grant> grant, std::exception_ptr error);
@@ -51,6 +60,7 @@ class AsyncWaiter final : public PendingAcquisition,
   const AcquireRequest request_;
   std::unique_ptr<Contender> contender_;
   DeletionWatcher& watcher_;
+  WaitingLeases& waiting_leases_;
   const Granted& granted_;
   const Failed& failed_;
   StatsCounters& stats_;

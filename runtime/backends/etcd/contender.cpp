@@ -42,7 +42,7 @@ bool Contender::keep_alive() {
   ++stats_.round_trips;
   const std::int64_t leases[] = {lease_};
   if (rpc_.keep_alive(leases, rpc_.command_deadline()).front() <= 0) return false;
-  alive_since_ = sent_at;
+  kept_alive(sent_at);
   return true;
 }
 

@@ -48,6 +48,9 @@ class Contender {
   virtual Standing look() = 0;
   // Keeps the lease alive; false when it is gone (and the keys with it). Throws RpcError.
   bool keep_alive();
+  // The server confirmed the lease to a keep-alive sent at `sent_at` (one of several leases
+  // kept alive together: waiting_leases.h).
+  void kept_alive(SteadyClock::time_point sent_at) { alive_since_ = sent_at; }
   // Revokes the lease, deleting the keys, without waiting. The contender can enter again.
   void leave();
 

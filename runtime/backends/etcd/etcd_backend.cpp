@@ -104,6 +104,8 @@ class EtcdBackend final : public Backend {
   RpcClient rpc_;
   HeldKeys holds_;
   LeaseShelf shelf_;
+  // The executor's only (one per client, as this backend is).
+  WaitingLeases waiting_leases_{rpc_, stats_};
   const AsyncWaiter::Granted granted_;
   const AsyncWaiter::Failed failed_;
   std::unique_ptr<DeletionWatcher> watcher_;
@@ -247,8 +249,9 @@ std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequ
       return nullptr;
     }
   }
-  auto waiter = std::make_shared<AsyncWaiter>(request, contender_for(request), *watcher_, granted_,
-                                              failed_, stats_, executor, std::move(done));
+  auto waiter =
+      std::make_shared<AsyncWaiter>(request, contender_for(request), *watcher_, waiting_leases_,
+                                    granted_, failed_, stats_, executor, std::move(done));
   waiter->start();
   return waiter;
 }

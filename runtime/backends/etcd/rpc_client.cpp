@@ -2,6 +2,7 @@
 #include "backends/etcd/rpc_client.h"
 
 #include <chrono>
+#include <unordered_map>
 #include <utility>
 
 #include "backends/etcd/channel_credentials.h"
@@ -255,12 +256,13 @@ std::vector<std::int64_t> RpcClient::keep_alive(std::span<const std::int64_t> le
           if (!stream->Write(request)) break;
         }
         stream->WritesDone();
+        // Each request is answered in turn; matched by id all the same.
+        std::unordered_map<std::int64_t, std::int64_t> answered;
         etcdserverpb::LeaseKeepAliveResponse response;
-        for (std::size_t answered = 0; answered < leases.size() && stream->Read(&response);
-             ++answered) {
-          for (std::size_t i = 0; i < leases.size(); ++i)
-            if (leases[i] == response.id()) left[i] = response.ttl();
-        }
+        for (std::size_t answers = 0; answers < leases.size() && stream->Read(&response); ++answers)
+          answered[response.id()] = response.ttl();
+        for (std::size_t i = 0; i < leases.size(); ++i)
+          if (const auto it = answered.find(leases[i]); it != answered.end()) left[i] = it->second;
         const grpc::Status status = stream->Finish();
         return std::pair{status, std::move(left)};
       },
