@@ -106,7 +106,7 @@ Options options_for_scheme(const Url& url, const Options& options) {
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
     return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "session_timeout"});
+                            {"connect_timeout", "command_timeout", "session_timeout", "outage_limit"});
 #else
     throw ConfigError("", url.redacted(),
                       "bad URL: this distlock was built without the zookeeper:// backend "
@@ -115,7 +115,7 @@ Options options_for_scheme(const Url& url, const Options& options) {
   }
   if (url.scheme == "etcd" || url.scheme == "etcds") {
 #if DISTLOCK_WITH_ETCD
-    std::vector<std::string_view> keys = {"connect_timeout", "command_timeout"};
+    std::vector<std::string_view> keys = {"connect_timeout", "command_timeout", "outage_limit"};
     if (url.scheme == "etcds") keys.insert(keys.end(), std::begin(kTlsKeys), std::end(kTlsKeys));
     Options configured = options_from_url(url, options, keys);
     warn_if_insecure(url);

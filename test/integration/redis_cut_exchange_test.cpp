@@ -99,7 +99,7 @@ TEST_P(RedisCutExchange, AnAcquisitionThroughAPartitionIsSettledWhenItEnds) {
                              [&] { return client->acquire(spec("order", 60s, wait(60s)), key); });
   const auto riding = [&] {
     for (const auto& line : log.lines_at(LogLevel::warning))
-      if (line.find("(outage_limit)") != std::string::npos) return true;
+      if (line.find("riding it through") != std::string::npos) return true;
     return false;
   };
   ASSERT_TRUE(eventually(riding, 30s)) << "the acquisition never met the partition";

@@ -286,10 +286,11 @@ TEST_F(MinReplicas, AFairWaiterGrantedByAReleaseWaitsForTheReplicaToo) {
   const auto fair_lock = spec("handed", 10s, distlock::fair, wait(20s));
   auto plain = Client::connect(master().url());
   Lease held = plain->acquire(fair_lock, key_of("e"));
-  auto waiting =
-      Client::connect(master().url() + "?min_replicas=1&command_timeout=400ms&outage_limit=500ms");
-  std::future<Lease> waiter =
-      std::async(std::launch::async, [&] { return waiting->acquire(fair_lock, key_of("e")); });
+  auto waiting = Client::connect(master().url() + "?min_replicas=1&command_timeout=400ms");
+  // Its grant is asked for again while its wait lasts: a short one.
+  std::future<Lease> waiter = std::async(std::launch::async, [&] {
+    return waiting->acquire(spec("handed", 10s, distlock::fair, wait(3s)), key_of("e"));
+  });
   ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
   {
     Frozen frozen(replica());

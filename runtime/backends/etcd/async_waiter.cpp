@@ -2,14 +2,26 @@
 #include "backends/etcd/async_waiter.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace distlock::detail::etcd {
+namespace {
+
+std::string message_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
                          DeletionWatcher& watcher, WaitingLeases& waiting_leases,
                          const Granted& granted, const Failed& failed, StatsCounters& stats,
-                         AsyncExecutor& executor, AcquireCompletion done)
+                         AsyncExecutor& executor, Millis outage_limit, AcquireCompletion done)
     : request_(request),
       contender_(std::move(contender)),
       watcher_(watcher),
@@ -18,7 +30,8 @@ AsyncWaiter::AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contende
       failed_(failed),
       stats_(stats),
       executor_(executor),
-      done_(std::move(done)) {}
+      done_(std::move(done)),
+      outage_(outage_limit) {}
 
 void AsyncWaiter::start() {
   executor_.post([self = shared_from_this()] { self->step(true); });
@@ -53,6 +66,7 @@ void AsyncWaiter::step(bool entering) {
     complete(std::nullopt, failed_(request_));
     return;
   }
+  outage_.succeeded();
   if (standing.holds) {
     complete(granted_(request_, *contender_, contended_), nullptr);
     return;
@@ -113,6 +127,7 @@ void AsyncWaiter::keep_lease_alive() {
     complete(std::nullopt, failed_(request_));
     return;
   }
+  outage_.succeeded();
   if (alive) {
     arm_timer();
     return;
@@ -124,15 +139,16 @@ void AsyncWaiter::failed_step(const RpcError& error) {
   cancel_timer();
   ticket_.reset();
   contender_->leave();
-  if (!error.unavailable() || SteadyClock::now() >= request_.deadline) {
-    complete(std::nullopt, failed_(request_));
+  std::exception_ptr failure = failed_(request_);
+  const auto retry_at =
+      error.unavailable() ? outage_.next_try(request_.deadline, message_of(failure)) : std::nullopt;
+  if (!retry_at) {
+    complete(std::nullopt, std::move(failure));
     return;
   }
-  // Ridden through while the wait has time: enter again after the pause, the last time at the
-  // deadline.
+  // Entered again after the pause, the last time at the deadline.
   enter_next_ = true;
-  const auto retry_at = std::min(SteadyClock::now() + pause_.next(), request_.deadline);
-  timer_ = executor_.post_at(retry_at, [self = shared_from_this(), armed = timer_generation_] {
+  timer_ = executor_.post_at(*retry_at, [self = shared_from_this(), armed = timer_generation_] {
     self->woken(armed, true);
   });
 }

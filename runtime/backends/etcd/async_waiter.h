@@ -5,7 +5,7 @@
 // arms a timer for its own lease's next keep-alive (made together with the other waiters':
 // waiting_leases.h) and the deadline. Each step is a round trip the executor's thread waits for
 // (as on ZooKeeper: one copy of the recipe). While etcd is unavailable it tries again after a
-// pause, as long as its wait has time left.
+// pause, as core/ride_through.h says.
 #pragma once
 
 #include <exception>
@@ -16,9 +16,9 @@
 #include "backends/backend.h"
 #include "backends/etcd/contender.h"
 #include "backends/etcd/deletion_watcher.h"
-#include "backends/etcd/retry_pause.h"
 #include "backends/etcd/waiting_leases.h"
 #include "core/async_executor.h"
+#include "core/ride_through.h"
 #include "core/stats.h"
 
 namespace distlock::detail::etcd {
@@ -36,7 +36,7 @@ class AsyncWaiter final : public PendingAcquisition,
   AsyncWaiter(const AcquireRequest& request, std::unique_ptr<Contender> contender,
               DeletionWatcher& watcher, WaitingLeases& waiting_leases, const Granted& granted,
               const Failed& failed, StatsCounters& stats, AsyncExecutor& executor,
-              AcquireCompletion done);
+              Millis outage_limit, AcquireCompletion done);
 
   // Posts the first step: the caller's thread makes no round trip.
   void start();
@@ -50,8 +50,8 @@ class AsyncWaiter final : public PendingAcquisition,
   // The timer of the lease's keep-alive: the standing and its watch stay as they are unless
   // the lease is gone.
   void keep_lease_alive();
-  // A step met `error`: tries again after a pause while etcd is unavailable and the wait has
-  // time left; otherwise completes with the failure.
+  // Inside the catch block of `error`, a step's failure: tries again after a pause while etcd is
+  // unavailable and the policy lets (core/ride_through.h); otherwise completes with the failure.
   void failed_step(const RpcError& error);
   void arm_timer();
   void cancel_timer();
@@ -72,7 +72,7 @@ class AsyncWaiter final : public PendingAcquisition,
   bool contended_ = false;
   // The next step enters anew: the last failed while etcd was unavailable.
   bool enter_next_ = false;
-  RetryPause pause_;
+  RideThrough outage_;
   std::unique_ptr<DeletionWatcher::Ticket> ticket_;
   std::optional<AsyncExecutor::TimerId> timer_;
   std::uint64_t timer_generation_ = 0;

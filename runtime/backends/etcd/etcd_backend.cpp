@@ -16,10 +16,10 @@
 #include "backends/etcd/key_layout.h"
 #include "backends/etcd/lease_shelf.h"
 #include "backends/etcd/queue_contender.h"
-#include "backends/etcd/retry_pause.h"
 #include "backends/etcd/rpc_client.h"
 #include "backends/etcd/semaphore_contender.h"
 #include "backends/etcd/settings.h"
+#include "core/ride_through.h"
 #include "util/process_label.h"
 
 namespace distlock::detail::etcd {
@@ -85,9 +85,9 @@ class EtcdBackend final : public Backend {
  private:
   std::unique_ptr<Contender> contender_for(const AcquireRequest& request);
   // One pass of the recipe: enter, then wait for what holds the contender back until the grant
-  // or the deadline. Throws RpcError.
-  std::optional<Grant> contend(const AcquireRequest& request, Contender& contender,
-                               bool& contended);
+  // or the deadline, telling `outage` of each step that got through. Throws RpcError.
+  std::optional<Grant> contend(const AcquireRequest& request, Contender& contender, bool& contended,
+                               RideThrough& outage);
   // A reentry of a hold this owner has, or a read by the owner of the write side: its grant,
   // or none when there is no such hold or its key is gone.
   std::optional<Grant> reenter(const AcquireRequest& request);
@@ -182,27 +182,27 @@ std::exception_ptr EtcdBackend::failure(const AcquireRequest& request) const {
 std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
   auto contender = contender_for(request);
   bool contended = false;
-  RetryPause pause;
+  RideThrough outage(settings_.outage_limit);
   for (;;) {
     try {
       if (request.reentry || request.holds_write)
         if (auto reentered = reenter(request)) return reentered;
-      return contend(request, *contender, contended);
+      return contend(request, *contender, contended, outage);
     } catch (const RpcError& error) {
       contender->leave();
-      if (!error.unavailable() || SteadyClock::now() >= request.deadline)
-        throw BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason());
-      // The last try is made at the deadline.
-      std::this_thread::sleep_until(std::min(SteadyClock::now() + pause.next(), request.deadline));
+      BackendUnavailable failure(std::string(request.hold.name), settings_.server, error.reason());
+      if (!error.unavailable() || !outage.pause_before_retry(request.deadline, failure.what()))
+        throw failure;
     }
   }
 }
 
 std::optional<Grant> EtcdBackend::contend(const AcquireRequest& request, Contender& contender,
-                                          bool& contended) {
+                                          bool& contended, RideThrough& outage) {
   Standing standing = contender.enter();
   std::optional<WaitingScope> waiting;
   while (!standing.holds) {
+    outage.succeeded();
     if (standing.gone) {
       contender.leave();
       standing = contender.enter();
@@ -249,9 +249,9 @@ std::shared_ptr<PendingAcquisition> EtcdBackend::acquire_async(const AcquireRequ
       return nullptr;
     }
   }
-  auto waiter =
-      std::make_shared<AsyncWaiter>(request, contender_for(request), *watcher_, waiting_leases_,
-                                    granted_, failed_, stats_, executor, std::move(done));
+  auto waiter = std::make_shared<AsyncWaiter>(request, contender_for(request), *watcher_,
+                                              waiting_leases_, granted_, failed_, stats_, executor,
+                                              settings_.outage_limit, std::move(done));
   waiter->start();
   return waiter;
 }

@@ -63,6 +63,7 @@ EtcdSettings etcd_settings(const Url& url, const Options& options) {
   settings.server = url.redacted();
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
+  settings.outage_limit = options.outage_limit;
   const std::string scheme = url.scheme + "://";
   if (url.endpoints.empty())
     bad_etcd_url(url, scheme + " needs at least one member, such as " + scheme + "127.0.0.1:2379");

@@ -35,6 +35,7 @@ struct EtcdSettings {
   std::optional<std::string> password;
   Millis connect_timeout{0};
   Millis command_timeout{0};
+  Millis outage_limit{0};      // core/ride_through.h
   std::optional<EtcdTls> tls;  // etcds://
 };
 

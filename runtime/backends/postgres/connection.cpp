@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string_view>
 #include <vector>
 
 namespace distlock::detail::postgres {
@@ -15,6 +16,21 @@ std::string error_text(const char* message) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text.empty() ? "no reason given" : text;
 }
+
+namespace {
+
+// libpq gives a failed connection's reason as text only. A "FATAL:" in it is the server's
+// answer: final (authentication, no such database or role) unless it says the server cannot
+// serve yet (SQLSTATE 57P03: starting up, shutting down, in recovery; 53300: out of slots).
+bool refused_for_good(std::string_view message) {
+  if (message.find("FATAL:") == std::string_view::npos) return false;
+  for (const std::string_view passing :
+       {"the database system is", "too many clients", "remaining connection slots"})
+    if (message.find(passing) != std::string_view::npos) return false;
+  return true;
+}
+
+}  // namespace
 
 Connection::Connection(const PostgresSettings& settings)
     : command_timeout_(settings.command_timeout) {
@@ -28,10 +44,12 @@ Connection::Connection(const PostgresSettings& settings)
   values.push_back(nullptr);
   connection_.reset(PQconnectdbParams(keywords.data(), values.data(), 1));
   if (!connection_) throw ServerError("cannot connect: out of memory");
-  if (PQstatus(connection_.get()) != CONNECTION_OK)
-    throw ServerError(
-        "cannot connect: " +
-        without_secrets(error_text(PQerrorMessage(connection_.get())), settings.secrets));
+  if (PQstatus(connection_.get()) != CONNECTION_OK) {
+    const std::string message = error_text(PQerrorMessage(connection_.get()));
+    std::string reason = "cannot connect: " + without_secrets(message, settings.secrets);
+    if (refused_for_good(message)) throw ServerError::connection_refused(std::move(reason));
+    throw ServerError(std::move(reason));
+  }
   // The server's notices ("relation ... already exists, skipping") are nothing a service
   // should see on its stderr.
   PQsetNoticeProcessor(

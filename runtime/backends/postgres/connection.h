@@ -25,7 +25,17 @@ class ServerError : public std::runtime_error {
   // `sqlstate`: the server's error code for a refused statement ("42501": no privilege);
   // empty when the exchange itself failed.
   explicit ServerError(std::string reason, std::string sqlstate = {})
-      : std::runtime_error(reason), reason_(std::move(reason)), sqlstate_(std::move(sqlstate)) {}
+      : std::runtime_error(reason),
+        reason_(std::move(reason)),
+        sqlstate_(std::move(sqlstate)),
+        transient_(sqlstate_.empty()) {}
+  // The server answered a connection attempt with a refusal that stands (a failed
+  // authentication, no such database or role).
+  static ServerError connection_refused(std::string reason) {
+    ServerError error(std::move(reason));
+    error.transient_ = false;
+    return error;
+  }
   // No reply came in time.
   static ServerError timeout(std::string reason) {
     ServerError error(std::move(reason));
@@ -37,11 +47,16 @@ class ServerError : public std::runtime_error {
   // The statement was refused: the connection stands, and asking again gets the same answer.
   bool refused() const { return !sqlstate_.empty(); }
   bool timed_out() const { return timed_out_; }
+  // Asking again later may get through (core/ride_through.h): the exchange failed or a
+  // connection was not made (the server away, restarting, shutting down, out of connection
+  // slots), rather than refused for good.
+  bool transient() const { return transient_; }
 
  private:
   std::string reason_;
   std::string sqlstate_;
   bool timed_out_ = false;
+  bool transient_ = true;
 };
 
 struct ResultFree {

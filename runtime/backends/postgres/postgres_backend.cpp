@@ -20,6 +20,7 @@
 #include "backends/postgres/lock_statements.h"
 #include "backends/postgres/release_listener.h"
 #include "backends/postgres/settings.h"
+#include "core/ride_through.h"
 #include "util/decimal.h"
 #include "util/process_label.h"
 
@@ -103,6 +104,11 @@ class PostgresBackend final : public Backend {
  private:
   // Tries until granted or the deadline; throws BackendUnavailable naming the lock.
   std::optional<Grant> wait_for_grant(const AcquireRequest& request);
+  // One try. Throws ServerError.
+  Attempt attempt_once(const AcquireRequest& request, const ReleaseListener::Ticket* watching);
+  // One try, made again after each transient failure while `outage` lets.
+  Attempt try_riding_through(const AcquireRequest& request, const ReleaseListener::Ticket* watching,
+                             RideThrough& outage);
   // One try, by the waiter with the ticket `watching` (null: it does not watch); throws
   // BackendUnavailable naming the lock.
   Attempt try_once(const AcquireRequest& request, const ReleaseListener::Ticket* watching);
@@ -203,6 +209,34 @@ Result PostgresBackend::run_statement(Connection& connection, const Statement& s
 
 Attempt PostgresBackend::try_once(const AcquireRequest& request,
                                   const ReleaseListener::Ticket* watching) {
+  try {
+    return attempt_once(request, watching);
+  } catch (const ServerError& error) {
+    throw_for_lock(error, request.hold.name);
+  }
+}
+
+Attempt PostgresBackend::try_riding_through(const AcquireRequest& request,
+                                            const ReleaseListener::Ticket* watching,
+                                            RideThrough& outage) {
+  for (;;) {
+    try {
+      Attempt attempt = attempt_once(request, watching);
+      outage.succeeded();
+      return attempt;
+    } catch (const ServerError& error) {
+      if (!error.transient() ||
+          !outage.pause_before_retry(
+              request.deadline,
+              BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason())
+                  .what()))
+        throw_for_lock(error, request.hold.name);
+    }
+  }
+}
+
+Attempt PostgresBackend::attempt_once(const AcquireRequest& request,
+                                      const ReleaseListener::Ticket* watching) {
   const LockKind& kind = request.hold.kind;
   const std::string holder =
       holder_ + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -231,37 +265,33 @@ Attempt PostgresBackend::try_once(const AcquireRequest& request,
   // A plain lock is first asked for as if nobody had it, which is the common case; a reentry
   // finds its own row.
   const bool absent_first = statement == &statements_.acquire && !request.reentry;
-  try {
-    return with_connection([&](Connection& connection) {
-      // The lease's validity counts from the send time of the statement that won.
-      auto sent_at = SteadyClock::now();
-      Attempt attempt;
-      if (absent_first) {
-        const Result inserted =
-            connection.run(statements_.acquire_absent, std::span(params).first(kAbsentParams));
-        if (PQntuples(inserted.get()) == 1) {
-          attempt.grant = grant_of(inserted, sent_at);
-          return attempt;
-        }
-        ++stats_.round_trips;
-        sent_at = SteadyClock::now();
-      }
-      const Result result = run_statement(connection, *statement, request.hold.name, params);
-      if (PQntuples(result.get()) == 0) return attempt;
-      if (value_of(result, 0, 0) != nullptr) {
-        attempt.grant = grant_of(result, sent_at);
+  return with_connection([&](Connection& connection) {
+    // The lease's validity counts from the send time of the statement that won.
+    auto sent_at = SteadyClock::now();
+    Attempt attempt;
+    if (absent_first) {
+      const Result inserted =
+          connection.run(statements_.acquire_absent, std::span(params).first(kAbsentParams));
+      if (PQntuples(inserted.get()) == 1) {
+        attempt.grant = grant_of(inserted, sent_at);
         return attempt;
       }
-      if (const char* left = value_of(result, 0, 1))
-        attempt.retry_in_ms = parse_decimal<long long>(left).value_or(0);
-      // A place lasts one ttl past the latest try: asking again every third of it keeps it.
-      if (keeps_a_place(kind))
-        attempt.retry_in_ms = std::min<long long>(attempt.retry_in_ms, request.ttl.count() / 3);
+      ++stats_.round_trips;
+      sent_at = SteadyClock::now();
+    }
+    const Result result = run_statement(connection, *statement, request.hold.name, params);
+    if (PQntuples(result.get()) == 0) return attempt;
+    if (value_of(result, 0, 0) != nullptr) {
+      attempt.grant = grant_of(result, sent_at);
       return attempt;
-    });
-  } catch (const ServerError& error) {
-    throw_for_lock(error, request.hold.name);
-  }
+    }
+    if (const char* left = value_of(result, 0, 1))
+      attempt.retry_in_ms = parse_decimal<long long>(left).value_or(0);
+    // A place lasts one ttl past the latest try: asking again every third of it keeps it.
+    if (keeps_a_place(kind))
+      attempt.retry_in_ms = std::min<long long>(attempt.retry_in_ms, request.ttl.count() / 3);
+    return attempt;
+  });
 }
 
 void PostgresBackend::withdraw(const AcquireRequest& request) {
@@ -292,7 +322,8 @@ std::optional<Grant> PostgresBackend::acquire(const AcquireRequest& request) {
 }
 
 std::optional<Grant> PostgresBackend::wait_for_grant(const AcquireRequest& request) {
-  Attempt attempt = try_once(request, nullptr);
+  RideThrough outage(settings_.outage_limit);
+  Attempt attempt = try_riding_through(request, nullptr, outage);
   if (attempt.grant || SteadyClock::now() >= request.deadline) return attempt.grant;
   ++stats_.contended;
   const auto ticket = listener_->watch(request.hold);
@@ -301,7 +332,7 @@ std::optional<Grant> PostgresBackend::wait_for_grant(const AcquireRequest& reque
   for (;;) {
     const bool heard = ticket->listening();
     const auto seen = ticket->generation();
-    attempt = try_once(request, ticket.get());
+    attempt = try_riding_through(request, ticket.get(), outage);
     if (attempt.grant) {
       attempt.grant->contended = true;
       return attempt.grant;

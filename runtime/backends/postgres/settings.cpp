@@ -17,7 +17,8 @@
 namespace distlock::detail::postgres {
 namespace {
 
-constexpr std::string_view kDistlockKeys[] = {"command_timeout", "max_connections", "lock_table"};
+constexpr std::string_view kDistlockKeys[] = {"command_timeout", "max_connections", "outage_limit",
+                                              "lock_table"};
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -220,8 +221,8 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
   }
   Url for_messages = url_for_messages(parsed.get());
   for_messages.query = split.distlock_keys;
-  Options configured =
-      options_from_url(for_messages, options, {"command_timeout", "max_connections", "lock_table"});
+  Options configured = options_from_url(
+      for_messages, options, {"command_timeout", "max_connections", "outage_limit", "lock_table"});
 
   PostgresSettings settings;
   settings.server = for_messages.redacted();
@@ -234,6 +235,7 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
     settings.connect_timeout_seconds = std::to_string(seconds);
   }
   settings.command_timeout = configured.command_timeout;
+  settings.outage_limit = configured.outage_limit;
   settings.max_connections = configured.max_connections;
   settings.table = std::string(kDefaultLockTable);
   if (const auto table = for_messages.query_value("lock_table")) {

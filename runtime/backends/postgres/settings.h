@@ -24,6 +24,7 @@ struct PostgresSettings {
   // none of its own.
   std::string connect_timeout_seconds;
   Millis command_timeout{0};
+  Millis outage_limit{0};  // core/ride_through.h
   unsigned max_connections = 0;
   // The lock table, as SQL names it: an identifier, or schema.identifier; the shared holds and
   // waiters' table is <table>_holds, the fence sequence <table>_fence and the release channel

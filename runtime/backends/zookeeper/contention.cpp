@@ -21,11 +21,16 @@ void Contention::fail(int rc, const std::string& doing) const {
 }
 
 bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {
-  return context_.ready_session(request_.hold.name) == session;
+  return ready_session() == session;
+}
+
+std::shared_ptr<Session> Contention::ready_session() const {
+  if (outage_) return context_.ready_session(request_.hold.name, *outage_, request_.deadline);
+  return context_.ready_session(request_.hold.name);
 }
 
 std::shared_ptr<Session> Contention::begin_round() {
-  auto session = context_.ready_session(request_.hold.name);
+  auto session = ready_session();
   // A read by the write holder sorts with its write node, in the same session only.
   downgrade_.reset();
   if (write_hold_ && write_hold_->session == session->id()) downgrade_ = write_hold_;
@@ -42,6 +47,7 @@ std::optional<Won> Contention::downgraded(const std::shared_ptr<Session>& sessio
 }
 
 std::optional<Won> Contention::run() {
+  outage_.emplace(context_.settings.outage_limit);
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
     const auto session = begin_round();

@@ -133,8 +133,11 @@ class Contention {
   Outcome contend(const std::shared_ptr<Session>& session, OwnNode& own, Entered& entered,
                   std::optional<Won>& won);
   // After a connection problem: true when the same session is ready again, false when
-  // another one is; throws when none is within connect_timeout.
+  // another one is; throws when none is ready in time (ready_session()).
   bool same_session_again(const std::shared_ptr<Session>& session) const;
+  // A ready session: waiting while the outage policy lets in run(), within connect_timeout in
+  // the asynchronous steps, which must not hold the executor's thread.
+  std::shared_ptr<Session> ready_session() const;
 
   [[noreturn]] void fail(int rc, const std::string& doing) const;
 
@@ -144,6 +147,8 @@ class Contention {
   const std::optional<HeldNode> write_hold_;
   std::optional<HeldNode> downgrade_;  // write_hold_, when in the session at hand
   bool contended_ = false;
+  // Engaged by run(): a blocking acquisition rides an outage through (core/ride_through.h).
+  mutable std::optional<RideThrough> outage_;
 };
 
 }  // namespace distlock::detail::zookeeper

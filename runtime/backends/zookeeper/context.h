@@ -11,7 +11,9 @@
 #include "backends/zookeeper/requests.h"
 #include "backends/zookeeper/session_keeper.h"
 #include "backends/zookeeper/settings.h"
+#include "core/ride_through.h"
 #include "core/stats.h"
+#include "util/steady_clock.h"
 
 namespace distlock::detail::zookeeper {
 
@@ -29,6 +31,11 @@ struct ZkContext {
 
   // A ready session, waiting up to connect_timeout; BackendUnavailable naming `lock` if none.
   std::shared_ptr<Session> ready_session(std::string_view lock) const;
+  // The same for an acquisition with `deadline`, which goes on waiting while `outage` lets
+  // (core/ride_through.h): the client reconnects meanwhile, a restart or a leader's election
+  // is ridden through.
+  std::shared_ptr<Session> ready_session(std::string_view lock, RideThrough& outage,
+                                         SteadyClock::time_point deadline) const;
 };
 
 }  // namespace distlock::detail::zookeeper

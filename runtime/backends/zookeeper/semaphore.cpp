@@ -38,10 +38,16 @@ void SemaphoreContention::fail(int rc, const std::string& doing) const {
 }
 
 bool SemaphoreContention::same_session_again(const std::shared_ptr<Session>& session) const {
-  return context_.ready_session(request_.hold.name) == session;
+  return ready_session() == session;
+}
+
+std::shared_ptr<Session> SemaphoreContention::ready_session() const {
+  if (outage_) return context_.ready_session(request_.hold.name, *outage_, request_.deadline);
+  return context_.ready_session(request_.hold.name);
 }
 
 std::optional<Won> SemaphoreContention::run() {
+  outage_.emplace(context_.settings.outage_limit);
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
     Contention mutex_contention(context_, mutex_request_, mutex_path_, std::nullopt);
@@ -68,7 +74,7 @@ std::optional<Won> SemaphoreContention::run() {
 std::shared_ptr<Session> SemaphoreContention::holding_mutex(const Won& mutex,
                                                             bool mutex_contended) {
   contended_ = contended_ || mutex_contended;
-  auto session = context_.ready_session(request_.hold.name);
+  auto session = ready_session();
   // Its session ended meanwhile, and the mutex node with it.
   if (session->id() != mutex.node.session) return nullptr;
   return session;

@@ -92,6 +92,8 @@ class SemaphoreContention {
   Next take_lease(const std::shared_ptr<Session>& session, std::optional<Won>& won);
   // After a connection problem: true when the same session is ready again.
   bool same_session_again(const std::shared_ptr<Session>& session) const;
+  // As Contention's: riding an outage through in run() only.
+  std::shared_ptr<Session> ready_session() const;
 
   [[noreturn]] void fail(int rc, const std::string& doing) const;
 
@@ -102,6 +104,8 @@ class SemaphoreContention {
   const std::string mutex_path_;
   AcquireRequest mutex_request_;
   bool contended_ = false;  // counted in stats.contended, waiting for the mutex or a lease
+  // Engaged by run(): a blocking acquisition rides an outage through (core/ride_through.h).
+  mutable std::optional<RideThrough> outage_;
 };
 
 }  // namespace distlock::detail::zookeeper

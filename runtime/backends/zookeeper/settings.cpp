@@ -44,6 +44,7 @@ ZooKeeperSettings zookeeper_settings(const Url& url, const Options& options) {
   settings.server = url.redacted();
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
+  settings.outage_limit = options.outage_limit;
   settings.session_timeout = options.session_timeout;
   if (settings.session_timeout.count() > INT_MAX)
     bad_url(url, "session_timeout is too long for ZooKeeper");

@@ -20,6 +20,7 @@ struct ZooKeeperSettings {
   std::optional<std::string> credentials;
   Millis connect_timeout{0};
   Millis command_timeout{0};
+  Millis outage_limit{0};  // core/ride_through.h
   Millis session_timeout{0};
 };
 

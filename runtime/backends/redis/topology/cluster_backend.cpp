@@ -228,7 +228,7 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
         }
         return grant.has_value();
       });
-      outage.over();
+      outage.succeeded();
     } catch (const Refused&) {
       throw;
     } catch (const BackendUnavailable& error) {

@@ -1,36 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// Rides an acquisition through a spell in which the server cannot be reached or cannot serve
-// yet (a restart, a Sentinel or Cluster failover, a server loading its data): the failed
-// attempt is made again after a pause that doubles from 50 ms to 1 s, while both the caller's
-// wait and the outage limit (the URL's outage_limit, 10 s by default) leave time; only then is
-// the failure the caller's. A refusal (a script error, a failed authentication) is never ridden
-// through: asking again would get the same answer.
+// Redis's side of riding through an outage (core/ride_through.h, the policy every backend
+// shares): which of its failures are transient. A refusal (a script error, a failed
+// authentication) is final; a Cluster's redirect or TRYAGAIN is its caller's to follow.
 #pragma once
 
-#include <optional>
 #include <string_view>
 
-#include <distlock/duration.h>
-
 #include "backends/redis/transport/server_error.h"
+#include "core/ride_through.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
 
-class Outage {
+class Outage : public RideThrough {
  public:
-  // `limit` zero: no attempt is made again.
-  explicit Outage(Millis limit) : limit_(limit) {}
+  using RideThrough::RideThrough;
 
-  // After a failed attempt (`failure`, naming the lock and the server): false when neither the
-  // caller's `deadline` nor the limit leaves time for another; else pauses until the next
-  // attempt and returns true. The spell counts from its first failure, which is logged once.
-  bool pause_before_retry(SteadyClock::time_point deadline, std::string_view failure);
-  // An attempt got through: the next failure begins a new spell.
-  void over() { began_.reset(); }
-
-  // Runs `operation` until it gets through, again after each failure while the spell and
-  // `deadline` let. A redirect or TRYAGAIN (a Cluster's answers) goes to the caller as it came;
+  // Runs `operation` until it gets through, again after each transient failure while the
+  // policy lets. A redirect or TRYAGAIN (a Cluster's answers) goes to the caller as it came;
   // another failure, told of the lock: Refused for a refusal, BackendUnavailable otherwise.
   template <class Operation>
   auto ride_through(std::string_view lock, SteadyClock::time_point deadline,
@@ -38,7 +25,7 @@ class Outage {
     for (;;) {
       try {
         auto result = operation();
-        over();
+        succeeded();
         return result;
       } catch (const Redirected&) {
         throw;
@@ -50,11 +37,6 @@ class Outage {
       }
     }
   }
-
- private:
-  const Millis limit_;
-  std::optional<SteadyClock::time_point> began_;
-  Millis pause_{0};
 };
 
 }  // namespace distlock::detail::redis

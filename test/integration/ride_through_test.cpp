@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one outage policy (runtime/core/ride_through.h) on every backend with one server, each
+// reached through a proxy that stops taking connections and cuts those it has: an acquisition
+// started during the outage rides it through while its wait lasts and is granted once the
+// server is back; a wait without a deadline gives up after outage_limit with a
+// BackendUnavailable that names the lock and the server. The suites of a backend share its
+// server in one process (backend_servers.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <distlock/distlock.h>
+
+#include "backend_servers.h"
+#include "captured_log.h"
+#include "integration_helpers.h"
+#include "tcp_proxy.h"
+#include "zookeeper_helpers.h"
+
+namespace distlock::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Named apart from the other suites' Backend: the unity build puts them in one unit.
+enum class OneServer { redis, zookeeper, etcd, postgresql };
+
+std::string one_server_name(const ::testing::TestParamInfo<OneServer>& info) {
+  switch (info.param) {
+    case OneServer::redis:
+      return "redis";
+    case OneServer::zookeeper:
+      return "zookeeper";
+    case OneServer::etcd:
+      return "etcd";
+    case OneServer::postgresql:
+      return "postgresql";
+  }
+  return "?";
+}
+
+void PrintTo(OneServer backend, std::ostream* out) { *out << one_server_name({backend, 0}); }
+
+class RideThrough : public ::testing::TestWithParam<OneServer> {
+ protected:
+  void SetUp() override {
+    try {
+      server_url_ = server_url();
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start the server: " << e.what();
+    }
+    key_ = unique_name("ride");
+  }
+
+  // The URL of the backend's server, reached through `proxy`, with `query` added.
+  std::string through(const TcpProxy& proxy, const std::string& query = "") const {
+    std::string url = server_url_;
+    const std::string direct = "127.0.0.1:" + std::to_string(server_port_);
+    url.replace(url.find(direct), direct.size(), proxy.address());
+    std::string added = query;
+    if (GetParam() == OneServer::zookeeper) {
+      url = with_session_timeout(url);
+      // Its acquisitions meet an outage only after connect_timeout, waiting for the session.
+      added += std::string(added.empty() ? "" : "&") + "connect_timeout=1s";
+    }
+    if (!added.empty()) url += (url.find('?') == std::string::npos ? "?" : "&") + added;
+    return url;
+  }
+
+  std::uint16_t port() const { return server_port_; }
+
+  std::string key_;
+
+ private:
+  std::string server_url() {
+    BackendServers& servers = backend_servers();
+    switch (GetParam()) {
+      case OneServer::redis:
+        server_port_ = servers.redis.get().port();
+        return servers.redis.get().url();
+      case OneServer::zookeeper:
+        server_port_ = servers.zookeeper.get().port();
+        return "zookeeper://127.0.0.1:" + std::to_string(server_port_);
+      case OneServer::etcd:
+#if DISTLOCK_TEST_ETCD
+        server_port_ = servers.etcd.get().port();
+        return servers.etcd.get().url();
+#else
+        break;
+#endif
+      case OneServer::postgresql:
+#if DISTLOCK_TEST_POSTGRESQL
+        server_port_ = servers.postgres.get().port();
+        return servers.postgres.get().url();
+#else
+        break;
+#endif
+    }
+    throw std::runtime_error("not built with this backend");
+  }
+
+  std::string server_url_;
+  std::uint16_t server_port_ = 0;
+};
+
+// What an operation logs when it begins to ride an outage through.
+bool told_of_riding(const CapturedLog& log) {
+  const auto lines = log.lines_at(LogLevel::warning);
+  return std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find("riding it through") != std::string::npos;
+  });
+}
+
+TEST_P(RideThrough, AnAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) {
+  TcpProxy proxy(port());
+  auto client = Client::connect(through(proxy));
+  const CapturedLog log;
+  proxy.refuse_connections();
+  proxy.cut_all();
+  auto acquired = std::async(std::launch::async, [&] {
+    return client->acquire(spec("outage", 30s, wait(60s)), key_).fence();
+  });
+  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s))
+      << "the acquisition did not meet the outage: " << ::testing::PrintToString(log.lines());
+  proxy.accept_connections();
+  ASSERT_EQ(acquired.wait_for(60s), std::future_status::ready);
+  std::uint64_t fence = 0;
+  ASSERT_NO_THROW(fence = acquired.get());
+  EXPECT_GT(fence, 0u);
+}
+
+TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAndServer) {
+  TcpProxy proxy(port());
+  auto client = Client::connect(through(proxy, "outage_limit=500ms"));
+  proxy.refuse_connections();
+  proxy.cut_all();
+  try {
+    (void)client->acquire(spec("outage", 30s), key_);
+    ADD_FAILURE() << "acquired with the server out of reach";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.lock(), "outage:" + key_);
+    EXPECT_NE(error.server().find(proxy.address()), std::string::npos) << error.server();
+  }
+}
+
+std::vector<OneServer> built_one_servers() {
+  std::vector<OneServer> backends{OneServer::redis, OneServer::zookeeper};
+#if DISTLOCK_TEST_ETCD
+  backends.push_back(OneServer::etcd);
+#endif
+#if DISTLOCK_TEST_POSTGRESQL
+  backends.push_back(OneServer::postgresql);
+#endif
+  return backends;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_one_servers()),
+                         one_server_name);
+
+}  // namespace
+}  // namespace distlock::testing
