@@ -7,8 +7,8 @@
 //   redis+unix:///path/to/redis.sock[?db=N&query]
 //   zookeeper://[user:password@]host[:port][,host[:port]...][/chroot][?query]
 //
-// Query parameters: connect_timeout, command_timeout (durations such as 2s), max_connections
-// and outage_limit (Redis), session_timeout (ZooKeeper).
+// Query parameters: connect_timeout, command_timeout, outage_limit (durations such as 2s; not
+// outage_limit on Redlock), max_connections (Redis), session_timeout (ZooKeeper).
 #pragma once
 
 #include <cstdint>
@@ -34,9 +34,11 @@ struct Options {
   Millis connect_timeout = std::chrono::seconds(3);
   // A command whose reply takes longer counts as a failed round trip.
   Millis command_timeout = std::chrono::seconds(3);
-  // Redis (one server, Sentinel, Cluster): how long an acquisition keeps trying while the
-  // server cannot be reached or cannot serve yet (a restart, a failover), as long as its wait
-  // lasts; then BackendUnavailable. Zero: the first failure is the caller's.
+  // How long an operation without a deadline of its own (an acquisition that waits without
+  // limit, a release) keeps trying while the server cannot be reached or cannot serve yet (a
+  // restart, a failover), counted from its last exchange that got through; then
+  // BackendUnavailable. An acquisition with a wait keeps trying while the wait lasts. Zero:
+  // the first failure is the caller's. Every backend but Redlock.
   Millis outage_limit = std::chrono::seconds(10);
   // Connections kept for commands; callers beyond it wait for a free one.
   unsigned max_connections = 16;
