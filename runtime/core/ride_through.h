@@ -15,10 +15,19 @@
 #include <string_view>
 
 #include <distlock/duration.h>
+#include <distlock/error.h>
 
 #include "util/steady_clock.h"
 
 namespace distlock::detail {
+
+// A backend's BackendUnavailable for a failure it calls transient: a waiter with time left may
+// try again. Callers see a BackendUnavailable.
+class TransientUnavailable : public BackendUnavailable {
+ public:
+  using BackendUnavailable::BackendUnavailable;
+  explicit TransientUnavailable(const BackendUnavailable& failure) : BackendUnavailable(failure) {}
+};
 
 class RideThrough {
  public:

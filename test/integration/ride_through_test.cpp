@@ -17,6 +17,7 @@
 
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "backend_servers.h"
 #include "captured_log.h"
 #include "integration_helpers.h"
@@ -149,6 +150,48 @@ TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAnd
   }
 }
 
+// The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
+// the executor's thread while they wait for the session: issue 45).
+class AsyncRideThrough : public RideThrough {};
+
+TEST_P(AsyncRideThrough, AnAsyncAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) {
+  TcpProxy proxy(port());
+  auto client = Client::connect(through(proxy));
+  const CapturedLog log;
+  proxy.refuse_connections();
+  proxy.cut_all();
+  auto granted = start_acquisition(*client, spec("outage", 30s, wait(60s)), key_);
+  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s))
+      << "the acquisition did not meet the outage: " << ::testing::PrintToString(log.lines());
+  proxy.accept_connections();
+  Outcome outcome = outcome_of(granted);
+  ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+  EXPECT_GT(outcome.lease.fence(), 0u);
+}
+
+TEST_P(AsyncRideThrough, ACancelWhileRidingThroughEndsItAtOnce) {
+  TcpProxy proxy(port());
+  auto client = Client::connect(through(proxy));
+  const CapturedLog log;
+  proxy.refuse_connections();
+  proxy.cut_all();
+  AsyncAcquisition handle;
+  auto outcome_future = start_acquisition(*client, spec("outage", 30s, wait(60s)), key_, &handle);
+  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s));
+  handle.cancel();
+  // Within the pause (up to a second), not at the wait's end a minute later.
+  ASSERT_EQ(outcome_future.wait_for(10s), std::future_status::ready);
+  Outcome outcome = outcome_of(outcome_future);
+  ASSERT_TRUE(outcome.error);
+  EXPECT_NO_THROW(
+      try { std::rethrow_exception(outcome.error); } catch (const AcquisitionCancelled&){})
+      << error_of_type<Error>(outcome);
+  // Nothing was taken: once the server is back, the lock is free well before the 30 s ttl a
+  // grant to the cancelled acquisition would keep it for.
+  proxy.accept_connections();
+  EXPECT_NO_THROW((void)client->acquire(spec("outage", 30s, wait(10s)), key_));
+}
+
 std::vector<OneServer> built_one_servers() {
   std::vector<OneServer> backends{OneServer::redis, OneServer::zookeeper};
 #if DISTLOCK_TEST_ETCD
@@ -160,7 +203,16 @@ std::vector<OneServer> built_one_servers() {
   return backends;
 }
 
+std::vector<OneServer> riding_asynchronously() {
+  std::vector<OneServer> backends = built_one_servers();
+  backends.erase(std::remove(backends.begin(), backends.end(), OneServer::zookeeper),
+                 backends.end());
+  return backends;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_one_servers()),
+                         one_server_name);
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough, ::testing::ValuesIn(riding_asynchronously()),
                          one_server_name);
 
 }  // namespace

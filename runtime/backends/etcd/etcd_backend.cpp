@@ -172,6 +172,9 @@ std::exception_ptr EtcdBackend::failure(const AcquireRequest& request) const {
   try {
     throw;
   } catch (const RpcError& error) {
+    if (error.unavailable())
+      return std::make_exception_ptr(
+          TransientUnavailable(std::string(request.hold.name), settings_.server, error.reason()));
     return std::make_exception_ptr(
         BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason()));
   } catch (...) {
@@ -190,9 +193,10 @@ std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
       return contend(request, *contender, contended, outage);
     } catch (const RpcError& error) {
       contender->leave();
-      BackendUnavailable failure(std::string(request.hold.name), settings_.server, error.reason());
-      if (!error.unavailable() || !outage.pause_before_retry(request.deadline, failure.what()))
-        throw failure;
+      if (!error.unavailable()) std::rethrow_exception(failure(request));
+      const TransientUnavailable transient(std::string(request.hold.name), settings_.server,
+                                           error.reason());
+      if (!outage.pause_before_retry(request.deadline, transient.what())) throw transient;
     }
   }
 }

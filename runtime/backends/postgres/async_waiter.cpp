@@ -9,14 +9,15 @@ namespace distlock::detail::postgres {
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once,
                          const Withdraw& withdraw, ReleaseListener& listener, StatsCounters& stats,
-                         AsyncExecutor& executor, AcquireCompletion done)
+                         AsyncExecutor& executor, Millis outage_limit, AcquireCompletion done)
     : request_(request),
       try_once_(try_once),
       withdraw_(withdraw),
       listener_(listener),
       stats_(stats),
       executor_(executor),
-      done_(std::move(done)) {}
+      done_(std::move(done)),
+      outage_(outage_limit) {}
 
 void AsyncWaiter::start() {
   executor_.post([self = shared_from_this()] { self->attempt(); });
@@ -38,10 +39,22 @@ void AsyncWaiter::attempt() {
   Attempt found;
   try {
     found = try_once_(request_, ticket_.get());
+  } catch (const TransientUnavailable& failure) {
+    const auto retry_at = outage_.next_try(request_.deadline, failure.what());
+    if (!retry_at) {
+      complete(std::nullopt, std::current_exception());
+      return;
+    }
+    // The same acquisition tried again: a place it keeps in the table stays its own.
+    timer_ = executor_.post_at(*retry_at, [self = shared_from_this(), armed = timer_generation_] {
+      if (armed == self->timer_generation_) self->attempt();
+    });
+    return;
   } catch (...) {
     complete(std::nullopt, std::current_exception());
     return;
   }
+  outage_.succeeded();
   if (found.grant) {
     found.grant->contended = ticket_ != nullptr;
     complete(found.grant, nullptr);

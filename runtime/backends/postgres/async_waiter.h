@@ -17,6 +17,7 @@
 #include "backends/postgres/attempt.h"
 #include "backends/postgres/release_listener.h"
 #include "core/async_executor.h"
+#include "core/ride_through.h"
 #include "core/stats.h"
 
 namespace distlock::detail::postgres {
@@ -32,10 +33,12 @@ class AsyncWaiter final : public PendingAcquisition,
   using Withdraw = std::function<void(const AcquireRequest&)>;
 
   // The request's names stay valid until `done` has been called (backend.h); `try_once`,
-  // `withdraw` and `listener` outlive the executor's tasks.
+  // `withdraw` and `listener` outlive the executor's tasks. A try that fails transiently is
+  // made again as core/ride_through.h says, within `outage_limit` where the request has no
+  // deadline.
   AsyncWaiter(const AcquireRequest& request, const TryOnce& try_once, const Withdraw& withdraw,
               ReleaseListener& listener, StatsCounters& stats, AsyncExecutor& executor,
-              AcquireCompletion done);
+              Millis outage_limit, AcquireCompletion done);
 
   // Posts the first try: the caller's thread makes no round trip.
   void start();
@@ -57,6 +60,7 @@ class AsyncWaiter final : public PendingAcquisition,
   AcquireCompletion done_;
 
   // Everything below is the executor thread's.
+  RideThrough outage_;
   bool finished_ = false;
   bool counted_waiting_ = false;
   std::unique_ptr<ReleaseListener::Ticket> ticket_;

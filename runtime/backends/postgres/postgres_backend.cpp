@@ -89,7 +89,7 @@ class PostgresBackend final : public Backend {
                                                     AsyncExecutor& executor,
                                                     AcquireCompletion done) override {
     auto waiter = std::make_shared<AsyncWaiter>(request, try_once_, withdraw_, *listener_, stats_,
-                                                executor, std::move(done));
+                                                executor, settings_.outage_limit, std::move(done));
     waiter->start();
     return waiter;
   }
@@ -155,6 +155,8 @@ auto PostgresBackend::with_connection(Operation&& operation) {
 }
 
 void PostgresBackend::throw_for_lock(const ServerError& error, std::string_view lock) const {
+  if (error.transient())
+    throw TransientUnavailable(std::string(lock), settings_.server, error.reason());
   throw BackendUnavailable(std::string(lock), settings_.server, error.reason());
 }
 
@@ -228,7 +230,7 @@ Attempt PostgresBackend::try_riding_through(const AcquireRequest& request,
       if (!error.transient() ||
           !outage.pause_before_retry(
               request.deadline,
-              BackendUnavailable(std::string(request.hold.name), settings_.server, error.reason())
+              TransientUnavailable(std::string(request.hold.name), settings_.server, error.reason())
                   .what()))
         throw_for_lock(error, request.hold.name);
     }

@@ -8,14 +8,15 @@ namespace distlock::detail::redis {
 
 AsyncWaiter::AsyncWaiter(const AcquireRequest& request, Unheard unheard, GrantMessage grant_message,
                          const AsyncWaitSteps& steps, StatsCounters& stats, AsyncExecutor& executor,
-                         AcquireCompletion done)
+                         Millis outage_limit, AcquireCompletion done)
     : request_(request),
       unheard_(unheard),
       grant_message_(grant_message),
       steps_(steps),
       stats_(stats),
       executor_(executor),
-      done_(std::move(done)) {}
+      done_(std::move(done)),
+      outage_(outage_limit) {}
 
 AsyncWaitSteps::TryOnce AsyncWaitSteps::waiting_for_reply(
     std::function<Attempt(const AcquireRequest&)> try_once) {
@@ -74,11 +75,14 @@ void AsyncWaiter::tried(Attempt found, const std::exception_ptr& error) {
       complete(std::nullopt, error);
     } catch (const TryAgain&) {
       complete(std::nullopt, error);
+    } catch (const TransientUnavailable& failure) {
+      ride_through(failure, error);
     } catch (...) {
       give_up(error);
     }
     return;
   }
+  outage_.succeeded();
   if (found.grant) {
     // A withdrawal that came meanwhile was too late: the grant is the acquisition's outcome.
     found.grant->contended = ticket_ != nullptr;
@@ -110,6 +114,24 @@ void AsyncWaiter::tried(Attempt found, const std::exception_ptr& error) {
   // A release or the subscription's confirmation that came while the attempt was out woke
   // nobody: it is seen now.
   if (ticket_->generation() != seen_) woken(Wake::change, 0);
+}
+
+void AsyncWaiter::ride_through(const TransientUnavailable& failure,
+                               const std::exception_ptr& error) {
+  if (withdrawn_) {
+    give_up(withdrawal_);
+    return;
+  }
+  const auto retry_at = outage_.next_try(request_.deadline, failure.what());
+  if (!retry_at) {
+    give_up(error);
+    return;
+  }
+  // The same acquisition tried again: a place it keeps on the server stays its own.
+  cancel_timer();
+  timer_ = executor_.post_at(*retry_at, [self = shared_from_this(), armed = timer_generation_] {
+    if (armed == self->timer_generation_) self->attempt();
+  });
 }
 
 void AsyncWaiter::watch() {

@@ -27,6 +27,7 @@
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/server_error.h"
 #include "core/async_executor.h"
+#include "core/ride_through.h"
 #include "core/stats.h"
 
 namespace distlock::detail::redis {
@@ -55,10 +56,11 @@ class AsyncWaiter final : public PendingAcquisition,
                           public std::enable_shared_from_this<AsyncWaiter> {
  public:
   // The request's names stay valid until `done` has been called (backend.h); `steps` outlive
-  // the executor's tasks.
+  // the executor's tasks. An attempt that fails transiently is made again as
+  // core/ride_through.h says, within `outage_limit` where the request has no deadline.
   AsyncWaiter(const AcquireRequest& request, Unheard unheard, GrantMessage grant_message,
               const AsyncWaitSteps& steps, StatsCounters& stats, AsyncExecutor& executor,
-              AcquireCompletion done);
+              Millis outage_limit, AcquireCompletion done);
 
   // Posts the first attempt: the caller's thread makes no round trip.
   void start();
@@ -69,6 +71,9 @@ class AsyncWaiter final : public PendingAcquisition,
 
   void attempt();
   void tried(Attempt found, const std::exception_ptr& error);
+  // The attempt failed with `failure` (`error`): tried again after a pause while the policy
+  // lets, else given up.
+  void ride_through(const TransientUnavailable& failure, const std::exception_ptr& error);
   void woken(Wake wake, std::uint64_t timer_generation);
   // Watches the lock's releases with a new ticket; the next attempt comes when the server
   // confirms the subscription, or by the timer.
@@ -91,6 +96,7 @@ class AsyncWaiter final : public PendingAcquisition,
   AcquireCompletion done_;
 
   // Everything below is the executor thread's.
+  RideThrough outage_;
   bool finished_ = false;
   // An attempt went out and what it came to is not known yet: wakes meanwhile are seen after
   // it, and a withdrawal waits for it (its grant would otherwise be lost).

@@ -59,7 +59,7 @@ std::shared_ptr<PendingAcquisition> RedisBackend::acquire_async(const AcquireReq
       request, Unheard::wait,
       settings_.min_replicas == 0 ? GrantMessage::taken : GrantMessage::asked_for,
       asking == Asking::no ? *async_steps_ : *async_steps_asking_, stats_, executor,
-      std::move(done));
+      settings_.outage_limit, std::move(done));
   waiter->start();
   return waiter;
 }

@@ -201,8 +201,9 @@ std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
 std::shared_ptr<PendingAcquisition> RedlockBackend::acquire_async(const AcquireRequest& request,
                                                                   AsyncExecutor& executor,
                                                                   AcquireCompletion done) {
+  // Each master is asked once per round: no outage is ridden through (Millis::zero()).
   auto waiter = std::make_shared<AsyncWaiter>(request, kUnheard, kGrantMessage, async_steps_,
-                                              stats_, executor, std::move(done));
+                                              stats_, executor, Millis::zero(), std::move(done));
   waiter->start();
   return waiter;
 }

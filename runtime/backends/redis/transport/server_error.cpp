@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backends/redis/transport/server_error.h"
 
+#include "core/ride_through.h"
+
 #include <algorithm>
 #include <cctype>
 #include <iterator>
@@ -46,7 +48,7 @@ BackendUnavailable ServerError::for_lock(std::string_view lock) const {
 
 void ServerError::throw_for_lock(std::string_view lock) const {
   if (refused_) throw Refused(for_lock(lock));
-  throw for_lock(lock);
+  throw TransientUnavailable(for_lock(lock));
 }
 
 }  // namespace distlock::detail::redis
