@@ -36,7 +36,7 @@ struct Options {
   Millis command_timeout = std::chrono::seconds(3);
   // How long an operation without a deadline of its own (an acquisition that waits without
   // limit, a release) keeps trying while the server cannot be reached or cannot serve yet (a
-  // restart, a failover), counted from its last exchange that got through; then
+  // restart, a failover), counted from its first failure since an exchange last got through; then
   // BackendUnavailable. An acquisition with a wait keeps trying while the wait lasts. Zero:
   // the first failure is the caller's. Every backend but Redlock.
   Millis outage_limit = std::chrono::seconds(10);

@@ -23,12 +23,11 @@ Millis jittered(Millis pause) {
 
 }  // namespace
 
-RideThrough::RideThrough(Millis outage_limit)
-    : limit_(outage_limit), last_success_(SteadyClock::now()) {}
+RideThrough::RideThrough(Millis outage_limit) : limit_(outage_limit) {}
 
 SteadyClock::time_point RideThrough::ends_at(SteadyClock::time_point deadline) const {
   if (deadline != SteadyClock::time_point::max()) return deadline;
-  return last_success_ + limit_;
+  return spell_began_.value_or(SteadyClock::now()) + limit_;
 }
 
 std::optional<SteadyClock::time_point> RideThrough::next_try(SteadyClock::time_point deadline,
@@ -36,8 +35,8 @@ std::optional<SteadyClock::time_point> RideThrough::next_try(SteadyClock::time_p
   const auto now = SteadyClock::now();
   const auto end = ends_at(deadline);
   if (limit_ <= Millis::zero() || now >= end) return std::nullopt;
-  if (!in_spell_) {
-    in_spell_ = true;
+  if (!spell_began_) {
+    spell_began_ = now;
     pause_ = kFirstPause;
     log(LogLevel::warning,
         std::string(failure) + "; riding it through: trying again " +
@@ -55,11 +54,6 @@ bool RideThrough::pause_before_retry(SteadyClock::time_point deadline, std::stri
   if (!at) return false;
   std::this_thread::sleep_until(*at);
   return true;
-}
-
-void RideThrough::succeeded() {
-  last_success_ = SteadyClock::now();
-  in_spell_ = false;
 }
 
 }  // namespace distlock::detail

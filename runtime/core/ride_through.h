@@ -4,11 +4,11 @@
 // calls transient, the operation is tried again after a pause that doubles from 50 ms to 1 s,
 // each drawn from its upper half so that clients cut off together do not come back in step, for
 // as long as the caller's deadline lasts. An operation without a deadline of its own (a wait
-// forever, a release) keeps trying until the outage, counted from its last success, reaches the
-// URL's outage_limit. outage_limit zero turns riding through off; a try (a deadline already
-// reached at the first failure) is never made again. Which failures are transient is each
-// backend's to say, in one place; a final one (a refusal, a failed authentication) goes to the
-// caller at once, as asking again would get the same answer.
+// forever, a release) keeps trying until the outage, counted from its first failure since an
+// attempt last got through, reaches the URL's outage_limit. outage_limit zero turns riding through
+// off; a try (a deadline already reached at the first failure) is never made again. Which failures
+// are transient is each backend's to say, in one place; a final one (a refusal, a failed
+// authentication) goes to the caller at once, as asking again would get the same answer.
 #pragma once
 
 #include <optional>
@@ -34,9 +34,9 @@ class RideThrough {
   // `outage_limit` bounds operations without a deadline; zero: no operation is tried again.
   explicit RideThrough(Millis outage_limit);
 
-  // When riding through an outage that began now ends for an operation with `deadline`:
-  // the deadline itself, or for one without (time_point::max()), the last success plus the
-  // outage limit.
+  // When riding through ends for an operation with `deadline`: the deadline itself, or for
+  // one without (time_point::max()), the outage limit after the spell's first failure (after
+  // now, when no spell is under way).
   SteadyClock::time_point ends_at(SteadyClock::time_point deadline) const;
 
   // After a transient failure (`failure`, naming the lock and the server): when to try next,
@@ -45,13 +45,12 @@ class RideThrough {
                                                   std::string_view failure);
   // next_try, slept until: false when the time is up.
   bool pause_before_retry(SteadyClock::time_point deadline, std::string_view failure);
-  // An attempt got through: the next failure begins a new spell, counted from now.
-  void succeeded();
+  // An attempt got through: the next failure begins a new spell.
+  void succeeded() { spell_began_.reset(); }
 
  private:
   const Millis limit_;
-  SteadyClock::time_point last_success_;
-  bool in_spell_ = false;
+  std::optional<SteadyClock::time_point> spell_began_;
   Millis pause_{0};
 };
 

@@ -89,7 +89,7 @@ TEST(RedisEviction, NoevictionOrNoMaxmemoryIsNoWarning) {
   EXPECT_EQ(containing(log.lines(), "evict"), std::vector<std::string>());
 }
 
-TEST(RedisEviction, AUserWithoutInfoGetsADebugLineAndLocks) {
+TEST(RedisEviction, AUserWithoutInfoGetsAWarningAndLocks) {
   const RedisServer server({"--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"});
   // The ACL of docs/guide.md ("Redis, one server"), which has no +info.
   server.cli({"ACL", "SETUSER", "locker", "on", ">pw", "resetchannels", "~distlock:*",
@@ -100,14 +100,14 @@ TEST(RedisEviction, AUserWithoutInfoGetsADebugLineAndLocks) {
       Client::connect("redis://locker:pw@127.0.0.1:" + std::to_string(server.port()));
   EXPECT_TRUE(client->try_acquire(spec("unchecked", 5s), 1).has_value());
 
-  EXPECT_EQ(log.lines_at(LogLevel::warning), std::vector<std::string>());
-  const auto debug = containing(log.lines_at(LogLevel::debug), "evict");
-  ASSERT_EQ(debug.size(), 1u) << ::testing::PrintToString(log.lines());
-  EXPECT_NE(debug[0].find("could not check"), std::string::npos) << debug[0];
-  EXPECT_NE(debug[0].find("NOPERM"), std::string::npos) << debug[0];
-  EXPECT_NE(debug[0].find("+info"), std::string::npos) << debug[0];
-  EXPECT_NE(debug[0].find(server_name), std::string::npos) << debug[0];
-  EXPECT_EQ(debug[0].find(":pw@"), std::string::npos) << debug[0];
+  const auto warnings = log.lines_at(LogLevel::warning);
+  ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(log.lines());
+  EXPECT_NE(warnings[0].find("could not check whether the server may evict"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("NOPERM"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("+info"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find(server_name), std::string::npos) << warnings[0];
+  EXPECT_EQ(warnings[0].find(":pw@"), std::string::npos) << warnings[0];
 }
 
 TEST(RedisEviction, EachRedlockMasterThatMayEvictIsNamedOnce) {
@@ -140,6 +140,37 @@ TEST(RedisEviction, TheMasterASentinelNamesIsNamedByItsAddress) {
   const std::string master = "(master 127.0.0.1:" + std::to_string(group.master().port()) + ")";
   EXPECT_NE(warnings[0].find(master), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("volatile-lfu"), std::string::npos) << warnings[0];
+}
+
+// The master a failover promotes is checked as the first was: here a replica that may evict.
+TEST(RedisEviction, TheMasterAFailoverPromotesIsCheckedToo) {
+  SentinelGroup group(1);
+  RedisServer& replica = *group.replicas().front();
+  replica.cli({"CONFIG", "SET", "maxmemory", "64mb"});
+  replica.cli({"CONFIG", "SET", "maxmemory-policy", "volatile-lru"});
+  const CapturedLog log;
+  const auto client = Client::connect(group.url());
+  EXPECT_TRUE(client->try_acquire(spec("moved", 5s), 1).has_value());
+  EXPECT_EQ(containing(log.lines_at(LogLevel::warning), "evict"), std::vector<std::string>());
+
+  RedisServer& promoted = group.fail_over_and_wait(60s);
+  ASSERT_EQ(promoted.port(), replica.port());
+  // The acquisitions after the move come to the new master, the first of them checks it.
+  ASSERT_TRUE(eventually(
+      [&] {
+        try {
+          (void)client->try_acquire(spec("moved", 5s), 2);
+        } catch (const BackendUnavailable&) {
+          // The move is not known to every part of the client yet.
+        }
+        return !containing(log.lines_at(LogLevel::warning), "volatile-lru").empty();
+      },
+      30s))
+      << ::testing::PrintToString(log.lines());
+  const auto warnings = containing(log.lines_at(LogLevel::warning), "volatile-lru");
+  EXPECT_EQ(warnings.size(), 1u) << ::testing::PrintToString(warnings);
+  const std::string master = "(master 127.0.0.1:" + std::to_string(promoted.port()) + ")";
+  EXPECT_NE(warnings[0].find(master), std::string::npos) << warnings[0];
 }
 
 // Writes filler keys with a ttl, a batch per call, until `key` is gone (evicted) or `limit`

@@ -87,7 +87,8 @@ void warn_if_locks_may_be_evicted(Connection& connection, bool master_of_sentine
   const std::string server = server_name(connection, master_of_sentinel);
   const MemoryPolicyReading reading = read_memory_policy(connection);
   if (!reading.memory) {
-    detail::log(LogLevel::debug,
+    // Not known to be safe: said where the default logger shows it.
+    detail::log(LogLevel::warning,
                 failure_message("", server,
                                 "could not check whether the server may evict lock keys: " +
                                     reading.unreadable));

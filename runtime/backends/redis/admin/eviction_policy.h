@@ -3,7 +3,8 @@
 // noeviction evicts keys when it runs out of memory, and a lock's keys all have a ttl, which
 // every volatile-* policy picks from (allkeys-* pick from every key). An evicted lock is free
 // for the next taker while its holder works on until its next renewal finds it gone. A backend
-// reads the policy once, when it first connects, and warns; `distlock server` shows it.
+// reads the policy of each master it comes to (the first, and each after a failover) and
+// warns; `distlock server` shows it.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +47,8 @@ MemoryPolicyReading read_memory_policy(Connection& connection);
 // server, and for the master a Sentinel named (`master_of_sentinel`) its address too.
 std::string server_name(const Connection& connection, bool master_of_sentinel);
 
-// Once per backend, when it first connects: logs a warning naming the server and its policy
-// when the server may evict lock keys, a debug line when it would not say.
+// When a backend first connects, and after each failover: logs a warning naming the server and
+// its policy when the server may evict lock keys, or saying that it would not tell.
 void warn_if_locks_may_be_evicted(Connection& connection, bool master_of_sentinel);
 
 }  // namespace distlock::detail::redis

@@ -86,7 +86,10 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       async_steps_(make_async_steps(Asking::no)),
       async_steps_asking_(make_async_steps(Asking::yes)),
       listener_(settings_, locator_, stats_) {
-  locator_.set_on_moved([this] { listener_.master_moved(); });
+  locator_.set_on_moved([this] {
+    listener_.master_moved();
+    eviction_unchecked_ = true;
+  });
 }
 
 RedisBackend::~RedisBackend() {
@@ -95,7 +98,18 @@ RedisBackend::~RedisBackend() {
   locator_.set_on_moved({});
 }
 
+void RedisBackend::check_eviction_after_failover() {
+  if (!eviction_unchecked_.exchange(false)) return;
+  try {
+    const auto connection = pool_.borrow();
+    warn_if_locks_may_be_evicted(*connection, settings_.sentinel());
+  } catch (const ServerError&) {
+    eviction_unchecked_ = true;
+  }
+}
+
 ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
+  check_eviction_after_failover();
   const std::uint64_t generation = locator_.generation();
   try {
     return reuse ? pool_.borrow() : pool_.borrow_new();
@@ -150,6 +164,7 @@ std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConn
   std::shared_ptr<SharedConnection> connection;
   std::optional<ServerError> failure;
   try {
+    check_eviction_after_failover();
     connection = connect_to_master(generation);
   } catch (const ServerError& error) {
     failure = error;

@@ -5,6 +5,7 @@
 // are pipelined.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -159,6 +160,9 @@ class RedisBackend final : public Backend {
   // connection may have failed over before the sentinels' +switch-master reached us: the
   // sentinels are asked, and a master they name instead is tried once.
   ConnectionPool::Handle borrow(bool reuse);
+  // After a failover, once: warns if the new master may evict lock keys, as the first
+  // master was checked (eviction_policy.h). A master not reachable yet is checked next time.
+  void check_eviction_after_failover();
   std::string_view publish_command() const {
     return settings_.sharded_pubsub ? "SPUBLISH" : "PUBLISH";
   }
@@ -226,6 +230,8 @@ class RedisBackend final : public Backend {
   Outage courier_outage_;
   ConnectionPool pool_;
   const ScriptRunner scripts_;
+  // The master moved (a failover) and its eviction policy is not checked yet.
+  std::atomic<bool> eviction_unchecked_{false};
   // The shared connection and its reconnection, under lock_connection_mutex_.
   std::mutex lock_connection_mutex_;
   std::condition_variable lock_connection_made_;  // a reconnection ended
