@@ -31,6 +31,7 @@
 
 #include "integration_helpers.h"
 #include "subprocess.h"
+#include "tcp_proxy.h"
 #include "zookeeper_client.h"
 #include "zookeeper_helpers.h"
 #include "zookeeper_server.h"
@@ -100,7 +101,8 @@ TEST_F(ZooKeeperBehaviour, LockNodesAreNamedAsCuratorNamesThemAndFencedByTheirCz
     ASSERT_TRUE(stat.has_value());
     EXPECT_EQ(reading.fence(), static_cast<std::uint64_t>(stat->czxid));
   }
-  EXPECT_TRUE(raw().children(rw_path).empty());
+  // A scope exit does not wait for the deletion's reply: another session sees it once made.
+  EXPECT_TRUE(eventually([&] { return raw().children(rw_path).empty(); }));
   {
     Lease writing = client->acquire(spec("order", 30s, distlock::write), rw_key);
     const std::string write_node = only_child(rw_path);
@@ -109,7 +111,7 @@ TEST_F(ZooKeeperBehaviour, LockNodesAreNamedAsCuratorNamesThemAndFencedByTheirCz
     ASSERT_TRUE(stat.has_value());
     EXPECT_EQ(writing.fence(), static_cast<std::uint64_t>(stat->czxid));
   }
-  EXPECT_TRUE(raw().children(rw_path).empty());
+  EXPECT_TRUE(eventually([&] { return raw().children(rw_path).empty(); }));
 }
 
 TEST_F(ZooKeeperBehaviour, UncontendedAcquisitionTakesOneRoundTrip) {
@@ -271,6 +273,34 @@ TEST_F(ZooKeeperBehaviour, NodeDeletedBehindTheHoldersBackIsSeenAsLost) {
   EXPECT_GT(taken->fence(), lease.fence());
   taken->release();
   EXPECT_THROW(lease.release(), LockLost) << "the work ran unprotected: release must say so";
+}
+
+// A lease leaving its scope sends its node's deletion and goes on (the thread may be a
+// coroutine's, which must not wait a round trip): with the server not answering, the scope is
+// left all the same, and the node goes once the server answers again.
+TEST_F(ZooKeeperBehaviour, AScopeExitDoesNotWaitForTheServersReply) {
+  TcpProxy proxy(server().port());
+  auto client = Client::connect(with_session_timeout("zookeeper://" + proxy.address()) +
+                                "&command_timeout=60s");
+  const std::string key = unique_name("unawaited");
+  std::optional<Lease> lease = client->acquire(spec("unawaited", 30s), key);
+  const std::string path = zk_lock_path("unawaited", key);
+  ASSERT_EQ(raw().children(path).size(), 1u);
+  proxy.freeze();
+  Event left;
+  std::thread leaving([&] {
+    lease.reset();
+    left.set();
+  });
+  // Waited for, the reply could not come before the client lost the frozen connection, two
+  // thirds of the 4 s session timeout later.
+  const bool left_while_frozen = left.wait_for(2s);
+  proxy.thaw();
+  leaving.join();
+  EXPECT_TRUE(left_while_frozen) << "the scope exit waited for the server";
+  EXPECT_TRUE(eventually([&] { return raw().children(path).empty(); }))
+      << "the node outlived its release";
+  EXPECT_EQ(client->stats().release_failures, 0u);
 }
 
 TEST_F(ZooKeeperBehaviour, CheckedRunsUndoWhenTheNodeIsDeletedDuringTheStep) {

@@ -244,6 +244,31 @@ Reply Requests::remove(Session& session, const std::string& path, int version) c
       .reply();
 }
 
+void Requests::remove_ahead(Session& session, const std::string& path,
+                            std::function<void(Reply)> on_reply) const {
+  ++stats_.round_trips;
+  struct Ahead {
+    std::function<void(Reply)> on_reply;
+    SteadyClock::time_point sent_at;
+  };
+  const auto on_removed = [](int rc, const void* data) {
+    const std::unique_ptr<Ahead> ahead(static_cast<Ahead*>(const_cast<void*>(data)));
+    Reply reply;
+    reply.rc = rc;
+    reply.sent_at = ahead->sent_at;
+    ahead->on_reply(reply);
+  };
+  const void_completion_t completion = on_removed;
+  auto* ahead = new Ahead{std::move(on_reply), SteadyClock::now()};
+  const int rc = zoo_adelete(session.handle(), path.c_str(), -1, completion, ahead);
+  if (rc == ZOK || rc == ZMARSHALLINGERROR) return;
+  const std::unique_ptr<Ahead> refused(ahead);
+  Reply reply;
+  reply.rc = rc;
+  reply.sent_at = refused->sent_at;
+  refused->on_reply(reply);
+}
+
 std::vector<DataReply> Requests::read_all(Session& session,
                                           const std::vector<std::string>& paths) const {
   if (paths.empty()) return {};

@@ -79,6 +79,11 @@ class Requests {
             const std::shared_ptr<Wakeup>& wakeup) const;
   // Deletes the node; with a `version` (-1: any), only if the node is still at that version.
   Reply remove(Session& session, const std::string& path, int version = -1) const;
+  // Sends the deletion and returns at once, as list_ahead sends a listing: `on_reply` gets the
+  // reply on the completion thread. `on_reply` must not own the session: the session's last
+  // owner closes it, which the completion thread cannot do.
+  void remove_ahead(Session& session, const std::string& path,
+                    std::function<void(Reply)> on_reply) const;
   // Each node's data and stat (getData, no watch), pipelined: one round trip.
   std::vector<DataReply> read_all(Session& session, const std::vector<std::string>& paths) const;
   // exists for each path, pipelined: one round trip.

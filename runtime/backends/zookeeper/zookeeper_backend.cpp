@@ -34,6 +34,10 @@ class ZooKeeperBackend final : public Backend {
                                                     AsyncExecutor& executor,
                                                     AcquireCompletion done) override;
   ReleaseOutcome release(const ReleaseRequest& request) override;
+  // Sends the deletion of the node without waiting for it (a coroutine's thread, say, must
+  // not wait a round trip); the reply reports.
+  void release_unawaited(const ReleaseRequest& request,
+                         const ReleaseReportHandler& report) override;
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }
@@ -64,6 +68,13 @@ class ZooKeeperBackend final : public Backend {
   SessionKeeper keeper_;
   Reaper reaper_;
   const ZkContext context_;
+  // The reaper, for the replies to deletions not awaited, which may come as the backend goes
+  // (closing the session answers them): cleared first thing then.
+  struct ReaperHandle {
+    std::mutex mutex;
+    Reaper* reaper = nullptr;
+  };
+  const std::shared_ptr<ReaperHandle> reaper_handle_ = std::make_shared<ReaperHandle>();
 };
 
 ZooKeeperBackend::ZooKeeperBackend(ZooKeeperSettings settings, StatsCounters& stats)
@@ -74,6 +85,7 @@ ZooKeeperBackend::ZooKeeperBackend(ZooKeeperSettings settings, StatsCounters& st
       keeper_(settings_, stats_),
       reaper_(keeper_, requests_),
       context_{settings_, stats_, requests_, acls_, keeper_, reaper_} {
+  reaper_handle_->reaper = &reaper_;
   keeper_.on_session_end([this](const Session& session) { session_ended(session); });
   check_chroot();
 }
@@ -81,6 +93,8 @@ ZooKeeperBackend::ZooKeeperBackend(ZooKeeperSettings settings, StatsCounters& st
 ZooKeeperBackend::~ZooKeeperBackend() {
   // The alarm reaches into the core, which may be going: no more calls.
   set_loss_alarm({});
+  const std::lock_guard lock(reaper_handle_->mutex);
+  reaper_handle_->reaper = nullptr;
 }
 
 void ZooKeeperBackend::check_chroot() {
@@ -241,6 +255,50 @@ ReleaseOutcome ZooKeeperBackend::delete_held(std::string_view name, const HeldNo
     throw status::unavailable(name, settings_.server,
                               "deleting the lock node " + held.node + ": " + status::reason(rc));
   }
+}
+
+void ZooKeeperBackend::release_unawaited(const ReleaseRequest& request,
+                                         const ReleaseReportHandler& report) {
+  const HoldId& hold = request.hold;
+  auto removal = holds_.remove(hold.acquisition_id);
+  if (!removal.known) {
+    report({ReleaseOutcome::not_held, {}});
+    return;
+  }
+  if (!removal.ended) {
+    report({ReleaseOutcome::released, {}});  // other acquisitions share the node
+    return;
+  }
+  const HeldNode held = *removal.ended;
+  const auto session = keeper_.current();
+  // Another session: ours ended, and the node with it.
+  if (!session || session->id() != held.session) {
+    report({ReleaseOutcome::not_held, {}});
+    return;
+  }
+  requests_.remove_ahead(
+      *session, held.node,
+      [report, held, reaper = reaper_handle_,
+       failure = std::string(
+           status::unavailable(hold.name, settings_.server, "deleting the lock node " + held.node)
+               .what())](const Reply& reply) {
+        ReleaseReport made;
+        // Closing the session (the client's end) deletes its nodes too.
+        if (reply.rc == ZOK || reply.rc == ZCLOSING) {
+          made.outcome = ReleaseOutcome::released;
+        } else if (reply.rc == ZNONODE || status::session_gone(reply.rc)) {
+          made.outcome = ReleaseOutcome::not_held;
+        } else {
+          {
+            const std::lock_guard lock(reaper->mutex);
+            if (reaper->reaper != nullptr) reaper->reaper->remove(held.node, held.session);
+          }
+          made.failure = failure + ": " + status::reason(reply.rc) +
+                         "; the lock node will be deleted once the server is back (or goes with "
+                         "the session)";
+        }
+        report(made);
+      });
 }
 
 // The session bounds validity here: a stalled server shows as a disconnected session, which
