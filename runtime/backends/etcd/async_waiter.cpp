@@ -46,27 +46,36 @@ void AsyncWaiter::withdraw(std::exception_ptr why) {
   });
 }
 
+template <class RoundTrips>
+bool AsyncWaiter::round_trips_made(RoundTrips&& round_trips) {
+  try {
+    round_trips();
+  } catch (const RpcError& error) {
+    failed_step(error);
+    return false;
+  } catch (...) {
+    contender_->leave();
+    complete(std::nullopt, failed_(request_));
+    return false;
+  }
+  outage_.succeeded();
+  return true;
+}
+
 void AsyncWaiter::step(bool entering) {
   if (finished_) return;
   cancel_timer();
   ticket_.reset();
   Standing standing;
-  try {
+  const bool made = round_trips_made([&] {
     if (entering) contender_->leave();
     standing = entering ? contender_->enter() : contender_->look();
     if (standing.gone) {
       contender_->leave();
       standing = contender_->enter();
     }
-  } catch (const RpcError& error) {
-    failed_step(error);
-    return;
-  } catch (...) {
-    contender_->leave();
-    complete(std::nullopt, failed_(request_));
-    return;
-  }
-  outage_.succeeded();
+  });
+  if (!made) return;
   if (standing.holds) {
     complete(granted_(request_, *contender_, contended_), nullptr);
     return;
@@ -117,17 +126,7 @@ void AsyncWaiter::keep_lease_alive() {
     return;
   }
   bool alive = false;
-  try {
-    alive = waiting_leases_.keep_alive(*contender_);
-  } catch (const RpcError& error) {
-    failed_step(error);
-    return;
-  } catch (...) {
-    contender_->leave();
-    complete(std::nullopt, failed_(request_));
-    return;
-  }
-  outage_.succeeded();
+  if (!round_trips_made([&] { alive = waiting_leases_.keep_alive(*contender_); })) return;
   if (alive) {
     arm_timer();
     return;

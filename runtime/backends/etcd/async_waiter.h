@@ -50,6 +50,10 @@ class AsyncWaiter final : public PendingAcquisition,
   // The timer of the lease's keep-alive: the standing and its watch stay as they are unless
   // the lease is gone.
   void keep_lease_alive();
+  // Runs a step's round trips: true when they got through; else the waiter rides the outage
+  // through (failed_step) or completes with the failure.
+  template <class RoundTrips>
+  bool round_trips_made(RoundTrips&& round_trips);
   // Inside the catch block of `error`, a step's failure: tries again after a pause while etcd is
   // unavailable and the policy lets (core/ride_through.h); otherwise completes with the failure.
   void failed_step(const RpcError& error);
