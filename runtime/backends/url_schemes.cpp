@@ -105,8 +105,8 @@ Options options_for_scheme(const Url& url, const Options& options) {
   }
   if (url.scheme == "zookeeper") {
 #if DISTLOCK_WITH_ZOOKEEPER
-    return options_from_url(url, options,
-                            {"connect_timeout", "command_timeout", "session_timeout", "outage_limit"});
+    return options_from_url(
+        url, options, {"connect_timeout", "command_timeout", "session_timeout", "outage_limit"});
 #else
     throw ConfigError("", url.redacted(),
                       "bad URL: this distlock was built without the zookeeper:// backend "

@@ -478,6 +478,8 @@ TEST_F(ZooKeeperBehaviour, ReadersWaitOnlyForEarlierWriters) {
       Lease lease = writer->acquire(writing, key);
       writer_got_it.set_value();
       writer_release.wait_for(60s);
+      // Awaited: a scope exit would not wait for the server, and the reader below asks it next.
+      lease.release();
     } catch (...) {
       writer_got_it.set_exception(std::current_exception());
     }
