@@ -351,10 +351,16 @@ TEST_P(AsyncAcquire, ACancelAfterTheGrantDoesNothing) {
 
 // A thousand waiters on ten locks: one thread of the client's serves them all, and each is
 // granted in turn as the one before it releases, with a fence above the one before; a release
-// wakes one waiter, not every waiter of its lock.
+// wakes one waiter, not every waiter of its lock. Under a sanitizer, a quarter as many: etcd's
+// waiters make their round trips one after another on that thread (issue 45), each several
+// times slower there, and a thousand took longer than the minute the test waits.
 TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   constexpr int kLocks = 10;
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  constexpr int kWaiters = 250;
+#else
   constexpr int kWaiters = 1000;
+#endif
   std::vector<Lease> holders;
   for (int i = 0; i < kLocks; ++i)
     holders.push_back(client_->acquire(spec("crowd", 30s), key_ + "-" + std::to_string(i)));
@@ -394,8 +400,8 @@ TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   // pipelined): under a sanitizer on a loaded 2-core host that has taken longer than 10 s.
   ASSERT_TRUE(waiters_reach(kWaiters, 60s));
   // Not exactly as many: threads that close earlier tests' clients come and go meanwhile. A
-  // thread per waiter would add a thousand.
-  EXPECT_LT(thread_count(), threads_before + kWaiters / 100);
+  // thread per waiter would add one per waiter.
+  EXPECT_LT(thread_count(), threads_before + 10);
   holders.clear();
   ASSERT_EQ(crowd->all_granted.get_future().wait_for(60s), std::future_status::ready)
       << crowd->granted << " of " << kWaiters << " granted";
