@@ -29,6 +29,7 @@
 
 #include <distlock/distlock.h>
 
+#include "captured_log.h"
 #include "integration_helpers.h"
 #include "subprocess.h"
 #include "tcp_proxy.h"
@@ -301,6 +302,26 @@ TEST_F(ZooKeeperBehaviour, AScopeExitDoesNotWaitForTheServersReply) {
   EXPECT_TRUE(eventually([&] { return raw().children(path).empty(); }))
       << "the node outlived its release";
   EXPECT_EQ(client->stats().release_failures, 0u);
+}
+
+// The C client drops the replies still queued for its completion thread when it closes: the
+// session waits for them first, so a scope exit's report outlives its client's end.
+TEST_F(ZooKeeperBehaviour, AScopeExitsReportComesBeforeItsClientIsGone) {
+  CapturedLog log(LogLevel::error);
+  constexpr int kClients = 10;
+  for (int i = 0; i < kClients; ++i) {
+    auto client = connect();
+    const std::string key = unique_name("reported");
+    std::optional<Lease> lease = client->acquire(spec("reported", 30s), key);
+    // Deleted behind the holder's back: the release's reply says the node was not there.
+    ASSERT_EQ(raw().remove(only_child(zk_lock_path("reported", key))), ZOK);
+    lease.reset();
+    client.reset();
+  }
+  std::size_t reported = 0;
+  for (const auto& line : log.lines())
+    if (line.find("while releasing on scope exit") != std::string::npos) ++reported;
+  EXPECT_EQ(reported, static_cast<std::size_t>(kClients));
 }
 
 TEST_F(ZooKeeperBehaviour, CheckedRunsUndoWhenTheNodeIsDeletedDuringTheStep) {

@@ -25,16 +25,20 @@ struct Pending {
 template <class R>
 using PendingRef = std::shared_ptr<Pending<R>>;
 
-// The completion's `data`: a reference on the heap, which the completion releases.
+// The completion's `data`: a reference on the heap, which the completion releases, counted
+// as unanswered by its session until then.
 template <class R>
-const void* hand_over(const PendingRef<R>& pending) {
-  return new PendingRef<R>(pending);
-}
+struct Handed {
+  Handed(Session& session, PendingRef<R> pending)
+      : unanswered(session), pending(std::move(pending)) {}
+  Session::Unanswered unanswered;
+  PendingRef<R> pending;
+};
 
 template <class R, class Fill>
 void complete(const void* data, Fill&& fill) {
-  std::unique_ptr<PendingRef<R>> owner(static_cast<PendingRef<R>*>(const_cast<void*>(data)));
-  Pending<R>& pending = **owner;
+  const std::unique_ptr<Handed<R>> owner(static_cast<Handed<R>*>(const_cast<void*>(data)));
+  Pending<R>& pending = *owner->pending;
   {
     std::lock_guard lock(pending.mutex);
     fill(pending.reply);
@@ -81,13 +85,13 @@ class Sent {
 template <class R, class Submit>
 Sent<R> send(Session& session, std::optional<Millis> timeout, Submit&& submit) {
   auto pending = std::make_shared<Pending<R>>();
-  const void* data = hand_over(pending);
+  auto handed = std::make_unique<Handed<R>>(session, pending);
   const auto sent_at = SteadyClock::now();
-  const int rc = submit(session.handle(), data);
+  const int rc = submit(session.handle(), handed.get());
+  // Queued, or a marshalling error, which may come after the completion was queued: the
+  // completion owns it now. Otherwise no completion will come.
+  if (rc == ZOK || rc == ZMARSHALLINGERROR) static_cast<void>(handed.release());
   if (rc != ZOK) {
-    // Refused before it was queued: no completion will come. (A marshalling error may come
-    // after the completion was queued; its reference is left to it.)
-    if (rc != ZMARSHALLINGERROR) delete static_cast<const PendingRef<R>*>(data);
     std::lock_guard lock(pending->mutex);
     pending->reply.rc = rc;
     pending->done = true;
@@ -153,6 +157,43 @@ auto listing(const std::string& path, std::uint64_t watch_id) {
   };
 }
 
+// A request whose reply goes to a callback on the completion thread: the caller does not wait.
+template <class R>
+struct Ahead {
+  Ahead(Session& session, std::function<void(R)> on_reply)
+      : unanswered(session), on_reply(std::move(on_reply)) {}
+  Session::Unanswered unanswered;
+  std::function<void(R)> on_reply;
+  SteadyClock::time_point sent_at = SteadyClock::now();
+};
+
+template <class R, class Fill>
+void answer(const void* data, Fill&& fill) {
+  const std::unique_ptr<Ahead<R>> ahead(static_cast<Ahead<R>*>(const_cast<void*>(data)));
+  R reply;
+  fill(reply);
+  reply.sent_at = ahead->sent_at;
+  ahead->on_reply(std::move(reply));
+}
+
+// Sends with `submit(handle, data)` (a zoo_a* call whose completion calls answer<R>); a
+// request the client would not send is answered before this returns.
+template <class R, class Submit>
+void send_ahead(Session& session, std::function<void(R)> on_reply, Submit&& submit) {
+  auto ahead = std::make_unique<Ahead<R>>(session, std::move(on_reply));
+  const int rc = submit(session.handle(), ahead.get());
+  // Sent: the completion's now. (So is a marshalling error's, which may come after the
+  // completion was queued.)
+  if (rc == ZOK || rc == ZMARSHALLINGERROR) {
+    static_cast<void>(ahead.release());
+    return;
+  }
+  R reply;
+  reply.rc = rc;
+  reply.sent_at = ahead->sent_at;
+  ahead->on_reply(std::move(reply));
+}
+
 }  // namespace
 
 Requests::Requests(StatsCounters& stats, Millis command_timeout)
@@ -184,28 +225,13 @@ std::pair<CreateReply, ChildrenReply> Requests::create_and_list(
 void Requests::list_ahead(Session& session, const std::string& path,
                           std::function<void(ChildrenReply)> on_reply) const {
   ++stats_.round_trips;
-  struct Ahead {
-    std::function<void(ChildrenReply)> on_reply;
-    SteadyClock::time_point sent_at;
-  };
   const auto on_listed = [](int rc, const String_vector* names, const void* data) {
-    const std::unique_ptr<Ahead> ahead(static_cast<Ahead*>(const_cast<void*>(data)));
-    ChildrenReply reply;
-    fill_children(reply, rc, names);
-    reply.sent_at = ahead->sent_at;
-    ahead->on_reply(std::move(reply));
+    answer<ChildrenReply>(data, [&](ChildrenReply& reply) { fill_children(reply, rc, names); });
   };
   const strings_completion_t completion = on_listed;
-  auto* ahead = new Ahead{std::move(on_reply), SteadyClock::now()};
-  const int rc = zoo_aget_children(session.handle(), path.c_str(), 0, completion, ahead);
-  // Sent: the completion's now. (So is a marshalling error's, which may come after the
-  // completion was queued.)
-  if (rc == ZOK || rc == ZMARSHALLINGERROR) return;
-  const std::unique_ptr<Ahead> refused(ahead);
-  ChildrenReply reply;
-  reply.rc = rc;
-  reply.sent_at = refused->sent_at;
-  refused->on_reply(std::move(reply));
+  send_ahead(session, std::move(on_reply), [&](zhandle_t* handle, void* data) {
+    return zoo_aget_children(handle, path.c_str(), 0, completion, data);
+  });
 }
 
 StatReply Requests::exists(Session& session, const std::string& path) const {
@@ -220,18 +246,23 @@ StatReply Requests::exists(Session& session, const std::string& path) const {
 int Requests::watch(Session& session, const std::string& path, std::uint64_t watch_id,
                     const std::shared_ptr<Wakeup>& wakeup) const {
   ++stats_.round_trips;
+  struct Watching {
+    Watching(Session& session, std::shared_ptr<Wakeup> wakeup)
+        : unanswered(session), wakeup(std::move(wakeup)) {}
+    Session::Unanswered unanswered;
+    std::shared_ptr<Wakeup> wakeup;
+  };
   const auto on_read = [](int rc, const char*, int, const Stat*, const void* data) {
-    const std::unique_ptr<std::shared_ptr<Wakeup>> waiting(
-        static_cast<std::shared_ptr<Wakeup>*>(const_cast<void*>(data)));
-    if (rc != ZOK) (*waiting)->watch_failed(rc);
+    const std::unique_ptr<Watching> watching(static_cast<Watching*>(const_cast<void*>(data)));
+    if (rc != ZOK) watching->wakeup->watch_failed(rc);
   };
   const data_completion_t completion = on_read;
-  auto* data = new std::shared_ptr<Wakeup>(wakeup);
+  auto watching = std::make_unique<Watching>(session, wakeup);
   const int rc = zoo_awget(session.handle(), path.c_str(), &Session::node_watcher,
-                           Session::watch_context(watch_id), completion, data);
+                           Session::watch_context(watch_id), completion, watching.get());
   // Refused before it was queued: no completion will come. (A marshalling error may come
-  // after the completion was queued; its reference is left to it.)
-  if (rc != ZOK && rc != ZMARSHALLINGERROR) delete data;
+  // after the completion was queued; it owns the data then.)
+  if (rc == ZOK || rc == ZMARSHALLINGERROR) static_cast<void>(watching.release());
   return rc;
 }
 
@@ -247,26 +278,13 @@ Reply Requests::remove(Session& session, const std::string& path, int version) c
 void Requests::remove_ahead(Session& session, const std::string& path,
                             std::function<void(Reply)> on_reply) const {
   ++stats_.round_trips;
-  struct Ahead {
-    std::function<void(Reply)> on_reply;
-    SteadyClock::time_point sent_at;
-  };
   const auto on_removed = [](int rc, const void* data) {
-    const std::unique_ptr<Ahead> ahead(static_cast<Ahead*>(const_cast<void*>(data)));
-    Reply reply;
-    reply.rc = rc;
-    reply.sent_at = ahead->sent_at;
-    ahead->on_reply(reply);
+    answer<Reply>(data, [&](Reply& reply) { reply.rc = rc; });
   };
   const void_completion_t completion = on_removed;
-  auto* ahead = new Ahead{std::move(on_reply), SteadyClock::now()};
-  const int rc = zoo_adelete(session.handle(), path.c_str(), -1, completion, ahead);
-  if (rc == ZOK || rc == ZMARSHALLINGERROR) return;
-  const std::unique_ptr<Ahead> refused(ahead);
-  Reply reply;
-  reply.rc = rc;
-  reply.sent_at = refused->sent_at;
-  refused->on_reply(reply);
+  send_ahead(session, std::move(on_reply), [&](zhandle_t* handle, void* data) {
+    return zoo_adelete(handle, path.c_str(), -1, completion, data);
+  });
 }
 
 std::vector<DataReply> Requests::read_all(Session& session,
@@ -302,6 +320,9 @@ std::vector<StatReply> Requests::exists_all(Session& session,
   unanswered.rc = status::kNoReply;
   batch->replies.assign(paths.size(), unanswered);
   struct Slot {
+    Slot(Session& session, std::shared_ptr<Batch> batch, std::size_t index)
+        : unanswered(session), batch(std::move(batch)), index(index) {}
+    Session::Unanswered unanswered;
     std::shared_ptr<Batch> batch;
     std::size_t index;
   };
@@ -323,10 +344,10 @@ std::vector<StatReply> Requests::exists_all(Session& session,
   ++stats_.round_trips;
   const auto sent_at = SteadyClock::now();
   for (std::size_t i = 0; i < paths.size(); ++i) {
-    auto* slot = new Slot{batch, i};
-    const int rc = zoo_aexists(session.handle(), paths[i].c_str(), 0, completion, slot);
+    auto slot = std::make_unique<Slot>(session, batch, i);
+    const int rc = zoo_aexists(session.handle(), paths[i].c_str(), 0, completion, slot.get());
+    if (rc == ZOK || rc == ZMARSHALLINGERROR) static_cast<void>(slot.release());
     if (rc != ZOK) {
-      if (rc != ZMARSHALLINGERROR) delete slot;
       std::lock_guard lock(batch->mutex);
       batch->replies[i].rc = rc;
       --batch->remaining;

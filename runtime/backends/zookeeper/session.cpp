@@ -60,7 +60,23 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
 }
 
 Session::~Session() {
-  if (handle_ != nullptr) zookeeper_close(handle_);
+  if (handle_ == nullptr) return;
+  {
+    std::unique_lock lock(unanswered_mutex_);
+    all_answered_.wait_for(lock, settings_.command_timeout, [this] { return unanswered_ == 0; });
+  }
+  zookeeper_close(handle_);
+}
+
+Session::Unanswered::Unanswered(Session& session) : session_(session) {
+  const std::lock_guard lock(session_.unanswered_mutex_);
+  ++session_.unanswered_;
+}
+
+Session::Unanswered::~Unanswered() {
+  // Notified under the lock: once the count is 0, the session may be destroyed.
+  const std::lock_guard lock(session_.unanswered_mutex_);
+  if (--session_.unanswered_ == 0) session_.all_answered_.notify_all();
 }
 
 bool Session::ready() const {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,7 +30,10 @@ class Session {
   // of state() or of the authentication; it must only notify. Throws BackendUnavailable when
   // the client cannot even start (a host name that does not resolve).
   Session(const ZooKeeperSettings& settings, StatsCounters& stats, std::function<void()> on_change);
-  // Closes the handle: the server ends the session and deletes its ephemeral nodes.
+  // Closes the handle: the server ends the session and deletes its ephemeral nodes. First
+  // waits, up to the command timeout, for the replies to requests sent ahead: the C client's
+  // completion thread stops at the close without running the completions still queued, which
+  // would then never run (nor free what they own).
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -54,6 +58,18 @@ class Session {
   std::string describe() const;
   // Why the credentials were refused.
   std::string auth_error() const;
+
+  // Held by a request sent without waiting (its completion's data) until its completion ran.
+  class Unanswered {
+   public:
+    explicit Unanswered(Session& session);
+    ~Unanswered();
+    Unanswered(const Unanswered&) = delete;
+    Unanswered& operator=(const Unanswered&) = delete;
+
+   private:
+    Session& session_;
+  };
 
   // Sends the credentials (digest); the outcome arrives as a change. Once, when needs_auth().
   void authenticate();
@@ -88,6 +104,10 @@ class Session {
   std::atomic<std::int64_t> id_{0};
   std::atomic<int> timeout_ms_{0};
   std::atomic<int> auth_rc_{ZOK};
+
+  std::mutex unanswered_mutex_;
+  std::condition_variable all_answered_;
+  int unanswered_ = 0;
 
   std::mutex watches_mutex_;
   std::unordered_map<std::uint64_t, std::weak_ptr<Wakeup>> watches_;
