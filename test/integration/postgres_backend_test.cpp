@@ -152,6 +152,15 @@ TEST_F(PostgresBackend, DistlocksOwnKeysChooseTheTableAndTheTimeouts) {
     EXPECT_NE(std::string(error.what()).find("lock_table"), std::string::npos) << error.what();
   }
   EXPECT_THROW((void)Client::connect(url_ + "?command_timeout=soon"), ConfigError);
+  // libpq's own connect_timeout is whole seconds: distlock, which enforces it, reads it so.
+  EXPECT_NO_THROW((void)Client::connect(url_ + "?connect_timeout=5"));
+  try {
+    (void)Client::connect(url_ + "?connect_timeout=5s");
+    ADD_FAILURE() << "a connect_timeout libpq would refuse was taken";
+  } catch (const ConfigError& error) {
+    EXPECT_NE(std::string(error.what()).find("whole number of seconds"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST_F(PostgresBackend, AUserWhoMayNotCreateTheTableIsToldHowToGetOne) {

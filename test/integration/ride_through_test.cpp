@@ -68,7 +68,8 @@ class RideThrough : public ::testing::TestWithParam<OneServer> {
     if (GetParam() == OneServer::zookeeper) {
       url = with_session_timeout(url);
       // Its acquisitions meet an outage only after connect_timeout, waiting for the session.
-      added += std::string(added.empty() ? "" : "&") + "connect_timeout=1s";
+      if (query.find("connect_timeout") == std::string::npos)
+        added += std::string(added.empty() ? "" : "&") + "connect_timeout=1s";
     }
     if (!added.empty()) url += (url.find('?') == std::string::npos ? "?" : "&") + added;
     return url;
@@ -148,6 +149,27 @@ TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAnd
     EXPECT_EQ(error.lock(), "outage:" + key_);
     EXPECT_NE(error.server().find(proxy.address()), std::string::npos) << error.server();
   }
+}
+
+// Every step of an acquisition (connecting, the handshake, borrowing a connection, a command)
+// ends by the acquisition's own deadline when that comes before the step's timeout.
+TEST_P(RideThrough, AWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
+  TcpProxy proxy(port());
+  // libpq's connect_timeout is whole seconds.
+  auto client = Client::connect(through(proxy, GetParam() == OneServer::postgresql
+                                                   ? "connect_timeout=60&command_timeout=60s"
+                                                   : "connect_timeout=60s&command_timeout=60s"));
+  proxy.blackhole_connections();
+  proxy.cut_all();
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    (void)client->acquire(spec("unanswered", 30s, wait(2s)), key_);
+    ADD_FAILURE() << "acquired with the server out of reach";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_EQ(error.lock(), "unanswered:" + key_);
+  }
+  // A step that waited for its own 60 s timeout would have kept it three times as long.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
 // The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold

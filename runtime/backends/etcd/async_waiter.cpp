@@ -140,7 +140,7 @@ void AsyncWaiter::failed_step(const RpcError& error) {
   contender_->leave();
   std::exception_ptr failure = failed_(request_);
   const auto retry_at =
-      error.unavailable() ? outage_.next_try(request_.deadline, message_of(failure)) : std::nullopt;
+      error.transient() ? outage_.next_try(request_.deadline, message_of(failure)) : std::nullopt;
   if (!retry_at) {
     complete(std::nullopt, std::move(failure));
     return;

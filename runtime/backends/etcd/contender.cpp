@@ -17,8 +17,13 @@ std::int64_t lease_seconds(Millis ttl) {
 }  // namespace
 
 Contender::Contender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats, Millis ttl,
-                     std::string value)
-    : rpc_(rpc), shelf_(shelf), stats_(stats), ttl_(ttl), value_(std::move(value)) {}
+                     std::string value, SteadyClock::time_point caller_deadline)
+    : rpc_(rpc),
+      shelf_(shelf),
+      stats_(stats),
+      ttl_(ttl),
+      value_(std::move(value)),
+      caller_deadline_(caller_deadline) {}
 
 Standing Contender::enter() {
   if (const auto spare = shelf_.take(ttl_)) {
@@ -33,7 +38,7 @@ Standing Contender::enter() {
   }
   alive_since_ = SteadyClock::now();
   ++stats_.round_trips;
-  lease_ = rpc_.lease_grant(lease_seconds(ttl_), rpc_.command_deadline()).id();
+  lease_ = rpc_.lease_grant(lease_seconds(ttl_), step_until()).id();
   return put_and_look();
 }
 
@@ -41,7 +46,7 @@ bool Contender::keep_alive() {
   const auto sent_at = SteadyClock::now();
   ++stats_.round_trips;
   const std::int64_t leases[] = {lease_};
-  if (rpc_.keep_alive(leases, rpc_.command_deadline()).front() <= 0) return false;
+  if (rpc_.keep_alive(leases, step_until()).front() <= 0) return false;
   kept_alive(sent_at);
   return true;
 }

@@ -35,8 +35,10 @@ struct Standing {
 class Contender {
  public:
   // `value` is what the keys hold (which acquisition, which process: for operators). Leases
-  // come from `shelf` when it has one for the ttl.
-  Contender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats, Millis ttl, std::string value);
+  // come from `shelf` when it has one for the ttl. Each step ends by `caller_deadline` (the
+  // acquisition's) when that comes before command_timeout.
+  Contender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats, Millis ttl, std::string value,
+            SteadyClock::time_point caller_deadline);
   virtual ~Contender() = default;
   Contender(const Contender&) = delete;
   Contender& operator=(const Contender&) = delete;
@@ -73,6 +75,8 @@ class Contender {
   // The contender holds through `key`, created at `revision`.
   void holds_through(std::string key, std::int64_t revision);
   RpcClient& rpc() { return rpc_; }
+  // When a step made now gives up.
+  SteadyClock::time_point step_until() const { return rpc_.command_deadline(caller_deadline_); }
   StatsCounters& stats() { return stats_; }
   const std::string& value() const { return value_; }
 
@@ -82,6 +86,7 @@ class Contender {
   StatsCounters& stats_;
   const Millis ttl_;
   const std::string value_;
+  const SteadyClock::time_point caller_deadline_;
   std::string key_;
   std::int64_t lease_ = 0;
   std::int64_t revision_ = 0;

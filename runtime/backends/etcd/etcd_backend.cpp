@@ -120,9 +120,10 @@ std::unique_ptr<Contender> EtcdBackend::contender_for(const AcquireRequest& requ
   const LockKind& kind = request.hold.kind;
   if (kind.semaphore())
     return std::make_unique<SemaphoreContender>(rpc_, shelf_, stats_, prefix, kind.permits,
-                                                request.ttl, std::move(value));
+                                                request.ttl, std::move(value), request.deadline);
   return std::make_unique<QueueContender>(rpc_, shelf_, stats_, std::move(prefix),
-                                          recipe_of(kind.mode), request.ttl, std::move(value));
+                                          recipe_of(kind.mode), request.ttl, std::move(value),
+                                          request.deadline);
 }
 
 std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
@@ -147,7 +148,7 @@ std::optional<Grant> EtcdBackend::reenter(const AcquireRequest& request) {
                           " ms: give it that ttl or a shorter one");
   // One round trip notices a key deleted behind our back; the validity counts, as the hold's
   // does, from the last confirmation of the lease.
-  if (keys_present({*held}, rpc_.command_deadline()).front() &&
+  if (keys_present({*held}, rpc_.command_deadline(request.deadline)).front() &&
       holds_.join(side, request.hold.owner, *held, request.hold.acquisition_id))
     return Grant{static_cast<std::uint64_t>(held->revision), held->alive_since};
   holds_.forget(side, request.hold.owner, *held);
@@ -172,7 +173,7 @@ std::exception_ptr EtcdBackend::failure(const AcquireRequest& request) const {
   try {
     throw;
   } catch (const RpcError& error) {
-    if (error.unavailable())
+    if (error.transient())
       return std::make_exception_ptr(
           TransientUnavailable(std::string(request.hold.name), settings_.server, error.reason()));
     return std::make_exception_ptr(
@@ -193,7 +194,7 @@ std::optional<Grant> EtcdBackend::acquire(const AcquireRequest& request) {
       return contend(request, *contender, contended, outage);
     } catch (const RpcError& error) {
       contender->leave();
-      if (!error.unavailable()) std::rethrow_exception(failure(request));
+      if (!error.transient()) std::rethrow_exception(failure(request));
       const TransientUnavailable transient(std::string(request.hold.name), settings_.server,
                                            error.reason());
       if (!outage.pause_before_retry(request.deadline, transient.what())) throw transient;

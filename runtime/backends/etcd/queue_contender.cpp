@@ -6,8 +6,9 @@
 namespace distlock::detail::etcd {
 
 QueueContender::QueueContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats,
-                               std::string prefix, Recipe recipe, Millis ttl, std::string value)
-    : Contender(rpc, shelf, stats, ttl, std::move(value)),
+                               std::string prefix, Recipe recipe, Millis ttl, std::string value,
+                               SteadyClock::time_point caller_deadline)
+    : Contender(rpc, shelf, stats, ttl, std::move(value), caller_deadline),
       prefix_(std::move(prefix)),
       recipe_(recipe) {}
 
@@ -37,7 +38,7 @@ Standing QueueContender::put_and_look() {
   request.add_failure()->mutable_request_range()->set_key(own_key_);
   *request.add_failure()->mutable_request_range() = children();
   ++stats().round_trips;
-  const auto reply = rpc().txn(request, rpc().command_deadline());
+  const auto reply = rpc().txn(request, step_until());
   if (reply.succeeded()) {
     own_revision_ = reply.header().revision();
   } else {
@@ -49,7 +50,7 @@ Standing QueueContender::put_and_look() {
 
 Standing QueueContender::look() {
   ++stats().round_trips;
-  return standing_in(rpc().range(children(), rpc().command_deadline()));
+  return standing_in(rpc().range(children(), step_until()));
 }
 
 Standing QueueContender::standing_in(const etcdserverpb::RangeResponse& listing) {

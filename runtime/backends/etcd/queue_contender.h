@@ -16,7 +16,8 @@ namespace distlock::detail::etcd {
 class QueueContender final : public Contender {
  public:
   QueueContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats, std::string prefix,
-                 Recipe recipe, Millis ttl, std::string value);
+                 Recipe recipe, Millis ttl, std::string value,
+                 SteadyClock::time_point caller_deadline);
 
   Standing look() override;
 

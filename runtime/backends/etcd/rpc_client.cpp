@@ -59,8 +59,8 @@ RpcClient::~RpcClient() {
   unawaited_done_.wait(lock, [this] { return unawaited_ == 0; });
 }
 
-RpcClient::TimePoint RpcClient::command_deadline() const {
-  return SteadyClock::now() + settings_.command_timeout;
+RpcClient::TimePoint RpcClient::command_deadline(TimePoint caller_deadline) const {
+  return step_deadline(caller_deadline, settings_.command_timeout);
 }
 
 void RpcClient::prepare(grpc::ClientContext& context, TimePoint deadline) const {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/etcd/settings.h"
+#include "core/step_deadline.h"
 #include "etcd_rpc.grpc.pb.h"
 #include "util/steady_clock.h"
 
@@ -31,9 +32,12 @@ class RpcError : public std::runtime_error {
   grpc::StatusCode code() const { return code_; }
   std::string reason() const { return what(); }
   bool timed_out() const { return code_ == grpc::StatusCode::DEADLINE_EXCEEDED; }
-  // No member could be reached, or the one reached has no leader (an election): an
-  // acquisition rides it through while its wait has time left.
-  bool unavailable() const { return code_ == grpc::StatusCode::UNAVAILABLE; }
+  // No member could be reached, the one reached has no leader (an election), or none answered
+  // in time (a blackhole, a frozen member): asking again later may get through, so an
+  // acquisition rides it through while its wait has time left (core/ride_through.h).
+  bool transient() const {
+    return code_ == grpc::StatusCode::UNAVAILABLE || code_ == grpc::StatusCode::DEADLINE_EXCEEDED;
+  }
 
  private:
   grpc::StatusCode code_;
@@ -74,8 +78,9 @@ class RpcClient {
   etcdserverpb::Watch::Stub& watch_stub();
   std::unique_ptr<grpc::ClientContext> stream_context();
 
-  // now + the command timeout.
-  TimePoint command_deadline() const;
+  // now + the command timeout, or `caller_deadline` when that comes first
+  // (core/step_deadline.h).
+  TimePoint command_deadline(TimePoint caller_deadline = kNoCallerDeadline) const;
 
  private:
   struct Member {

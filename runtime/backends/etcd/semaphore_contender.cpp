@@ -35,8 +35,8 @@ std::int64_t revision_of(const std::string& key,
 
 SemaphoreContender::SemaphoreContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats,
                                        const std::string& prefix, std::uint32_t permits, Millis ttl,
-                                       std::string value)
-    : Contender(rpc, shelf, stats, ttl, std::move(value)),
+                                       std::string value, SteadyClock::time_point caller_deadline)
+    : Contender(rpc, shelf, stats, ttl, std::move(value), caller_deadline),
       entry_prefix_(semaphore_entry(prefix)),
       permit_prefix_(semaphore_permits(prefix)),
       permits_(permits) {}
@@ -67,7 +67,7 @@ Standing SemaphoreContender::put_and_look() {
   add_put(request.add_failure(), entry_key_, value(), lease());
   *request.add_failure()->mutable_request_range() = entries();
   ++stats().round_trips;
-  auto reply = rpc().txn(request, rpc().command_deadline());
+  auto reply = rpc().txn(request, step_until());
   if (!reply.succeeded()) {
     entry_revision_ = reply.header().revision();
     return queued(reply.responses(1).response_range());
@@ -86,15 +86,15 @@ Standing SemaphoreContender::put_and_look() {
   add_put(queue.add_success(), entry_key_, value(), lease());
   *queue.add_success()->mutable_request_range() = entries();
   ++stats().round_trips;
-  reply = rpc().txn(queue, rpc().command_deadline());
+  reply = rpc().txn(queue, step_until());
   entry_revision_ = reply.header().revision();
   return queued(reply.responses(2).response_range());
 }
 
 Standing SemaphoreContender::look() {
   ++stats().round_trips;
-  if (admitted_) return counted(rpc().range(permit_keys(), rpc().command_deadline()));
-  return queued(rpc().range(entries(), rpc().command_deadline()));
+  if (admitted_) return counted(rpc().range(permit_keys(), step_until()));
+  return queued(rpc().range(entries(), step_until()));
 }
 
 Standing SemaphoreContender::queued(const etcdserverpb::RangeResponse& entries) {
@@ -122,7 +122,7 @@ Standing SemaphoreContender::count_permits() {
   *request.add_success()->mutable_request_range() = permit_keys();
   ++stats().round_trips;
   try {
-    return counted(rpc().txn(request, rpc().command_deadline()).responses(1).response_range());
+    return counted(rpc().txn(request, step_until()).responses(1).response_range());
   } catch (const RpcError& error) {
     // The lease expired while it queued: the contender enters again.
     if (error.code() != grpc::StatusCode::NOT_FOUND) throw;
@@ -148,7 +148,7 @@ Standing SemaphoreContender::counted(const etcdserverpb::RangeResponse& permits)
   etcdserverpb::TxnRequest leave_queue;
   leave_queue.add_success()->mutable_request_delete_range()->set_key(entry_key_);
   ++stats().round_trips;
-  rpc().txn(leave_queue, rpc().command_deadline());
+  rpc().txn(leave_queue, step_until());
   holds_through(permit_key_, permit_revision);
   standing.holds = true;
   return standing;

@@ -22,7 +22,7 @@ class SemaphoreContender final : public Contender {
  public:
   SemaphoreContender(RpcClient& rpc, LeaseShelf& shelf, StatsCounters& stats,
                      const std::string& prefix, std::uint32_t permits, Millis ttl,
-                     std::string value);
+                     std::string value, SteadyClock::time_point caller_deadline);
 
   Standing look() override;
 

@@ -30,26 +30,32 @@ bool refused_for_good(std::string_view message) {
   return true;
 }
 
+enum class Waited { ready, timed_out, stopped };
+
+// Waits until `fd` is ready for `events`, `stop_fd` (-1: none) is readable, or `until` comes.
+// A failed wait counts as timed out.
+Waited wait_for_socket(int fd, short events, SteadyClock::time_point until, int stop_fd = -1) {
+  pollfd wanted[2] = {{fd, events, 0}, {stop_fd, POLLIN, 0}};
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
+    if (left.count() <= 0) return Waited::timed_out;
+    const int ready = ::poll(wanted, stop_fd < 0 ? 1 : 2,
+                             static_cast<int>(std::min<long long>(left.count(), 60000)));
+    if (ready > 0) return (wanted[1].revents & POLLIN) != 0 ? Waited::stopped : Waited::ready;
+    if (ready < 0 && errno != EINTR) return Waited::timed_out;
+  }
+}
+
 }  // namespace
 
-Connection::Connection(const PostgresSettings& settings)
+Connection::Connection(const PostgresSettings& settings, SteadyClock::time_point caller_deadline,
+                       int stop_fd)
     : command_timeout_(settings.command_timeout) {
-  std::vector<const char*> keywords{"dbname", "fallback_application_name"};
-  std::vector<const char*> values{settings.conninfo.c_str(), "distlock"};
-  if (!settings.connect_timeout_seconds.empty()) {
-    keywords.push_back("connect_timeout");
-    values.push_back(settings.connect_timeout_seconds.c_str());
-  }
-  keywords.push_back(nullptr);
-  values.push_back(nullptr);
-  connection_.reset(PQconnectdbParams(keywords.data(), values.data(), 1));
+  const char* const keywords[] = {"dbname", "fallback_application_name", nullptr};
+  const char* const values[] = {settings.conninfo.c_str(), "distlock", nullptr};
+  connection_.reset(PQconnectStartParams(keywords, values, 1));
   if (!connection_) throw ServerError("cannot connect: out of memory");
-  if (PQstatus(connection_.get()) != CONNECTION_OK) {
-    const std::string message = error_text(PQerrorMessage(connection_.get()));
-    std::string reason = "cannot connect: " + without_secrets(message, settings.secrets);
-    if (refused_for_good(message)) throw ServerError::connection_refused(std::move(reason));
-    throw ServerError(std::move(reason));
-  }
+  connect(settings, caller_deadline, stop_fd);
   // The server's notices ("relation ... already exists, skipping") are nothing a service
   // should see on its stderr.
   PQsetNoticeProcessor(
@@ -58,21 +64,39 @@ Connection::Connection(const PostgresSettings& settings)
 
 Connection::~Connection() = default;
 
+void Connection::connect(const PostgresSettings& settings, SteadyClock::time_point caller_deadline,
+                         int stop_fd) {
+  const auto until = step_deadline(caller_deadline, settings.connect_timeout);
+  PGconn* connection = connection_.get();
+  // libpq's protocol for a connection made without blocking: wait for what the last poll
+  // asked for (first: writable), then poll again. The socket may change (the next host).
+  auto polling = PGRES_POLLING_WRITING;
+  while (PQstatus(connection) != CONNECTION_BAD && polling != PGRES_POLLING_FAILED) {
+    if (polling == PGRES_POLLING_OK) return;
+    const Waited waited = wait_for_socket(
+        PQsocket(connection), polling == PGRES_POLLING_READING ? POLLIN : POLLOUT, until, stop_fd);
+    if (waited == Waited::stopped) throw ServerError("cannot connect: stopped while connecting");
+    if (waited == Waited::timed_out) {
+      throw ServerError::timeout(
+          "cannot connect: not connected in time (" +
+          what_ended_step(until, caller_deadline, "connect_timeout", settings.connect_timeout) +
+          ")");
+    }
+    polling = PQconnectPoll(connection);
+  }
+  const std::string message = error_text(PQerrorMessage(connection));
+  std::string reason = "cannot connect: " + without_secrets(message, settings.secrets);
+  if (refused_for_good(message)) throw ServerError::connection_refused(std::move(reason));
+  throw ServerError(std::move(reason));
+}
+
 void Connection::fail(ServerError error) {
   broken_ = true;
   throw std::move(error);
 }
 
 bool Connection::wait_readable(SteadyClock::time_point until) const {
-  pollfd wanted{PQsocket(connection_.get()), POLLIN, 0};
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - SteadyClock::now());
-    if (left.count() <= 0) return false;
-    const int ready =
-        ::poll(&wanted, 1, static_cast<int>(std::min<long long>(left.count(), 60000)));
-    if (ready > 0) return true;
-    if (ready < 0 && errno != EINTR) return false;
-  }
+  return wait_for_socket(PQsocket(connection_.get()), POLLIN, until) == Waited::ready;
 }
 
 bool Connection::consume_input() {
@@ -139,22 +163,20 @@ void Connection::send(const Statement& statement, std::span<const std::string> p
     fail(ServerError("sending a statement: " + error_text(PQerrorMessage(connection_.get()))));
 }
 
-Result Connection::run(const Statement& statement, std::span<const std::string> params) {
-  return run(statement, params, command_deadline());
-}
-
 Result Connection::run(const Statement& statement, std::span<const std::string> params,
-                       SteadyClock::time_point until) {
+                       SteadyClock::time_point caller_deadline) {
   if (broken_) throw ServerError("the connection broke before");
+  const auto until = step_deadline(caller_deadline, command_timeout_);
   prepare(statement, until);
   send(statement, params);
   return await_result(statement.name, until);
 }
 
 Result Connection::run_after(const Statement& first, std::span<const std::string> first_params,
-                             const Statement& statement, std::span<const std::string> params) {
+                             const Statement& statement, std::span<const std::string> params,
+                             SteadyClock::time_point caller_deadline) {
   if (broken_) throw ServerError("the connection broke before");
-  const auto until = command_deadline();
+  const auto until = step_deadline(caller_deadline, command_timeout_);
   prepare(first, until);
   prepare(statement, until);
   PGconn* connection = connection_.get();

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "backends/postgres/settings.h"
+#include "core/step_deadline.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::postgres {
@@ -72,24 +73,27 @@ struct Statement {
 
 class Connection {
  public:
-  // Connects and authenticates within the URL's connect_timeout. Throws ServerError.
-  explicit Connection(const PostgresSettings& settings);
+  // Connects and authenticates within the URL's connect_timeout, or by `caller_deadline` when
+  // that comes first (core/step_deadline.h), or until `stop_fd` (-1: none) is readable. Throws
+  // ServerError.
+  Connection(const PostgresSettings& settings, SteadyClock::time_point caller_deadline,
+             int stop_fd = -1);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
 
-  // Runs the statement (preparing it first on this connection) and returns its rows. Throws
-  // ServerError: refused() for an error the server answered with, else the exchange failed
-  // and the connection is broken.
-  Result run(const Statement& statement, std::span<const std::string> params);
-  // The same, giving up at `until` if that comes before command_timeout.
+  // Runs the statement (preparing it first on this connection) and returns its rows, waiting
+  // up to command_timeout, or to `caller_deadline` when that comes first. Throws ServerError:
+  // refused() for an error the server answered with, else the exchange failed and the
+  // connection is broken.
   Result run(const Statement& statement, std::span<const std::string> params,
-             SteadyClock::time_point until);
+             SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // Runs `first`, then `statement`, in one transaction and one round trip (a pipeline ended by
   // one Sync), and returns the rows of `statement`: each statement reads the database as it is
   // when it starts, so `statement` sees what committed while `first` waited for a lock.
   Result run_after(const Statement& first, std::span<const std::string> first_params,
-                   const Statement& statement, std::span<const std::string> params);
+                   const Statement& statement, std::span<const std::string> params,
+                   SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // Runs SQL text without parameters (several statements may be separated by ';').
   void execute(const std::string& sql);
   bool broken() const { return broken_; }
@@ -105,6 +109,8 @@ class Connection {
     void operator()(PGconn* connection) const { PQfinish(connection); }
   };
 
+  void connect(const PostgresSettings& settings, SteadyClock::time_point caller_deadline,
+               int stop_fd);
   // Waits for the result of what was sent, up to `until`.
   Result await_result(std::string_view what, SteadyClock::time_point until);
   // The next result of what was sent (null at the end of one statement's), waited for up to

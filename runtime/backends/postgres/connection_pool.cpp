@@ -3,14 +3,16 @@
 
 #include <utility>
 
+#include "core/step_deadline.h"
+
 namespace distlock::detail::postgres {
 
 ConnectionPool::ConnectionPool(const PostgresSettings& settings, unsigned limit)
     : settings_(settings), limit_(limit) {}
 
-ConnectionPool::Handle ConnectionPool::borrow(bool reuse) {
+ConnectionPool::Handle ConnectionPool::borrow(SteadyClock::time_point caller_deadline, bool reuse) {
   std::unique_lock lock(mutex_);
-  const auto until = SteadyClock::now() + settings_.command_timeout;
+  const auto until = step_deadline(caller_deadline, settings_.command_timeout);
   for (;;) {
     if (reuse && !idle_.empty()) {
       auto connection = std::move(idle_.back());
@@ -26,7 +28,7 @@ ConnectionPool::Handle ConnectionPool::borrow(bool reuse) {
       ++open_;
       lock.unlock();
       try {
-        return Handle(*this, std::make_unique<Connection>(settings_), false);
+        return Handle(*this, std::make_unique<Connection>(settings_, caller_deadline), false);
       } catch (...) {
         lock.lock();
         --open_;
@@ -35,8 +37,10 @@ ConnectionPool::Handle ConnectionPool::borrow(bool reuse) {
       }
     }
     if (returned_.wait_until(lock, until) == std::cv_status::timeout)
-      throw ServerError("all " + std::to_string(limit_) +
-                        " connections (max_connections) stayed busy for the command_timeout");
+      throw ServerError::timeout(
+          "all " + std::to_string(limit_) + " connections (max_connections) stayed busy (" +
+          what_ended_step(until, caller_deadline, "command_timeout", settings_.command_timeout) +
+          ")");
   }
 }
 

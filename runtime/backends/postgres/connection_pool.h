@@ -39,8 +39,10 @@ class ConnectionPool {
   ConnectionPool(const PostgresSettings& settings, unsigned limit);
 
   // An idle connection (`reuse`), or a new one while there are fewer than the limit; else
-  // waits for one to come back, up to command_timeout. Throws ServerError.
-  Handle borrow(bool reuse = true);
+  // waits for one to come back, up to command_timeout or `caller_deadline`, whichever comes
+  // first (core/step_deadline.h; a new connection likewise with connect_timeout). Throws
+  // ServerError.
+  Handle borrow(SteadyClock::time_point caller_deadline, bool reuse = true);
 
  private:
   void give_back(std::unique_ptr<Connection> connection);

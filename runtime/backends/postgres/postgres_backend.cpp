@@ -116,14 +116,17 @@ class PostgresBackend final : public Backend {
   // logged, and what was kept runs out one ttl after the waiter's latest try.
   void withdraw(const AcquireRequest& request);
   // Runs the statement on the connection, after the name's turn unless it is the exclusive
-  // lock's own (whose upsert of one row needs none).
+  // lock's own (whose upsert of one row needs none), by `caller_deadline` when that comes
+  // before command_timeout.
   Result run_statement(Connection& connection, const Statement& statement, std::string_view name,
-                       std::span<const std::string> params) const;
+                       std::span<const std::string> params,
+                       SteadyClock::time_point caller_deadline = kNoCallerDeadline) const;
   // Runs `operation` on a pooled connection, and once more on a new one when a reused
   // connection broke without timing out (it had gone stale: a server restart, a terminated
-  // session). Throws ServerError.
+  // session). Borrowing and connecting end by `caller_deadline` when that comes before their
+  // own timeouts. Throws ServerError.
   template <class Operation>
-  auto with_connection(Operation&& operation);
+  auto with_connection(SteadyClock::time_point caller_deadline, Operation&& operation);
   [[noreturn]] void throw_for_lock(const ServerError& error, std::string_view lock) const;
   void create_table_if_missing();
 
@@ -138,9 +141,10 @@ class PostgresBackend final : public Backend {
 };
 
 template <class Operation>
-auto PostgresBackend::with_connection(Operation&& operation) {
+auto PostgresBackend::with_connection(SteadyClock::time_point caller_deadline,
+                                      Operation&& operation) {
   {
-    auto connection = pool_.borrow();
+    auto connection = pool_.borrow(caller_deadline);
     try {
       ++stats_.round_trips;
       return operation(*connection);
@@ -149,7 +153,7 @@ auto PostgresBackend::with_connection(Operation&& operation) {
       if (!connection->broken() || !connection.reused() || error.timed_out()) throw;
     }
   }
-  auto connection = pool_.borrow(false);
+  auto connection = pool_.borrow(caller_deadline, false);
   ++stats_.round_trips;
   return operation(*connection);
 }
@@ -162,7 +166,7 @@ void PostgresBackend::throw_for_lock(const ServerError& error, std::string_view 
 
 void PostgresBackend::create_table_if_missing() {
   try {
-    with_connection([&](Connection& connection) {
+    with_connection(kNoCallerDeadline, [&](Connection& connection) {
       const std::vector<std::string> names{settings_.table, settings_.fence_sequence,
                                            settings_.holds_table};
       // Whether the tables are there, and the lock table with every column the statements use.
@@ -200,13 +204,13 @@ void PostgresBackend::create_table_if_missing() {
 }
 
 Result PostgresBackend::run_statement(Connection& connection, const Statement& statement,
-                                      std::string_view name,
-                                      std::span<const std::string> params) const {
+                                      std::string_view name, std::span<const std::string> params,
+                                      SteadyClock::time_point caller_deadline) const {
   if (&statement == &statements_.acquire_absent || &statement == &statements_.acquire ||
       &statement == &statements_.release_sole || &statement == &statements_.release)
-    return connection.run(statement, params);
+    return connection.run(statement, params, caller_deadline);
   const std::string turn_params[] = {std::string(name)};
-  return connection.run_after(statements_.turn, turn_params, statement, params);
+  return connection.run_after(statements_.turn, turn_params, statement, params, caller_deadline);
 }
 
 Attempt PostgresBackend::try_once(const AcquireRequest& request,
@@ -267,13 +271,13 @@ Attempt PostgresBackend::attempt_once(const AcquireRequest& request,
   // A plain lock is first asked for as if nobody had it, which is the common case; a reentry
   // finds its own row.
   const bool absent_first = statement == &statements_.acquire && !request.reentry;
-  return with_connection([&](Connection& connection) {
+  return with_connection(request.deadline, [&](Connection& connection) {
     // The lease's validity counts from the send time of the statement that won.
     auto sent_at = SteadyClock::now();
     Attempt attempt;
     if (absent_first) {
-      const Result inserted =
-          connection.run(statements_.acquire_absent, std::span(params).first(kAbsentParams));
+      const Result inserted = connection.run(
+          statements_.acquire_absent, std::span(params).first(kAbsentParams), request.deadline);
       if (PQntuples(inserted.get()) == 1) {
         attempt.grant = grant_of(inserted, sent_at);
         return attempt;
@@ -281,7 +285,8 @@ Attempt PostgresBackend::attempt_once(const AcquireRequest& request,
       ++stats_.round_trips;
       sent_at = SteadyClock::now();
     }
-    const Result result = run_statement(connection, *statement, request.hold.name, params);
+    const Result result =
+        run_statement(connection, *statement, request.hold.name, params, request.deadline);
     if (PQntuples(result.get()) == 0) return attempt;
     if (value_of(result, 0, 0) != nullptr) {
       attempt.grant = grant_of(result, sent_at);
@@ -301,7 +306,7 @@ void PostgresBackend::withdraw(const AcquireRequest& request) {
   const std::vector<std::string> params{std::string(request.hold.name),
                                         std::string(request.hold.acquisition_id)};
   try {
-    with_connection([&](Connection& connection) {
+    with_connection(kNoCallerDeadline, [&](Connection& connection) {
       (void)run_statement(connection, statements_.withdraw, request.hold.name, params);
     });
   } catch (const ServerError& error) {
@@ -367,7 +372,7 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
   // removed the hold, so "not held" then means released.
   bool sent_before = false;
   try {
-    return with_connection([&](Connection& connection) {
+    return with_connection(kNoCallerDeadline, [&](Connection& connection) {
       const bool retried = sent_before;
       sent_before = true;
       if (sole_first) {
@@ -402,7 +407,7 @@ void PostgresBackend::renew(std::span<RenewItem> items, SteadyClock::time_point 
   for (const auto& ttl : ttls) ttls_text.push_back(ttl);
   const std::vector<std::string> params{text_array(names), text_array(ids), text_array(ttls_text)};
   try {
-    const auto renewed = with_connection([&](Connection& connection) {
+    const auto renewed = with_connection(deadline, [&](Connection& connection) {
       const Result result = connection.run(statements_.renew, params, deadline);
       std::vector<std::string> found;
       const int rows = PQntuples(result.get());

@@ -25,7 +25,7 @@ class PostgresInspector final : public LockInspector {
   explicit PostgresInspector(PostgresSettings settings)
       : settings_(std::move(settings)), listing_(settings_) {
     try {
-      connection_ = std::make_unique<Connection>(settings_);
+      connection_ = std::make_unique<Connection>(settings_, kNoCallerDeadline);
     } catch (const ServerError& error) {
       throw BackendUnavailable("", settings_.server, error.reason());
     }

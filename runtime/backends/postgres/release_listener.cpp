@@ -120,6 +120,10 @@ void ReleaseListener::run() {
       warned = false;
     } catch (const ServerError& error) {
       set_listening(false);
+      {
+        std::lock_guard lock(mutex_);
+        if (stopping_) return;
+      }
       if (!warned)
         log(LogLevel::warning, settings_.server + ": cannot listen for releases (" +
                                    error.reason() +
@@ -133,7 +137,7 @@ void ReleaseListener::run() {
 }
 
 void ReleaseListener::serve() {
-  Connection connection(settings_);
+  Connection connection(settings_, kNoCallerDeadline, stop_.fd());
   connection.execute("LISTEN \"" + settings_.channel + "\"");
   set_listening(true);
   pollfd wanted[2] = {{PQsocket(connection.native()), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -164,11 +165,20 @@ std::vector<std::string> secrets_of(std::string_view url, std::string_view useri
   return secrets;
 }
 
-bool sets_connect_timeout(const PQconninfoOption* parsed) {
-  for (const auto* option = parsed; option->keyword != nullptr; ++option)
-    if (std::string_view(option->keyword) == "connect_timeout" && option->val != nullptr)
-      return true;
-  return false;
+// The URL's own connect_timeout, as libpq reads it: whole seconds, 1 taken as 2, zero or less
+// none at all. Nullopt when the URL sets none.
+std::optional<Millis> url_connect_timeout(const PQconninfoOption* parsed, const Url& for_messages) {
+  for (const auto* option = parsed; option->keyword != nullptr; ++option) {
+    if (std::string_view(option->keyword) != "connect_timeout" || option->val == nullptr) continue;
+    const auto seconds = parse_decimal<long long>(option->val);
+    if (!seconds)
+      throw ConfigError("", for_messages.redacted(),
+                        "bad URL: connect_timeout must be a whole number of seconds, not '" +
+                            std::string(option->val) + "'");
+    if (*seconds <= 0) return Millis::zero();
+    return std::chrono::seconds(std::max<long long>(2, *seconds));
+  }
+  return std::nullopt;
 }
 
 // A plain SQL name, as the statements write it unquoted: lower case letters, digits and '_',
@@ -228,12 +238,8 @@ PostgresSettings postgres_settings(std::string_view url, const Options& options)
   settings.server = for_messages.redacted();
   settings.conninfo = std::move(split.for_libpq);
   settings.secrets = secrets_of(url, userinfo);
-  if (!sets_connect_timeout(parsed.get())) {
-    // libpq waits whole seconds, and takes 1 as 2.
-    const auto seconds = std::max<long long>(
-        2, std::chrono::ceil<std::chrono::seconds>(configured.connect_timeout).count());
-    settings.connect_timeout_seconds = std::to_string(seconds);
-  }
+  settings.connect_timeout =
+      url_connect_timeout(parsed.get(), for_messages).value_or(configured.connect_timeout);
   settings.command_timeout = configured.command_timeout;
   settings.outage_limit = configured.outage_limit;
   settings.max_connections = configured.max_connections;

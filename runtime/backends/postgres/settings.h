@@ -20,9 +20,9 @@ struct PostgresSettings {
   std::string server;
   // The URL without distlock's keys, for libpq.
   std::string conninfo;
-  // libpq's connect_timeout (whole seconds, at least 2), from the options when the URL sets
-  // none of its own.
-  std::string connect_timeout_seconds;
+  // How long a connection may take to be made, all of the URL's hosts together: the URL's
+  // connect_timeout (libpq's: whole seconds, at least 2; zero: none), else the options'.
+  Millis connect_timeout{0};
   Millis command_timeout{0};
   Millis outage_limit{0};  // core/ride_through.h
   unsigned max_connections = 0;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "backends/zookeeper/status.h"
+#include "core/step_deadline.h"
 #include "util/process_label.h"
 
 namespace distlock::detail::zookeeper {
@@ -18,11 +19,12 @@ std::string ZkContext::node_data(std::string_view acquisition_id) const {
 
 namespace {
 
-// Why no session is ready, after waiting since `since`.
+// Why no session is ready, after waiting since `since` (`own_timeout`: connect_timeout, which
+// ended the wait).
 std::string not_connected(const SessionKeeper& keeper, SteadyClock::time_point since,
-                          bool rode_through, const ZooKeeperSettings& settings) {
+                          bool own_timeout, const ZooKeeperSettings& settings) {
   std::string why = "not connected to ZooKeeper within ";
-  if (rode_through) {
+  if (!own_timeout) {
     why += std::to_string(std::chrono::duration_cast<Millis>(SteadyClock::now() - since).count()) +
            " ms";
   } else {
@@ -38,28 +40,30 @@ std::string not_connected(const SessionKeeper& keeper, SteadyClock::time_point s
 std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock) const {
   const auto since = SteadyClock::now();
   if (auto session = keeper.ready(since + settings.connect_timeout)) return session;
-  throw status::unavailable(lock, settings.server, not_connected(keeper, since, false, settings));
+  throw status::unavailable(lock, settings.server, not_connected(keeper, since, true, settings));
 }
 
 std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThrough& outage,
                                                   SteadyClock::time_point deadline) const {
   const auto since = SteadyClock::now();
-  auto session = keeper.ready(since + settings.connect_timeout);
-  bool rode_through = false;
+  const auto first_until = step_deadline(deadline, settings.connect_timeout);
+  auto session = keeper.ready(first_until);
+  // Whether connect_timeout alone ended the wait so far.
+  bool own_timeout = first_until != deadline;
   while (!session) {
     // A failed authentication is final: waiting longer would not change the answer.
     const auto current = keeper.current();
     const bool refused = current && current->auth_failed();
     const std::string failure =
         status::unavailable(lock, settings.server,
-                            not_connected(keeper, since, rode_through, settings))
+                            not_connected(keeper, since, own_timeout, settings))
             .what();
     const auto next = refused ? std::nullopt : outage.next_try(deadline, failure);
     if (!next) {
       throw status::unavailable(lock, settings.server,
-                                not_connected(keeper, since, rode_through, settings));
+                                not_connected(keeper, since, own_timeout, settings));
     }
-    rode_through = true;
+    own_timeout = false;
     session = keeper.ready(*next);
   }
   outage.succeeded();

@@ -31,7 +31,8 @@ struct ZkContext {
 
   // A ready session, waiting up to connect_timeout; BackendUnavailable naming `lock` if none.
   std::shared_ptr<Session> ready_session(std::string_view lock) const;
-  // The same for an acquisition with `deadline`, which goes on waiting while `outage` lets
+  // The same for an acquisition with `deadline`, whose first wait ends by the deadline when
+  // that comes first (core/step_deadline.h), and which goes on waiting while `outage` lets
   // (core/ride_through.h): the client reconnects meanwhile, a restart or a leader's election
   // is ridden through.
   std::shared_ptr<Session> ready_session(std::string_view lock, RideThrough& outage,

@@ -75,7 +75,7 @@ void RedisBackend::send_attempt(const AcquireRequest& request, AttemptPipeline& 
   bool made = false;
   std::shared_ptr<SharedConnection> connection;
   try {
-    connection = lock_connection(failed, made);
+    connection = lock_connection(failed, made, request.deadline);
   } catch (const ServerError& error) {
     tried({}, told_of_lock(error, request.hold.name));
     return;

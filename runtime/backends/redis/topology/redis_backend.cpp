@@ -142,15 +142,23 @@ bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, bool
                     locator_.refresh(generation));
 }
 
-std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConnection* failed,
-                                                                bool& made) {
+std::shared_ptr<SharedConnection> RedisBackend::lock_connection(
+    const SharedConnection* failed, bool& made, SteadyClock::time_point caller_deadline) {
   made = false;
   std::unique_lock lock(lock_connection_mutex_);
   while (true) {
     if (lock_connection_sound() && lock_connection_.get() != failed) return lock_connection_;
     if (!connecting_lock_connection_) break;
     const auto attempt = lock_connection_attempts_;
-    lock_connection_made_.wait(lock, [&] { return lock_connection_attempts_ != attempt; });
+    const auto until = step_deadline(caller_deadline, settings_.connect_timeout);
+    if (!lock_connection_made_.wait_until(lock, until,
+                                          [&] { return lock_connection_attempts_ != attempt; }))
+      throw ServerError(settings_.server,
+                        "another caller's connecting did not end in time (" +
+                            what_ended_step(until, caller_deadline, "connect_timeout",
+                                            settings_.connect_timeout) +
+                            ")",
+                        true);
     // Another caller's reconnection failed: so does this caller's, at once, rather than try
     // again in turn (twenty scope exits would take twenty connect timeouts).
     if (lock_connection_failure_) throw *lock_connection_failure_;
@@ -165,7 +173,7 @@ std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConn
   std::optional<ServerError> failure;
   try {
     check_eviction_after_failover();
-    connection = connect_to_master(generation);
+    connection = connect_to_master(generation, caller_deadline);
   } catch (const ServerError& error) {
     failure = error;
   }
@@ -181,10 +189,12 @@ std::shared_ptr<SharedConnection> RedisBackend::lock_connection(const SharedConn
   return connection;
 }
 
-std::shared_ptr<SharedConnection> RedisBackend::connect_to_master(std::uint64_t generation) {
+std::shared_ptr<SharedConnection> RedisBackend::connect_to_master(
+    std::uint64_t generation, SteadyClock::time_point caller_deadline) {
   const auto connect = [&] {
     const MasterLocator::Master master = locator_.current();
-    return std::make_shared<SharedConnection>(settings_, master.address, master.generation);
+    return std::make_shared<SharedConnection>(settings_, master.address, master.generation,
+                                              caller_deadline);
   };
   try {
     return connect();
@@ -206,16 +216,17 @@ bool RedisBackend::lock_connection_sound() const {
 }
 
 template <class Operation>
-auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation) {
+auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation,
+                                        SteadyClock::time_point caller_deadline) {
   bool made = false;
-  std::shared_ptr<SharedConnection> connection = lock_connection(nullptr, made);
+  std::shared_ptr<SharedConnection> connection = lock_connection(nullptr, made, caller_deadline);
   try {
     ++stats_.round_trips;
     return operation(*connection);
   } catch (const ServerError& error) {
     if (!worth_another_try(retry, error, *connection, !made)) throw;
   }
-  connection = lock_connection(connection.get(), made);
+  connection = lock_connection(connection.get(), made, caller_deadline);
   ++stats_.round_trips;
   return operation(*connection);
 }
@@ -290,9 +301,12 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
   KindCall texts;
   const ScriptCall call = texts.acquire(request, holder, attempt, listener_.watched(request.hold));
   if (asking == Asking::no && shares_lock_connection())
-    return with_lock_connection(Retry::after_reset, [&](SharedConnection& connection) {
-      return read_acquire_reply(*scripts_.run(connection, call), sent_at);
-    });
+    return with_lock_connection(
+        Retry::after_reset,
+        [&](SharedConnection& connection) {
+          return read_acquire_reply(*scripts_.run(connection, call), sent_at);
+        },
+        request.deadline);
   return with_connection(
       Retry::after_reset,
       [&](Connection& connection) {

@@ -136,20 +136,27 @@ class RedisBackend final : public Backend {
   bool worth_another_try(Retry retry, const ServerError& error, bool broken,
                          std::uint64_t generation, bool reused);
   // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
+  // Connecting (or waiting for another caller's connecting) ends by `caller_deadline` when that
+  // comes before connect_timeout.
   template <class Operation>
-  auto with_lock_connection(Retry retry, Operation&& operation);
+  auto with_lock_connection(Retry retry, Operation&& operation,
+                            SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // The shared connection, made anew when there is none, or it is `failed`, broken, or to a
   // master that has moved since; `made` says whether it was made for this call. One caller
   // makes it at a time, outside the mutex; the others wait for that one's outcome and share it,
-  // its failure too, rather than each connecting in turn.
-  std::shared_ptr<SharedConnection> lock_connection(const SharedConnection* failed, bool& made);
+  // its failure too, rather than each connecting in turn; each by its own deadline
+  // (core/step_deadline.h).
+  std::shared_ptr<SharedConnection> lock_connection(
+      const SharedConnection* failed, bool& made,
+      SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // The shared connection if it is open and sound, else nullptr: never connects.
   std::shared_ptr<SharedConnection> live_lock_connection();
   // Whether there is a shared connection, unbroken, to the current master. Under
   // lock_connection_mutex_.
   bool lock_connection_sound() const;
   // Makes a connection to the current master, asking the sentinels again once if it fails.
-  std::shared_ptr<SharedConnection> connect_to_master(std::uint64_t generation);
+  std::shared_ptr<SharedConnection> connect_to_master(std::uint64_t generation,
+                                                      SteadyClock::time_point caller_deadline);
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   // With `lock`, the first connection is the one an unanswered release of the lock went out
   // on, if any (release_courier.h).

@@ -13,10 +13,11 @@
 namespace distlock::detail::redis {
 namespace {
 
-// The stream to `address`, by `deadline`. Throws ServerError naming the server (and, with
-// several servers behind one URL, which one).
+// The stream to `address`, by `deadline` (the caller's or connect_timeout's:
+// core/step_deadline.h). Throws ServerError naming the server (and, with several servers behind
+// one URL, which one).
 Stream connect_stream(const ConnectionSettings& settings, const Address& address,
-                      SteadyClock::time_point deadline) {
+                      SteadyClock::time_point deadline, SteadyClock::time_point caller_deadline) {
   Socket::Failure failure;
   if (std::optional<Stream> stream = Stream::connect(settings, address, deadline, failure))
     return std::move(*stream);
@@ -24,32 +25,44 @@ Stream connect_stream(const ConnectionSettings& settings, const Address& address
                        (settings.sentinel() ? " to " + address.describe() : std::string()) + ": " +
                        failure.reason;
   if (failure.timed_out)
-    reason += " (connect_timeout " + std::to_string(settings.connect_timeout.count()) + " ms)";
+    reason +=
+        " (" +
+        what_ended_step(deadline, caller_deadline, "connect_timeout", settings.connect_timeout) +
+        ")";
   throw ServerError(settings.server, std::move(reason), failure.timed_out);
 }
 
 }  // namespace
 
 Connection::Connection(const ConnectionSettings& settings, Address address,
-                       std::uint64_t generation, SteadyClock::time_point connected_by)
+                       std::uint64_t generation, SteadyClock::time_point caller_deadline)
+    : Connection(settings, std::move(address), generation,
+                 step_deadline(caller_deadline, settings.connect_timeout), caller_deadline) {}
+
+Connection::Connection(const ConnectionSettings& settings, Address address,
+                       std::uint64_t generation, SteadyClock::time_point connected_by,
+                       SteadyClock::time_point caller_deadline)
     : settings_(settings),
       address_(std::move(address)),
       generation_(generation),
-      stream_(connect_stream(settings, address_, connected_by)),
+      stream_(connect_stream(settings, address_, connected_by, caller_deadline)),
       reader_(redisReaderCreate()) {
   if (!reader_) throw ServerError(settings.server, "cannot read replies: out of memory");
-  authenticate_and_select(connected_by);
+  authenticate_and_select(connected_by, caller_deadline);
   set_timeout(settings.command_timeout, "command_timeout");
 }
 
-void Connection::authenticate_and_select(SteadyClock::time_point deadline) {
+void Connection::authenticate_and_select(SteadyClock::time_point deadline,
+                                         SteadyClock::time_point caller_deadline) {
   // Connecting and authenticating share one budget: each step gets what is left of it.
   const auto budget_left = [&] {
     const auto left = std::chrono::ceil<Millis>(deadline - SteadyClock::now());
     if (left <= Millis::zero())
       throw ServerError(settings_.server,
-                        "not ready within connect_timeout (" +
-                            std::to_string(settings_.connect_timeout.count()) + " ms)",
+                        "not ready in time (" +
+                            what_ended_step(deadline, caller_deadline, "connect_timeout",
+                                            settings_.connect_timeout) +
+                            ")",
                         true);
     return left;
   };

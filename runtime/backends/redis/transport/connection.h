@@ -25,6 +25,7 @@
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/reply.h"
 #include "backends/redis/transport/stream.h"
+#include "core/step_deadline.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
@@ -38,11 +39,11 @@ inline bool is_timeout(int error) {
 class Connection {
  public:
   // Connects to `address`, authenticates and selects the database, all within
-  // connect_timeout. Throws ServerError when the server cannot be reached or refuses AUTH or
-  // SELECT. `generation` is the master's (MasterLocator) when the address was read.
-  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0)
-      : Connection(settings, std::move(address), generation,
-                   SteadyClock::now() + settings.connect_timeout) {}
+  // connect_timeout, or by `caller_deadline` when that comes first (core/step_deadline.h).
+  // Throws ServerError when the server cannot be reached or refuses AUTH or SELECT.
+  // `generation` is the master's (MasterLocator) when the address was read.
+  Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation = 0,
+             SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   // Reads nothing: the send_unawaited() callers still owed a reply hear that it will not come
@@ -110,8 +111,9 @@ class Connection {
   };
 
   Connection(const ConnectionSettings& settings, Address address, std::uint64_t generation,
-             SteadyClock::time_point connected_by);
-  void authenticate_and_select(SteadyClock::time_point deadline);
+             SteadyClock::time_point connected_by, SteadyClock::time_point caller_deadline);
+  void authenticate_and_select(SteadyClock::time_point deadline,
+                               SteadyClock::time_point caller_deadline);
   // `name` is the option the timeout comes from, for messages.
   void set_timeout(Millis timeout, std::string_view name);
   // Breaks the connection for the errno `error` met while `doing` (0: the server closed the

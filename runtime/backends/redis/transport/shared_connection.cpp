@@ -19,8 +19,9 @@ std::string command_name(SharedConnection::Parts parts) {
 }  // namespace
 
 SharedConnection::SharedConnection(const ConnectionSettings& settings, Address address,
-                                   std::uint64_t generation)
-    : connection_(settings, std::move(address), generation),
+                                   std::uint64_t generation,
+                                   SteadyClock::time_point caller_deadline)
+    : connection_(settings, std::move(address), generation, caller_deadline),
       stream_(connection_.stream()),
       timeout_(settings.command_timeout),
       reader_(redisReaderCreate()) {

@@ -55,8 +55,10 @@ class SharedConnection {
   // the connection's lock; must not throw or wait.
   using Resend = std::function<std::optional<Encoded>(const redisReply&)>;
 
-  // Connects, authenticates and selects the database as Connection does. Throws ServerError.
-  SharedConnection(const ConnectionSettings& settings, Address address, std::uint64_t generation);
+  // Connects, authenticates and selects the database as Connection does, by `caller_deadline`
+  // when that comes before connect_timeout. Throws ServerError.
+  SharedConnection(const ConnectionSettings& settings, Address address, std::uint64_t generation,
+                   SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   SharedConnection(const SharedConnection&) = delete;
   SharedConnection& operator=(const SharedConnection&) = delete;
   // Reads nothing: the send_unawaited() callers still owed a reply hear that it will not come.
