@@ -18,8 +18,16 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment["DISTLOCK_URL"] = "memory://"
 
 common = "-Wall -Wno-unused-parameter -I" + config.distlock_include_dir
-# Woven code compiles as C++17 and as C++20 (the users' standards): each compile runs twice.
+# Woven code compiles as C++17 and as C++20 (the users' standards): each compile runs twice,
+# with woven.h precompiled at each (each_standard.sh; CMakeLists.txt makes them).
 each_standard = "sh " + os.path.join(config.test_source_root, "each_standard.sh") + " "
+clangxx_pch = each_standard + "--pch -include-pch " + os.path.join(
+    config.distlock_pch_dir, "clangxx-@STD@", "woven.pch") + " "
+# -pthread on every compile that uses the header: a link needs it, and it sets what the header
+# was precompiled with.
+gxx_pch = each_standard + "--pch -include " + os.path.join(
+    config.distlock_pch_dir, "gxx-@STD@", "distlock", "woven.h") + " "
+pch_common = common + " -pthread"
 link = " ".join([config.distlock_runtime_library, config.runtime_dependencies, "-pthread"])
 
 config.substitutions.append(("%weave", config.distlock_weave))
@@ -34,9 +42,9 @@ config.substitutions.append(("%flags", "-std=c++17 -I" + config.distlock_include
 config.substitutions.append(("%clangxx-syntax-at", config.clangxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-syntax-at", config.gxx + " -fsyntax-only " + common))
 config.substitutions.append(("%gxx-link-at", config.gxx + " " + common))
-config.substitutions.append(("%clangxx-syntax", each_standard + config.clangxx + " -fsyntax-only " + common))
-config.substitutions.append(("%gxx-syntax", each_standard + config.gxx + " -fsyntax-only " + common))
-config.substitutions.append(("%clangxx-run", each_standard + config.clangxx + " " + common))
-config.substitutions.append(("%gxx-link", each_standard + config.gxx + " " + common))
+config.substitutions.append(("%clangxx-syntax", clangxx_pch + config.clangxx + " -fsyntax-only " + pch_common))
+config.substitutions.append(("%gxx-syntax", gxx_pch + config.gxx + " -fsyntax-only " + pch_common))
+config.substitutions.append(("%clangxx-run", clangxx_pch + config.clangxx + " " + pch_common))
+config.substitutions.append(("%gxx-link", gxx_pch + config.gxx + " " + pch_common))
 config.substitutions.append(("%runtime", link))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
