@@ -108,25 +108,26 @@ void RedisBackend::check_eviction_after_failover() {
   }
 }
 
-ConnectionPool::Handle RedisBackend::borrow(bool reuse) {
+ConnectionPool::Handle RedisBackend::borrow(bool reuse, SteadyClock::time_point caller_deadline) {
   check_eviction_after_failover();
   const std::uint64_t generation = locator_.generation();
   try {
-    return reuse ? pool_.borrow() : pool_.borrow_new();
+    return reuse ? pool_.borrow(caller_deadline) : pool_.borrow_new(caller_deadline);
   } catch (const ServerError&) {
     if (!locator_.refresh(generation)) throw;
   }
-  return pool_.borrow_new();
+  return pool_.borrow_new(caller_deadline);
 }
 
-ConnectionPool::Handle RedisBackend::borrow_after_release_of(std::string_view lock) {
+ConnectionPool::Handle RedisBackend::borrow_after_release_of(
+    std::string_view lock, SteadyClock::time_point caller_deadline) {
   const Connection* released_on = courier_.connection_of(lock);
   if (released_on != nullptr) {
     auto connection =
         pool_.borrow_this(released_on, [&] { return !courier_.owes(lock, released_on); });
     if (connection) return std::move(*connection);
   }
-  return borrow(true);
+  return borrow(true, caller_deadline);
 }
 
 template <class Link>
@@ -232,9 +233,11 @@ auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation,
 }
 
 template <class Operation>
-auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::string_view lock) {
+auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::string_view lock,
+                                   SteadyClock::time_point caller_deadline) {
   {
-    const auto connection = lock.empty() ? borrow(true) : borrow_after_release_of(lock);
+    const auto connection = lock.empty() ? borrow(true, caller_deadline)
+                                         : borrow_after_release_of(lock, caller_deadline);
     try {
       ++stats_.round_trips;
       return operation(*connection);
@@ -242,7 +245,7 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::stri
       if (!worth_another_try(retry, error, *connection, connection.reused())) throw;
     }
   }
-  const auto connection = borrow(false);
+  const auto connection = borrow(false, caller_deadline);
   ++stats_.round_trips;
   return operation(*connection);
 }
@@ -329,7 +332,7 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
                                 script_failure("release", *withdrawn) + ")");
         throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
       },
-      request.hold.name);
+      request.hold.name, request.deadline);
 }
 
 Attempt RedisBackend::read_acquire_reply(const redisReply& reply,

@@ -160,13 +160,17 @@ class RedisBackend final : public Backend {
   // Runs `operation` on a pooled connection, and once more on a new one if `retry` says so.
   // With `lock`, the first connection is the one an unanswered release of the lock went out
   // on, if any (release_courier.h).
+  // Borrowing and connecting end by `caller_deadline` when that comes first.
   template <class Operation>
-  auto with_connection(Retry retry, Operation&& operation, std::string_view lock = {});
-  ConnectionPool::Handle borrow_after_release_of(std::string_view lock);
+  auto with_connection(Retry retry, Operation&& operation, std::string_view lock = {},
+                       SteadyClock::time_point caller_deadline = kNoCallerDeadline);
+  ConnectionPool::Handle borrow_after_release_of(
+      std::string_view lock, SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // A pooled connection (`reuse`) or a new one to the master. A master that refuses the
   // connection may have failed over before the sentinels' +switch-master reached us: the
   // sentinels are asked, and a master they name instead is tried once.
-  ConnectionPool::Handle borrow(bool reuse);
+  ConnectionPool::Handle borrow(bool reuse,
+                                SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // After a failover, once: warns if the new master may evict lock keys, as the first
   // master was checked (eviction_policy.h). A master not reachable yet is checked next time.
   void check_eviction_after_failover();

@@ -9,9 +9,13 @@
 
 namespace distlock::detail::redis {
 
-ConnectionPool::Handle ConnectionPool::borrow() { return take(true); }
+ConnectionPool::Handle ConnectionPool::borrow(SteadyClock::time_point caller_deadline) {
+  return take(true, caller_deadline);
+}
 
-ConnectionPool::Handle ConnectionPool::borrow_new() { return take(false); }
+ConnectionPool::Handle ConnectionPool::borrow_new(SteadyClock::time_point caller_deadline) {
+  return take(false, caller_deadline);
+}
 
 std::optional<ConnectionPool::Handle> ConnectionPool::borrow_this(
     const Connection* wanted, const std::function<bool()>& wanted_no_longer) {
@@ -44,16 +48,17 @@ std::optional<ConnectionPool::Handle> ConnectionPool::borrow_owing() {
   return std::optional<Handle>(std::in_place, *this, std::move(connection), true);
 }
 
-ConnectionPool::Handle ConnectionPool::take(bool reuse) {
+ConnectionPool::Handle ConnectionPool::take(bool reuse, SteadyClock::time_point caller_deadline) {
   std::unique_lock lock(mutex_);
-  const bool available = slot_freed_.wait_for(lock, settings_.connect_timeout,
-                                              [&] { return !idle_.empty() || open_ < max_open_; });
+  const auto until = step_deadline(caller_deadline, settings_.connect_timeout);
+  const bool available =
+      slot_freed_.wait_until(lock, until, [&] { return !idle_.empty() || open_ < max_open_; });
   if (!available)
     throw ServerError(
         settings_.server,
-        "all " + std::to_string(max_open_) + " pooled connections stayed busy for " +
-            std::to_string(settings_.connect_timeout.count()) +
-            " ms (max_connections=" + std::to_string(settings_.max_connections) +
+        "all " + std::to_string(max_open_) + " pooled connections stayed busy (" +
+            what_ended_step(until, caller_deadline, "connect_timeout", settings_.connect_timeout) +
+            "; max_connections=" + std::to_string(settings_.max_connections) +
             (max_open_ < settings_.max_connections ? ", one of them shared by the lock commands)"
                                                    : ")"),
         true);
@@ -94,8 +99,10 @@ ConnectionPool::Handle ConnectionPool::take(bool reuse) {
   notify_if_closed(stale);
   try {
     const MasterLocator::Master master = locator_.current();
-    return Handle(*this, std::make_unique<Connection>(settings_, master.address, master.generation),
-                  false);
+    return Handle(
+        *this,
+        std::make_unique<Connection>(settings_, master.address, master.generation, caller_deadline),
+        false);
   } catch (...) {
     lock.lock();
     --open_;

@@ -52,11 +52,12 @@ class ConnectionPool {
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
   // An idle connection (one the server closed while idle is dropped, not handed out), else a
-  // new one; at the cap, waits up to connect_timeout for one
-  // to come back. Throws ServerError.
-  Handle borrow();
+  // new one; at the cap, waits up to connect_timeout for one to come back. Waiting and
+  // connecting end by `caller_deadline` when that comes first (core/step_deadline.h). Throws
+  // ServerError.
+  Handle borrow(SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // Always a newly made connection: for the retry after a connection failed.
-  Handle borrow_new();
+  Handle borrow_new(SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // `wanted` once it is idle, or nullopt once `wanted_no_longer()` says so (checked whenever
   // a connection comes back or is closed), or after command_timeout. For a command that must go
   // out after the replies `wanted` still owes.
@@ -67,7 +68,7 @@ class ConnectionPool {
   std::optional<Handle> borrow_owing();
 
  private:
-  Handle take(bool reuse);
+  Handle take(bool reuse, SteadyClock::time_point caller_deadline);
   void give_back(std::unique_ptr<Connection> connection);
   // Closes `closing` (without the pool's lock) and tells the waiters.
   void notify_if_closed(std::vector<std::unique_ptr<Connection>>& closing);
