@@ -75,6 +75,15 @@ class RideThrough : public ::testing::TestWithParam<OneServer> {
     return url;
   }
 
+  // through(proxy) with connect_timeout and command_timeout a minute each: a step that waited
+  // for its own timeout would outlast any wait a test gives.
+  std::string with_minute_timeouts(const TcpProxy& proxy) const {
+    // libpq's connect_timeout is whole seconds.
+    return through(proxy, GetParam() == OneServer::postgresql
+                              ? "connect_timeout=60&command_timeout=60s"
+                              : "connect_timeout=60s&command_timeout=60s");
+  }
+
   std::uint16_t port() const { return server_port_; }
 
   std::string key_;
@@ -155,10 +164,7 @@ TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAnd
 // ends by the acquisition's own deadline when that comes before the step's timeout.
 TEST_P(RideThrough, AWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
   TcpProxy proxy(port());
-  // libpq's connect_timeout is whole seconds.
-  auto client = Client::connect(through(proxy, GetParam() == OneServer::postgresql
-                                                   ? "connect_timeout=60&command_timeout=60s"
-                                                   : "connect_timeout=60s&command_timeout=60s"));
+  auto client = Client::connect(with_minute_timeouts(proxy));
   proxy.blackhole_connections();
   proxy.cut_all();
   const auto started = std::chrono::steady_clock::now();
@@ -212,6 +218,21 @@ TEST_P(AsyncRideThrough, ACancelWhileRidingThroughEndsItAtOnce) {
   // grant to the cancelled acquisition would keep it for.
   proxy.accept_connections();
   EXPECT_NO_THROW((void)client->acquire(spec("outage", 30s, wait(10s)), key_));
+}
+
+TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
+  TcpProxy proxy(port());
+  auto client = Client::connect(with_minute_timeouts(proxy));
+  proxy.blackhole_connections();
+  proxy.cut_all();
+  const auto started = std::chrono::steady_clock::now();
+  auto granted = start_acquisition(*client, spec("unanswered", 30s, wait(2s)), key_);
+  Outcome outcome = outcome_of(granted);
+  ASSERT_TRUE(outcome.error) << "granted with the server out of reach";
+  EXPECT_NO_THROW(
+      try { std::rethrow_exception(outcome.error); } catch (const BackendUnavailable&){})
+      << error_of_type<Error>(outcome);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
 std::vector<OneServer> built_one_servers() {
