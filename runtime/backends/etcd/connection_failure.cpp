@@ -16,6 +16,8 @@ constexpr std::string_view kNotInCertificate = " is not in peer certificate";
 // The server closed the connection during the TLS handshake, or while the client waited for
 // its HTTP/2 settings (a plain client to a TLS server).
 constexpr std::string_view kSocketClosed = "Socket closed";
+// The same, when the server reset the connection with the client's hello unread.
+constexpr std::string_view kResetInHandshake = "recvmsg:Connection reset by peer";
 // No connection to try: gRPC could not make the channel's TLS from the PEM it was given (a key
 // that is not the certificate's; the files' text was checked before, not their contents).
 constexpr std::string_view kNoAddress = "empty address list";
@@ -50,7 +52,7 @@ std::string tls_connection_failure(const EtcdSettings& settings, const std::stri
            "; connect by a name it has, or name it with sni=" + words;
   }
   if (mentions(reason, kHandshakeFailed)) return "TLS: the handshake failed" + words;
-  if (mentions(reason, kSocketClosed))
+  if (mentions(reason, kSocketClosed) || mentions(reason, kResetInHandshake))
     return "TLS: the server closed the connection during the handshake: it does not speak TLS on "
            "this port? (use etcd:// for a plain one)" +
            words;

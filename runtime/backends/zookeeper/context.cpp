@@ -49,7 +49,7 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThr
   const auto first_until = step_deadline(deadline, settings.connect_timeout);
   auto session = keeper.ready(first_until);
   // Whether connect_timeout alone ended the wait so far.
-  bool own_timeout = first_until != deadline;
+  bool own_timeout = !cut_by_caller(first_until, deadline, settings.connect_timeout);
   while (!session) {
     // A failed authentication is final: waiting longer would not change the answer.
     const auto current = keeper.current();
