@@ -56,6 +56,11 @@ Connection::Connection(const PostgresSettings& settings, SteadyClock::time_point
   connection_.reset(PQconnectStartParams(keywords, values, 1));
   if (!connection_) throw ServerError("cannot connect: out of memory");
   connect(settings, caller_deadline, stop_fd);
+  // The statements rely on READ COMMITTED: each takes its snapshot after the one before it
+  // waited for the lock's turn, and sees what committed meanwhile. A database or user that
+  // defaults to REPEATABLE READ or SERIALIZABLE would have them grant beside holders they
+  // cannot see, or fail with serialization errors.
+  execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED");
   // The server's notices ("relation ... already exists, skipping") are nothing a service
   // should see on its stderr.
   PQsetNoticeProcessor(
