@@ -154,12 +154,8 @@ std::shared_ptr<SharedConnection> RedisBackend::lock_connection(
     const auto until = step_deadline(caller_deadline, settings_.connect_timeout);
     if (!lock_connection_made_.wait_until(lock, until,
                                           [&] { return lock_connection_attempts_ != attempt; }))
-      throw ServerError(settings_.server,
-                        "another caller's connecting did not end in time (" +
-                            what_ended_step(until, caller_deadline, "connect_timeout",
-                                            settings_.connect_timeout) +
-                            ")",
-                        true);
+      throw connecting_timed_out(settings_, "another caller's connecting did not end", until,
+                                 caller_deadline);
     // Another caller's reconnection failed: so does this caller's, at once, rather than try
     // again in turn (twenty scope exits would take twenty connect timeouts).
     if (lock_connection_failure_) throw *lock_connection_failure_;

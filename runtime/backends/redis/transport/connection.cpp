@@ -34,6 +34,17 @@ Stream connect_stream(const ConnectionSettings& settings, const Address& address
 
 }  // namespace
 
+ServerError connecting_timed_out(const ConnectionSettings& settings, std::string_view doing,
+                                 SteadyClock::time_point until,
+                                 SteadyClock::time_point caller_deadline) {
+  return ServerError(
+      settings.server,
+      std::string(doing) + " in time (" +
+          what_ended_step(until, caller_deadline, "connect_timeout", settings.connect_timeout) +
+          ")",
+      true);
+}
+
 Connection::Connection(const ConnectionSettings& settings, Address address,
                        std::uint64_t generation, SteadyClock::time_point caller_deadline)
     : Connection(settings, std::move(address), generation,
@@ -58,12 +69,7 @@ void Connection::authenticate_and_select(SteadyClock::time_point deadline,
   const auto budget_left = [&] {
     const auto left = std::chrono::ceil<Millis>(deadline - SteadyClock::now());
     if (left <= Millis::zero())
-      throw ServerError(settings_.server,
-                        "not ready in time (" +
-                            what_ended_step(deadline, caller_deadline, "connect_timeout",
-                                            settings_.connect_timeout) +
-                            ")",
-                        true);
+      throw connecting_timed_out(settings_, "not ready", deadline, caller_deadline);
     return left;
   };
 

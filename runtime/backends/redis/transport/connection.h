@@ -24,6 +24,7 @@
 #include "backends/redis/transport/command_encoder.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/reply.h"
+#include "backends/redis/transport/server_error.h"
 #include "backends/redis/transport/stream.h"
 #include "core/step_deadline.h"
 #include "util/steady_clock.h"
@@ -35,6 +36,12 @@ namespace distlock::detail::redis {
 inline bool is_timeout(int error) {
   return error == EAGAIN || error == EWOULDBLOCK || error == ETIMEDOUT;
 }
+
+// A step of connecting that did not end by `until`, the time step_deadline gave it for
+// `caller_deadline` out of connect_timeout: "<doing> in time (<what ended it>)", a timeout.
+ServerError connecting_timed_out(const ConnectionSettings& settings, std::string_view doing,
+                                 SteadyClock::time_point until,
+                                 SteadyClock::time_point caller_deadline);
 
 class Connection {
  public:
