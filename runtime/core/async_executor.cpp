@@ -7,13 +7,24 @@
 
 namespace distlock::detail {
 
-AsyncExecutor::~AsyncExecutor() {
+AsyncExecutor::~AsyncExecutor() { stop(); }
+
+void AsyncExecutor::stop() {
+  std::deque<Task> dropped_tasks;
+  Timers dropped_timers;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard lock(mutex_);
+    dropped_tasks.swap(tasks_);
+    dropped_timers.swap(timers_);
+    timer_places_.clear();
+  }
+  // Destroyed without the lock: what a task owns may post as it goes, and that post is dropped.
 }
 
 void AsyncExecutor::start_if_needed() {
@@ -27,6 +38,7 @@ void AsyncExecutor::start_if_needed() {
 void AsyncExecutor::post(Task task) {
   {
     std::lock_guard lock(mutex_);
+    if (stopping_) return;
     start_if_needed();
     tasks_.push_back(std::move(task));
     posts_.fetch_add(1, std::memory_order_release);
@@ -38,6 +50,7 @@ AsyncExecutor::TimerId AsyncExecutor::post_at(SteadyClock::time_point when, Task
   TimerId id = 0;
   {
     std::lock_guard lock(mutex_);
+    if (stopping_) return id;
     start_if_needed();
     id = next_timer_++;
     timer_places_.emplace(id, timers_.emplace(when, std::make_pair(id, std::move(task))));

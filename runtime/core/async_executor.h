@@ -35,15 +35,22 @@ class AsyncExecutor {
   static constexpr std::chrono::microseconds kLookBeforeSleep{50};
 
   AsyncExecutor() = default;
-  // Runs no more tasks or timers; those left are dropped, unrun.
+  // stop()s.
   ~AsyncExecutor();
   AsyncExecutor(const AsyncExecutor&) = delete;
   AsyncExecutor& operator=(const AsyncExecutor&) = delete;
 
+  // Runs no more tasks or timers (never called from one): waits for the one running, drops
+  // those left unrun, and drops what is posted from now on. Separate from the destructor so
+  // that an owner can stop the thread, whose tasks use what the owner holds, and still keep
+  // the executor alive while others that may post to it (a store client's callback threads)
+  // go.
+  void stop();
   // Runs `task` on the thread, after the tasks posted before it. Thread-safe; never runs it
-  // inline. Throws std::system_error when the thread cannot be started.
+  // inline; drops it once stopped. Throws std::system_error when the thread cannot be started.
   void post(Task task);
   // Runs `task` on the thread at `when` (at once if it has passed), unless cancelled first.
+  // Once stopped, drops it and returns an id that cancels nothing.
   TimerId post_at(SteadyClock::time_point when, Task task);
   // The timer's task will not run, unless it has started already.
   void cancel(TimerId timer);

@@ -77,7 +77,10 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
 
 // The renewal queue goes before the backend: the backend must not sound the alarm into it
 // meanwhile.
-ClientCore::~ClientCore() { backend_->set_loss_alarm({}); }
+ClientCore::~ClientCore() {
+  async_executor_.stop();
+  backend_->set_loss_alarm({});
+}
 
 void ClientCore::validate(const LockSpec& spec) const {
   const std::string type(spec.type);

@@ -112,12 +112,14 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   const std::string instance_id_;
   StatsCounters stats_;
   const EventSink events_;
+  // Stopped first (its steps use the renewal queue and the backend) but destroyed last: the
+  // backend's callback threads (ZooKeeper's completions, Redis's replies) post to it until the
+  // backend is gone.
+  AsyncExecutor async_executor_;
   std::unique_ptr<Backend> backend_;
   const std::shared_ptr<const std::string> server_;
   // Declared after the backend: its thread stops before the backend goes.
   RenewalQueue renewals_;
-  // Its thread stops before the renewal queue and the backend go, which its steps use.
-  AsyncExecutor async_executor_;
   std::atomic<std::uint64_t> next_serial_{1};
 };
 
