@@ -7,7 +7,8 @@
 # The weaver parses a source with the flags the build compiles its copy with (the target
 # exports its compile commands; the weaver reads the copy's entry): the same C++ standard,
 # whether set by CXX_STANDARD, raised by compile features or given in options, the same
-# include directories and macros. Headers under
+# include directories and macros; in a unity build each woven copy is compiled on its own, so
+# that it has a command of its own. Headers under
 # SOURCE_ROOT (default: the calling project's source directory) that a source reads are
 # copied, woven, beside it, and the woven sources include those copies, so functions defined
 # in headers are locked too. A source's own COMPILE_DEFINITIONS, COMPILE_OPTIONS,
@@ -110,6 +111,10 @@ flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}
         string(APPEND flags "source ${property} ${value}\n")
       endif()
     endforeach()
+    # Compiled on its own in a unity build: the weaver reads the copy's own compile command,
+    # which a unity source would fold into its own.
+    set_source_files_properties(${woven} DIRECTORY ${target_source_dir}
+                                PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     file(GENERATE OUTPUT ${woven}.flags CONTENT "${flags}")
     add_custom_command(
       OUTPUT ${woven} ${woven}.locks.json

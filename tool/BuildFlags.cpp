@@ -16,6 +16,17 @@ constexpr llvm::StringLiteral WithValue[] = {
     "-I", "-isystem", "-iquote",  "-idirafter",
     "-D", "-U",       "-include", "-imacros"};
 
+/// Clang's driver looks beside a forced include for a precompiled header
+/// (<header>.gch or .pch) and fails on one that another compiler or version
+/// made, such as GCC's from CMake's target_precompile_headers. Given to the
+/// frontend directly, the include is read as text, as the build's compiler
+/// would see it without the precompiled header.
+void keepForcedInclude(std::vector<std::string> &Kept, llvm::StringRef Header) {
+  for (llvm::StringRef Arg : {"-Xclang", "-include", "-Xclang"})
+    Kept.push_back(Arg.str());
+  Kept.push_back(Header.str());
+}
+
 /// Options kept as written, matched by prefix.
 constexpr llvm::StringLiteral Standalone[] = {
     "-std=",        "--std=",          "-stdlib=",      "-nostdinc",
@@ -38,7 +49,12 @@ std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine) {
     for (llvm::StringRef Option : WithValue) {
       if (!Arg.startswith(Option))
         continue;
-      if (Arg != Option) {
+      if (Option == "-include") {
+        if (Arg != Option)
+          keepForcedInclude(Kept, Arg.drop_front(Option.size()));
+        else if (I + 1 < CommandLine.size())
+          keepForcedInclude(Kept, CommandLine[++I]);
+      } else if (Arg != Option) {
         Kept.push_back(Arg.str());
       } else if (I + 1 < CommandLine.size()) {
         Kept.push_back(Arg.str());
@@ -55,12 +71,19 @@ flagsOf(const clang::tooling::CompilationDatabase &Build,
         llvm::StringRef File) {
   std::vector<clang::tooling::CompileCommand> Commands =
       Build.getCompileCommands(File);
+  // A command inferred from another file's (a database that interpolates
+  // does so for a file it lacks) has that file's target's macros and
+  // includes, not the build's for this one.
+  llvm::erase_if(Commands, [](const clang::tooling::CompileCommand &Command) {
+    return !Command.Heuristic.empty();
+  });
   if (Commands.empty())
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "the compilation database has no command for '" + File +
+        "the compilation database has no command of its own for '" + File +
             "' (--flags-of); is it a source of a target that "
-            "EXPORT_COMPILE_COMMANDS?");
+            "EXPORT_COMPILE_COMMANDS, outside a unity build "
+            "(SKIP_UNITY_BUILD_INCLUSION)?");
   const clang::tooling::CompileCommand &Command = Commands.front();
   return std::make_unique<clang::tooling::FixedCompilationDatabase>(
       Command.Directory, parseFlags(Command.CommandLine));

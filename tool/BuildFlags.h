@@ -27,12 +27,13 @@ namespace weave {
 
 /// The arguments of \p CommandLine (compiler first, as in a compilation
 /// database) that change how a source parses, in their order, each option
-/// with its value.
+/// with its value; a forced include (-include) is given to Clang's frontend
+/// (-Xclang), which reads the header itself, never a precompiled one.
 std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine);
 
 /// A database that gives every source the parse flags of \p File's entry in
 /// \p Build, in that entry's directory. An error names \p File when \p Build
-/// has no entry for it.
+/// has no entry of its own for it (only one inferred from another file's).
 llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
 flagsOf(const clang::tooling::CompilationDatabase &Build, llvm::StringRef File);
 

@@ -18,9 +18,19 @@ TEST(BuildFlags, KeepsTheStandardIncludesAndMacrosWithTheirValues) {
                         "-isystem",     "/opt/include", "-iquote", "q",      "-std=gnu++17",
                         "-include",     "pre.h",        "-UOLD",   "-o",     "x.o",
                         "-c",           "x.cpp"};
-  EXPECT_EQ(parseFlags(Command),
-            (Args{"-DNDEBUG", "-D", "MODE=2", "-I/src/include", "-isystem", "/opt/include",
-                  "-iquote", "q", "-std=gnu++17", "-include", "pre.h", "-UOLD"}));
+  EXPECT_EQ(parseFlags(Command), (Args{"-DNDEBUG", "-D", "MODE=2", "-I/src/include", "-isystem",
+                                       "/opt/include", "-iquote", "q", "-std=gnu++17", "-Xclang",
+                                       "-include", "-Xclang", "pre.h", "-UOLD"}));
+}
+
+// Clang's driver would take a GCC precompiled header beside it (CMake's
+// target_precompile_headers) for its own and fail: the frontend reads the text.
+TEST(BuildFlags, AForcedIncludeIsReadAsTextNeverPrecompiled) {
+  const Args Command = {
+      "/usr/bin/c++", "-Winvalid-pch", "-include", "/b/cmake_pch.hxx", "-include/b/other.hxx",
+      "-c",           "x.cpp"};
+  EXPECT_EQ(parseFlags(Command), (Args{"-Xclang", "-include", "-Xclang", "/b/cmake_pch.hxx",
+                                       "-Xclang", "-include", "-Xclang", "/b/other.hxx"}));
 }
 
 TEST(BuildFlags, DropsOptimisationWarningsAndOutput) {
