@@ -34,6 +34,29 @@ inline SteadyClock::time_point step_deadline(SteadyClock::time_point caller, Mil
   return std::min(own_end, std::max(caller, grace_end));
 }
 
+// An acquisition's deadline as its steps see it. A try (its deadline at or before its start)
+// gives its steps their own timeouts (kNoCallerDeadline): its one attempt needs them. A wait
+// cuts them at its deadline, and once that has passed, a step begun then (a last look at the
+// lock, giving the waiter's place back) gets the grace, not its own timeout.
+class AcquisitionDeadline {
+ public:
+  explicit AcquisitionDeadline(SteadyClock::time_point deadline)
+      : deadline_(deadline), tries_(deadline <= SteadyClock::now()) {}
+
+  // The caller deadline to give step_deadline for a step begun now.
+  SteadyClock::time_point for_steps() const {
+    if (tries_) return kNoCallerDeadline;
+    return std::max(deadline_, SteadyClock::now() + kStepGrace);
+  }
+  // Whether a wait has reached its deadline (a try ends with its attempt instead).
+  bool wait_over() const { return !tries_ && SteadyClock::now() >= deadline_; }
+  SteadyClock::time_point end() const { return deadline_; }
+
+ private:
+  SteadyClock::time_point deadline_;
+  bool tries_;
+};
+
 // Whether the caller's wait, not the step's own timeout, set `until` (step_deadline's): it is
 // the caller's deadline, or the grace after it.
 inline bool cut_by_caller(SteadyClock::time_point until, SteadyClock::time_point caller,

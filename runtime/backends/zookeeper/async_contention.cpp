@@ -30,7 +30,7 @@ void AsyncContention::round(bool first) {
     session_ = contention_.begin_round();
     entered_ = contention_.enter(session_);
     if (!entered_) continue;
-    own_.emplace(context_, session_, entered_->path);
+    own_.emplace(context_, session_, entered_->path, contention_.deadline());
     if (auto won = contention_.downgraded(session_, *own_, *entered_)) {
       finish(std::move(won), nullptr);
       return;

@@ -50,7 +50,7 @@ void AsyncSemaphoreContention::mutex_taken(std::optional<Won> mutex, bool mutex_
   }
   session_ = semaphore_.holding_mutex(*mutex, mutex_contended);
   // Released when this round ends, whatever came of it, as Curator releases it.
-  if (session_) held_mutex_.emplace(context_, session_, mutex->node.node);
+  if (session_) held_mutex_.emplace(context_, session_, mutex->node.node, semaphore_.deadline());
   if (withdrawn_) {
     finish(std::nullopt, std::move(withdrawn_));
     return;
@@ -68,7 +68,7 @@ bool AsyncSemaphoreContention::take_lease() {
   ours_ = semaphore_.create_lease(session_, watch_->id(), listed);
   if (!ours_) return false;
   // Deleted at once if we give up (a timed-out waiter must not hold a place among the N).
-  lease_.emplace(context_, session_, ours_->created.path);
+  lease_.emplace(context_, session_, ours_->created.path, semaphore_.deadline());
   return consider(std::move(listed));
 }
 

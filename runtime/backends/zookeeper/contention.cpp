@@ -13,6 +13,7 @@ Contention::Contention(const ZkContext& context, const AcquireRequest& request, 
                        std::optional<HeldNode> write_hold)
     : context_(context),
       request_(request),
+      deadline_(request.deadline),
       path_(std::move(path)),
       write_hold_(std::move(write_hold)) {}
 
@@ -21,11 +22,13 @@ void Contention::fail(int rc, const std::string& doing) const {
 }
 
 bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {
+  if (outage_)
+    return context_.ready_session_after_trouble(request_.hold.name, *outage_, deadline_) == session;
   return ready_session() == session;
 }
 
 std::shared_ptr<Session> Contention::ready_session() const {
-  if (outage_) return context_.ready_session(request_.hold.name, *outage_, request_.deadline);
+  if (outage_) return context_.ready_session(request_.hold.name, *outage_, deadline_);
   return context_.ready_session(request_.hold.name);
 }
 
@@ -53,7 +56,7 @@ std::optional<Won> Contention::run() {
     const auto session = begin_round();
     auto entered = enter(session);
     if (!entered) continue;
-    OwnNode own(context_, session, entered->path);
+    OwnNode own(context_, session, entered->path, deadline_);
     if (auto won = downgraded(session, own, *entered)) return won;
     std::optional<Won> won;
     switch (contend(session, own, *entered, won)) {
@@ -82,10 +85,11 @@ std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Sessi
     std::optional<ChildrenReply> listed;
     if (downgrade_) {
       // Granted with the write node, whoever else waits: nothing to list.
-      created = context_.requests.create(*session, path, mode, context_.acls.lock(), data);
+      created = context_.requests.create(*session, path, mode, context_.acls.lock(), data,
+                                         deadline_.for_steps());
     } else {
       auto replies = context_.requests.create_and_list(*session, path, mode, context_.acls.lock(),
-                                                       data, path_);
+                                                       data, path_, 0, deadline_.for_steps());
       created = std::move(replies.first);
       listed = std::move(replies.second);
     }
@@ -127,7 +131,7 @@ std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Ses
       session_ended = true;
       return std::nullopt;
     }
-    const auto listed = context_.requests.children(*session, path_);
+    const auto listed = context_.requests.children(*session, path_, 0, deadline_.for_steps());
     if (status::connection_trouble(listed.rc)) continue;
     if (status::session_gone(listed.rc)) {
       session_ended = true;
@@ -139,7 +143,7 @@ std::optional<Contention::Entered> Contention::recover(const std::shared_ptr<Ses
     if (!name) return std::nullopt;
 
     const std::string path = path_ + "/" + *name;
-    const auto checked = context_.requests.exists(*session, path);
+    const auto checked = context_.requests.exists(*session, path, deadline_.for_steps());
     if (status::connection_trouble(checked.rc)) continue;
     if (status::session_gone(checked.rc)) {
       session_ended = true;
@@ -159,7 +163,9 @@ void Contention::make_parents(const std::shared_ptr<Session>& session) {
   for (std::size_t i = 0; i < containers.size();) {
     const auto& container = containers[i];
     const auto& acl = i == 0 ? context_.acls.root() : context_.acls.lock();
-    const int rc = context_.requests.create(*session, container, ZOO_CONTAINER, acl).rc;
+    const int rc =
+        context_.requests.create(*session, container, ZOO_CONTAINER, acl, {}, deadline_.for_steps())
+            .rc;
     if (rc == ZOK || rc == ZNODEEXISTS) {
       ++i;
       continue;
@@ -228,7 +234,7 @@ std::optional<Next> listing_trouble(int rc, OwnNode& own,
 }
 
 ChildrenReply Contention::list(const std::shared_ptr<Session>& session) const {
-  return context_.requests.children(*session, path_);
+  return context_.requests.children(*session, path_, 0, deadline_.for_steps());
 }
 
 Judged Contention::judge_listing(const std::shared_ptr<Session>& session, OwnNode& own,

@@ -24,6 +24,7 @@
 #include "backends/zookeeper/own_node.h"
 #include "backends/zookeeper/requests.h"
 #include "backends/zookeeper/wakeup.h"
+#include "core/step_deadline.h"
 
 namespace distlock::detail::zookeeper {
 
@@ -94,6 +95,8 @@ class Contention {
   std::optional<Won> run();
   // Whether it found the lock taken (counted once in stats.contended).
   bool contended() const { return contended_; }
+  // The acquisition's deadline, as its steps see it.
+  const AcquisitionDeadline& deadline() const { return deadline_; }
 
   // A round's ready session (waiting up to connect_timeout), in which a read by the write
   // holder sorts with its write node.
@@ -143,6 +146,7 @@ class Contention {
 
   const ZkContext& context_;
   const AcquireRequest& request_;
+  const AcquisitionDeadline deadline_;
   const std::string path_;
   const std::optional<HeldNode> write_hold_;
   std::optional<HeldNode> downgrade_;  // write_hold_, when in the session at hand

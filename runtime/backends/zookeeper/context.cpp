@@ -44,12 +44,13 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock) const {
 }
 
 std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThrough& outage,
-                                                  SteadyClock::time_point deadline) const {
+                                                  const AcquisitionDeadline& deadline) const {
   const auto since = SteadyClock::now();
-  const auto first_until = step_deadline(deadline, settings.connect_timeout);
+  const auto caller = deadline.for_steps();
+  const auto first_until = step_deadline(caller, settings.connect_timeout);
   auto session = keeper.ready(first_until);
   // Whether connect_timeout alone ended the wait so far.
-  bool own_timeout = !cut_by_caller(first_until, deadline, settings.connect_timeout);
+  bool own_timeout = !cut_by_caller(first_until, caller, settings.connect_timeout);
   while (!session) {
     // A failed authentication is final: waiting longer would not change the answer.
     const auto current = keeper.current();
@@ -58,7 +59,7 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThr
         status::unavailable(lock, settings.server,
                             not_connected(keeper, since, own_timeout, settings))
             .what();
-    const auto next = refused ? std::nullopt : outage.next_try(deadline, failure);
+    const auto next = refused ? std::nullopt : outage.next_try(deadline.end(), failure);
     if (!next) {
       throw status::unavailable(lock, settings.server,
                                 not_connected(keeper, since, own_timeout, settings));
@@ -68,6 +69,14 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThr
   }
   outage.succeeded();
   return session;
+}
+
+std::shared_ptr<Session> ZkContext::ready_session_after_trouble(
+    std::string_view lock, RideThrough& outage, const AcquisitionDeadline& deadline) const {
+  if (deadline.wait_over())
+    throw status::unavailable(lock, settings.server,
+                              "no answer from ZooKeeper before the wait ended");
+  return ready_session(lock, outage, deadline);
 }
 
 }  // namespace distlock::detail::zookeeper

@@ -13,6 +13,7 @@
 #include "backends/zookeeper/settings.h"
 #include "core/ride_through.h"
 #include "core/stats.h"
+#include "core/step_deadline.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::zookeeper {
@@ -36,7 +37,11 @@ struct ZkContext {
   // (core/ride_through.h): the client reconnects meanwhile, a restart or a leader's election
   // is ridden through.
   std::shared_ptr<Session> ready_session(std::string_view lock, RideThrough& outage,
-                                         SteadyClock::time_point deadline) const;
+                                         const AcquisitionDeadline& deadline) const;
+  // The same after a request that found the connection in trouble; but a wait whose deadline
+  // has passed ends there (BackendUnavailable) rather than wait for the connection again.
+  std::shared_ptr<Session> ready_session_after_trouble(std::string_view lock, RideThrough& outage,
+                                                       const AcquisitionDeadline& deadline) const;
 };
 
 }  // namespace distlock::detail::zookeeper

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "backends/zookeeper/status.h"
+#include "core/step_deadline.h"
 
 namespace distlock::detail::zookeeper {
 namespace {
@@ -52,18 +53,19 @@ void complete(const void* data, Fill&& fill) {
 template <class R>
 class Sent {
  public:
-  Sent(PendingRef<R> pending, std::optional<Millis> timeout, SteadyClock::time_point sent_at)
-      : pending_(std::move(pending)), timeout_(timeout), sent_at_(sent_at) {}
+  Sent(PendingRef<R> pending, std::optional<SteadyClock::time_point> until,
+       SteadyClock::time_point sent_at)
+      : pending_(std::move(pending)), until_(until), sent_at_(sent_at) {}
 
-  // Waits for the reply up to the timeout it was sent with (none: until the client answers);
+  // Waits for the reply up to the time it was sent with (none: until the client answers);
   // status::kNoReply if it does not come by then.
   R reply() const {
     R reply;
     {
       std::unique_lock lock(pending_->mutex);
       const auto arrived = [&] { return pending_->done; };
-      if (timeout_)
-        pending_->done_cv.wait_for(lock, *timeout_, arrived);
+      if (until_)
+        pending_->done_cv.wait_until(lock, *until_, arrived);
       else
         pending_->done_cv.wait(lock, arrived);
       if (pending_->done)
@@ -77,13 +79,13 @@ class Sent {
 
  private:
   PendingRef<R> pending_;
-  std::optional<Millis> timeout_;
+  std::optional<SteadyClock::time_point> until_;
   SteadyClock::time_point sent_at_;
 };
 
 // Sends with `submit(handle, data)` (a zoo_a* call); the reply is awaited through the result.
 template <class R, class Submit>
-Sent<R> send(Session& session, std::optional<Millis> timeout, Submit&& submit) {
+Sent<R> send(Session& session, std::optional<SteadyClock::time_point> until, Submit&& submit) {
   auto pending = std::make_shared<Pending<R>>();
   auto handed = std::make_unique<Handed<R>>(session, pending);
   const auto sent_at = SteadyClock::now();
@@ -96,7 +98,16 @@ Sent<R> send(Session& session, std::optional<Millis> timeout, Submit&& submit) {
     pending->reply.rc = rc;
     pending->done = true;
   }
-  return Sent<R>(std::move(pending), timeout, sent_at);
+  return Sent<R>(std::move(pending), until, sent_at);
+}
+
+// How long a create's reply is awaited: until the client answers (only its answer tells
+// whether the node exists), unless the caller's wait ends first; that caller then learns
+// nothing of its node, which the uuid in its name lets the reaper find.
+std::optional<SteadyClock::time_point> creation_end(SteadyClock::time_point caller) {
+  const auto until = step_deadline(caller, Millis::zero());
+  if (until == SteadyClock::time_point::max()) return std::nullopt;
+  return until;
 }
 
 void on_created(int rc, const char* path, const Stat* stat, const void* data) {
@@ -200,23 +211,29 @@ Requests::Requests(StatsCounters& stats, Millis command_timeout)
     : stats_(stats), command_timeout_(command_timeout) {}
 
 CreateReply Requests::create(Session& session, const std::string& path, int mode,
-                             const ACL_vector& acl, std::string_view data) const {
+                             const ACL_vector& acl, std::string_view data,
+                             SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<CreateReply>(session, std::nullopt, creation(path, mode, acl, data)).reply();
+  return send<CreateReply>(session, creation_end(caller), creation(path, mode, acl, data)).reply();
 }
 
-ChildrenReply Requests::children(Session& session, const std::string& path,
-                                 std::uint64_t watch_id) const {
+ChildrenReply Requests::children(Session& session, const std::string& path, std::uint64_t watch_id,
+                                 SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<ChildrenReply>(session, command_timeout_, listing(path, watch_id)).reply();
+  return send<ChildrenReply>(session, step_deadline(caller, command_timeout_),
+                             listing(path, watch_id))
+      .reply();
 }
 
 std::pair<CreateReply, ChildrenReply> Requests::create_and_list(
     Session& session, const std::string& path, int mode, const ACL_vector& acl,
-    std::string_view data, const std::string& parent, std::uint64_t watch_id) const {
+    std::string_view data, const std::string& parent, std::uint64_t watch_id,
+    SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  const auto created = send<CreateReply>(session, std::nullopt, creation(path, mode, acl, data));
-  const auto listed = send<ChildrenReply>(session, command_timeout_, listing(parent, watch_id));
+  const auto created =
+      send<CreateReply>(session, creation_end(caller), creation(path, mode, acl, data));
+  const auto listed = send<ChildrenReply>(session, step_deadline(caller, command_timeout_),
+                                          listing(parent, watch_id));
   // The listing is answered after the create: waiting for it first, the caller wakes once.
   auto children = listed.reply();
   return {created.reply(), std::move(children)};
@@ -234,9 +251,10 @@ void Requests::list_ahead(Session& session, const std::string& path,
   });
 }
 
-StatReply Requests::exists(Session& session, const std::string& path) const {
+StatReply Requests::exists(Session& session, const std::string& path,
+                           SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<StatReply>(session, command_timeout_,
+  return send<StatReply>(session, step_deadline(caller, command_timeout_),
                          [&](zhandle_t* handle, const void* data) {
                            return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
                          })
@@ -266,9 +284,10 @@ int Requests::watch(Session& session, const std::string& path, std::uint64_t wat
   return rc;
 }
 
-Reply Requests::remove(Session& session, const std::string& path, int version) const {
+Reply Requests::remove(Session& session, const std::string& path, int version,
+                       SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<Reply>(session, command_timeout_,
+  return send<Reply>(session, step_deadline(caller, command_timeout_),
                      [&](zhandle_t* handle, const void* data) {
                        return zoo_adelete(handle, path.c_str(), version, &on_done, data);
                      })
@@ -294,10 +313,10 @@ std::vector<DataReply> Requests::read_all(Session& session,
   std::vector<Sent<DataReply>> sent;
   sent.reserve(paths.size());
   for (const std::string& path : paths)
-    sent.push_back(
-        send<DataReply>(session, command_timeout_, [&](zhandle_t* handle, const void* data) {
-          return zoo_aget(handle, path.c_str(), 0, &on_read, data);
-        }));
+    sent.push_back(send<DataReply>(session, step_deadline(kNoCallerDeadline, command_timeout_),
+                                   [&](zhandle_t* handle, const void* data) {
+                                     return zoo_aget(handle, path.c_str(), 0, &on_read, data);
+                                   }));
   std::vector<DataReply> replies;
   replies.reserve(sent.size());
   for (const auto& request : sent) replies.push_back(request.reply());

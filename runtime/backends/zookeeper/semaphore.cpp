@@ -26,6 +26,7 @@ SemaphoreContention::SemaphoreContention(const ZkContext& context, const Acquire
                                          std::string path)
     : context_(context),
       request_(request),
+      deadline_(request.deadline),
       path_(std::move(path)),
       leases_(semaphore_leases_path(path_)),
       mutex_path_(semaphore_mutex_path(path_)),
@@ -38,11 +39,13 @@ void SemaphoreContention::fail(int rc, const std::string& doing) const {
 }
 
 bool SemaphoreContention::same_session_again(const std::shared_ptr<Session>& session) const {
+  if (outage_)
+    return context_.ready_session_after_trouble(request_.hold.name, *outage_, deadline_) == session;
   return ready_session() == session;
 }
 
 std::shared_ptr<Session> SemaphoreContention::ready_session() const {
-  if (outage_) return context_.ready_session(request_.hold.name, *outage_, request_.deadline);
+  if (outage_) return context_.ready_session(request_.hold.name, *outage_, deadline_);
   return context_.ready_session(request_.hold.name);
 }
 
@@ -56,7 +59,7 @@ std::optional<Won> SemaphoreContention::run() {
     const auto session = holding_mutex(*mutex, mutex_contention.contended());
     if (!session) continue;
     // Released when this round ends, whatever came of it, as Curator releases it.
-    OwnNode held_mutex(context_, session, mutex->node.node);
+    OwnNode held_mutex(context_, session, mutex->node.node, deadline_);
     std::optional<Won> won;
     switch (take_lease(session, won)) {
       case Next::won:
@@ -89,12 +92,14 @@ std::optional<CreatedLease> SemaphoreContention::create_lease(
   for (int parent_rounds = 0;;) {
     std::tie(created, listed) = context_.requests.create_and_list(
         *session, leases_ + "/" + ours.prefix, ZOO_EPHEMERAL_SEQUENTIAL, context_.acls.lock(), data,
-        leases_, watch_id);
+        leases_, watch_id, deadline_.for_steps());
     if (created.rc != ZNONODE) break;
     if (++parent_rounds > kParentRounds)
       fail(created.rc, "creating the leases node " + leases_ + " kept failing");
-    const int rc =
-        context_.requests.create(*session, leases_, ZOO_CONTAINER, context_.acls.lock()).rc;
+    const int rc = context_.requests
+                       .create(*session, leases_, ZOO_CONTAINER, context_.acls.lock(), {},
+                               deadline_.for_steps())
+                       .rc;
     if (rc == ZOK || rc == ZNODEEXISTS) continue;
     if (status::session_gone(rc)) return std::nullopt;
     if (!status::connection_trouble(rc)) fail(rc, "creating the leases node " + leases_);
@@ -146,7 +151,7 @@ Judged SemaphoreContention::judge_leases(const std::shared_ptr<Session>& session
 
 ChildrenReply SemaphoreContention::list_leases(const std::shared_ptr<Session>& session,
                                                std::uint64_t watch_id) const {
-  return context_.requests.children(*session, leases_, watch_id);
+  return context_.requests.children(*session, leases_, watch_id, deadline_.for_steps());
 }
 
 void SemaphoreContention::count_wake(Wakeup::Cause cause) const {
@@ -162,7 +167,7 @@ Next SemaphoreContention::take_lease(const std::shared_ptr<Session>& session,
   const auto ours = create_lease(session, watch->id(), listed);
   if (!ours) return Next::start_over;
   // Deleted at once if we give up (a timed-out waiter must not hold a place among the N).
-  OwnNode lease(context_, session, ours->created.path);
+  OwnNode lease(context_, session, ours->created.path, deadline_);
   for (;;) {
     Judged judged = judge_leases(session, lease, *ours, listed);
     switch (judged.next) {

@@ -26,6 +26,7 @@
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/own_node.h"
 #include "backends/zookeeper/wakeup.h"
+#include "core/step_deadline.h"
 
 namespace distlock::detail::zookeeper {
 
@@ -69,6 +70,8 @@ class SemaphoreContention {
 
   // The mutex: an exclusive lock of its own, whose deadline only comes from the request.
   const AcquireRequest& mutex_request() const { return mutex_request_; }
+  // The acquisition's deadline, as its steps see it.
+  const AcquisitionDeadline& deadline() const { return deadline_; }
   const std::string& mutex_path() const { return mutex_path_; }
   // The mutex was won, after finding it taken or not: the ready session it is held in, or
   // null when its session ended meanwhile (and the mutex node with it: a new round).
@@ -99,6 +102,7 @@ class SemaphoreContention {
 
   const ZkContext& context_;
   const AcquireRequest& request_;
+  const AcquisitionDeadline deadline_;
   const std::string path_;
   const std::string leases_;
   const std::string mutex_path_;
