@@ -147,6 +147,16 @@ TEST_F(PostgresBackend, LibpqParametersPassThroughAndABadOneNamesLibpqsReason) {
     EXPECT_NE(what.find("no_such_parameter"), std::string::npos) << what;
     EXPECT_EQ(what.find(secret), std::string::npos) << what;
   }
+  // The '@' forgotten and a '?' in the user name: libpq takes the rest for a query and quotes
+  // it, password and all (found by NoSecretInAnyMessage, seed 2848499137).
+  try {
+    (void)Client::connect("postgresql://l?ocker:" + secret + "/postgres?connect_timeout=1");
+    ADD_FAILURE() << "a URL whose query libpq cannot read was taken";
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("libpq cannot use it"), std::string::npos) << what;
+    EXPECT_EQ(what.find(secret), std::string::npos) << what;
+  }
 }
 
 // libpq would end the user information at the first '/' or '@' and take the rest of the

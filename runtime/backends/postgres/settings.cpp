@@ -137,7 +137,9 @@ std::string_view checked_userinfo(std::string_view url) {
 
 // What a libpq message must not show of the URL: the user information's parts, the values of
 // password=, and what stands where a port would be and is no number ("admin:S3cret" may be a
-// password whose '@' was forgotten: redacted_raw), each as written and decoded.
+// password whose '@' was forgotten: redacted_raw), each as written and decoded. Without an '@',
+// that may run to the first '/': a forgotten '@' leaves a '?' or '#' of the user information
+// where libpq sees a query ("u?ser:S3cret/db" quotes "ser:S3cret/db" as a bad parameter).
 std::vector<std::string> secrets_of(std::string_view url, std::string_view userinfo) {
   std::vector<std::string> secrets;
   const auto add = [&](std::string_view written) {
@@ -147,12 +149,15 @@ std::vector<std::string> secrets_of(std::string_view url, std::string_view useri
   };
   std::string_view hosts = url.substr(url.find("://") + 3);
   if (!userinfo.empty()) hosts = hosts.substr(userinfo.size() + 1);
-  hosts = hosts.substr(0, hosts.find_first_of("/?#"));
+  hosts = hosts.substr(0, hosts.find_first_of(userinfo.empty() ? "/" : "/?#"));
   for (const auto& item : comma_list(std::string(hosts).c_str())) {
-    const auto colon = item.rfind(':');
-    if (colon != std::string::npos && !item.ends_with(']') &&
-        !parse_decimal<std::uint16_t>(item.substr(colon + 1)))
-      add(item.substr(colon + 1));
+    // The colons that may start a port, or a password whose '@' was forgotten: an IPv6
+    // address's own, inside its brackets, do not.
+    const std::size_t host_end = item.starts_with('[') ? std::min(item.find(']'), item.size()) : 0;
+    for (const auto colon : {item.find(':', host_end), item.rfind(':')}) {
+      if (colon == std::string::npos || colon < host_end) continue;
+      if (!parse_decimal<std::uint16_t>(item.substr(colon + 1))) add(item.substr(colon + 1));
+    }
   }
   const auto colon = userinfo.find(':');
   add(userinfo.substr(0, colon));
