@@ -210,6 +210,10 @@ void send_ahead(Session& session, std::function<void(R)> on_reply, Submit&& subm
 Requests::Requests(StatsCounters& stats, Millis command_timeout)
     : stats_(stats), command_timeout_(command_timeout) {}
 
+SteadyClock::time_point Requests::reply_end(SteadyClock::time_point caller) const {
+  return step_deadline(caller, command_timeout_);
+}
+
 CreateReply Requests::create(Session& session, const std::string& path, int mode,
                              const ACL_vector& acl, std::string_view data,
                              SteadyClock::time_point caller) const {
@@ -220,9 +224,7 @@ CreateReply Requests::create(Session& session, const std::string& path, int mode
 ChildrenReply Requests::children(Session& session, const std::string& path, std::uint64_t watch_id,
                                  SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<ChildrenReply>(session, step_deadline(caller, command_timeout_),
-                             listing(path, watch_id))
-      .reply();
+  return send<ChildrenReply>(session, reply_end(caller), listing(path, watch_id)).reply();
 }
 
 std::pair<CreateReply, ChildrenReply> Requests::create_and_list(
@@ -232,8 +234,7 @@ std::pair<CreateReply, ChildrenReply> Requests::create_and_list(
   ++stats_.round_trips;
   const auto created =
       send<CreateReply>(session, creation_end(caller), creation(path, mode, acl, data));
-  const auto listed = send<ChildrenReply>(session, step_deadline(caller, command_timeout_),
-                                          listing(parent, watch_id));
+  const auto listed = send<ChildrenReply>(session, reply_end(caller), listing(parent, watch_id));
   // The listing is answered after the create: waiting for it first, the caller wakes once.
   auto children = listed.reply();
   return {created.reply(), std::move(children)};
@@ -254,7 +255,7 @@ void Requests::list_ahead(Session& session, const std::string& path,
 StatReply Requests::exists(Session& session, const std::string& path,
                            SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<StatReply>(session, step_deadline(caller, command_timeout_),
+  return send<StatReply>(session, reply_end(caller),
                          [&](zhandle_t* handle, const void* data) {
                            return zoo_aexists(handle, path.c_str(), 0, &on_stat, data);
                          })
@@ -287,7 +288,7 @@ int Requests::watch(Session& session, const std::string& path, std::uint64_t wat
 Reply Requests::remove(Session& session, const std::string& path, int version,
                        SteadyClock::time_point caller) const {
   ++stats_.round_trips;
-  return send<Reply>(session, step_deadline(caller, command_timeout_),
+  return send<Reply>(session, reply_end(caller),
                      [&](zhandle_t* handle, const void* data) {
                        return zoo_adelete(handle, path.c_str(), version, &on_done, data);
                      })
@@ -313,7 +314,7 @@ std::vector<DataReply> Requests::read_all(Session& session,
   std::vector<Sent<DataReply>> sent;
   sent.reserve(paths.size());
   for (const std::string& path : paths)
-    sent.push_back(send<DataReply>(session, step_deadline(kNoCallerDeadline, command_timeout_),
+    sent.push_back(send<DataReply>(session, reply_end(kNoCallerDeadline),
                                    [&](zhandle_t* handle, const void* data) {
                                      return zoo_aget(handle, path.c_str(), 0, &on_read, data);
                                    }));

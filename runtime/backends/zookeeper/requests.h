@@ -95,6 +95,10 @@ class Requests {
   std::vector<StatReply> exists_all(Session& session, const std::vector<std::string>& paths) const;
 
  private:
+  // When a reply other than a create's stops being awaited: after command_timeout, or by the
+  // caller's deadline (step_deadline).
+  SteadyClock::time_point reply_end(SteadyClock::time_point caller) const;
+
   StatsCounters& stats_;
   const Millis command_timeout_;
 };
