@@ -25,7 +25,7 @@ DISTLOCK_PACKAGES=(
   faketime doxygen libasio-dev libboost-dev
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
-  "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev"
+  "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev" "lld-${DISTLOCK_LLVM_VERSION}"
   "clang-format-${DISTLOCK_LLVM_VERSION}" "clang-tidy-${DISTLOCK_LLVM_VERSION}"
 )
 

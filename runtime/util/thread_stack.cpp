@@ -5,7 +5,9 @@
 
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "util/sanitizer.h"
+
+#if defined(DISTLOCK_ADDRESS_SANITIZER)
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -38,7 +40,7 @@ bool on_this_threads_stack(const void* address) {
   thread_local const StackRange stack = this_threads_stack();
   const auto place = reinterpret_cast<std::uintptr_t>(address);
   if (place >= stack.low && place < stack.high) return true;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(DISTLOCK_ADDRESS_SANITIZER)
   // AddressSanitizer may give a function's locals a frame of its own off the stack.
   if (void* fake_stack = __asan_get_current_fake_stack())
     return __asan_addr_is_in_fake_stack(fake_stack, const_cast<void*>(address), nullptr, nullptr) !=

@@ -36,6 +36,7 @@
 #include "backend_servers.h"
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "util/sanitizer.h"
 #include "zookeeper_helpers.h"
 #if DISTLOCK_TEST_POSTGRESQL
 #include "postgres_server.h"
@@ -356,7 +357,7 @@ TEST_P(AsyncAcquire, ACancelAfterTheGrantDoesNothing) {
 // times slower there, and a thousand took longer than the minute the test waits.
 TEST_P(AsyncAcquire, AThousandWaitersNeedNoThreadEach) {
   constexpr int kLocks = 10;
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(DISTLOCK_THREAD_SANITIZER) || defined(DISTLOCK_ADDRESS_SANITIZER)
   constexpr int kWaiters = 250;
 #else
   constexpr int kWaiters = 1000;

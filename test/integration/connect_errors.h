@@ -10,11 +10,13 @@
 
 #include <distlock/distlock.h>
 
+#include "util/sanitizer.h"
+
 namespace distlock::testing {
 
 // The margin past connect_timeout for the server's side and a slow machine: under a sanitizer a
 // TLS handshake beside the rest of the suite has taken 1.9 s more.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(DISTLOCK_THREAD_SANITIZER) || defined(DISTLOCK_ADDRESS_SANITIZER)
 inline constexpr std::chrono::milliseconds kConnectMargin{4000};
 #else
 inline constexpr std::chrono::milliseconds kConnectMargin{1500};

@@ -25,6 +25,7 @@
 #include "integration_helpers.h"
 #include "loopback_socket.h"
 #include "subprocess.h"
+#include "util/sanitizer.h"
 
 namespace distlock::testing {
 namespace {
@@ -159,7 +160,7 @@ TEST_F(EtcdBackend, AReleasedLeaseServesTheNextAcquisitionSoACycleIsTwoRoundTrip
 TEST_F(EtcdBackend, AsyncWaitersKeepTheirLeasesAliveTogether) {
   // Under a sanitizer, fewer and longer: the waiters enter one after another on the executor's
   // thread (issue 45), and a hundred took longer there than the first one's 2 s lease.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(DISTLOCK_THREAD_SANITIZER) || defined(DISTLOCK_ADDRESS_SANITIZER)
   constexpr int kWaiters = 25;
   constexpr auto kTtl = 3s;
 #else

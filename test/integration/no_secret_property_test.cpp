@@ -25,6 +25,7 @@
 #include "captured_log.h"
 #include "distlock_command.h"
 #include "redis_server.h"
+#include "util/sanitizer.h"
 
 namespace distlock::testing {
 namespace {
@@ -299,7 +300,7 @@ const std::vector<std::string> kSchemes = {
     "etcd",
 // Under TSan, etcds:// is left out as the EtcdTls suite is (test/sanitizers/tsan.supp): gRPC's
 // threads hand OpenSSL's objects to each other unseen.
-#if !defined(__SANITIZE_THREAD__)
+#if !defined(DISTLOCK_THREAD_SANITIZER)
     "etcds",
 #endif
 #endif

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/acquisition_id.h"
+#include "util/sanitizer.h"
 
 namespace detail = distlock::detail;
 
@@ -41,7 +42,7 @@ TEST(AcquisitionId, HasNoWhitespaceOrControlCharacters) {
 
 // A sanitizer looks for races in the generator, which a few thousand ids each show, rather than
 // for collisions, which the main build's 800,000 would: its threads run 5-15 times slower.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(DISTLOCK_THREAD_SANITIZER) || defined(DISTLOCK_ADDRESS_SANITIZER)
 constexpr std::size_t kIdsPerThread = 10000;
 #else
 constexpr std::size_t kIdsPerThread = 100000;

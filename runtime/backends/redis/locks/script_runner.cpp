@@ -185,14 +185,15 @@ void ScriptRunner::send_unawaited(SharedConnection& connection, const ScriptCall
                });
 }
 
-Reply ScriptRunner::run(SharedConnection& connection, const ScriptCall& call) const {
+Reply ScriptRunner::run(SharedConnection& connection, const ScriptCall& call,
+                        SteadyClock::time_point caller_deadline) const {
   Reply reply;
   with_command("EVALSHA", digests_[static_cast<std::size_t>(call.script)], call,
-               [&](CommandParts parts) { reply = connection.command(parts); });
+               [&](CommandParts parts) { reply = connection.command(parts, caller_deadline); });
   if (!is_noscript(*reply)) return reply;
   // EVAL also puts the script back into the server's cache, so EVALSHA works again next time.
   with_command("EVAL", body_of(call.script), call,
-               [&](CommandParts parts) { reply = connection.command(parts); });
+               [&](CommandParts parts) { reply = connection.command(parts, caller_deadline); });
   return reply;
 }
 

@@ -56,8 +56,10 @@ class ScriptRunner {
                       std::function<void(const redisReply*)> on_reply) const;
   // The same two on the connection the lock commands share. There the EVAL after a NOSCRIPT goes
   // out before any reply read after the NOSCRIPT is handed out: a command that the same thread
-  // sends once it has its reply goes out after the EVAL.
-  Reply run(SharedConnection& connection, const ScriptCall& call) const;
+  // sends once it has its reply goes out after the EVAL. run() waits by `caller_deadline` as
+  // SharedConnection::command does (Unanswered).
+  Reply run(SharedConnection& connection, const ScriptCall& call,
+            SteadyClock::time_point caller_deadline = kNoCallerDeadline) const;
   void send_unawaited(SharedConnection& connection, const ScriptCall& call,
                       std::function<void(const redisReply*)> on_reply) const;
   // Many calls, pipelined: one round trip, two if the cache was lost.

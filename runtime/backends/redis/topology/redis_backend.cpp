@@ -250,7 +250,10 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   const bool leaves_trace = leaves_trace_when_waiting(request.hold.kind);
   std::optional<Grant> grant;
   Outage outage(settings_.outage_limit);
-  const auto try_once = [&] { return attempt_through_outage(request, Asking::no, outage); };
+  const std::optional<AcquisitionDeadline> deadline(std::in_place, request.deadline);
+  const auto try_once = [&] {
+    return attempt_through_outage(request, Asking::no, outage, deadline);
+  };
   try {
     const Attempt attempt = try_once();
     grant = attempt.grant;
@@ -267,22 +270,24 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   } catch (...) {
     // Whatever ended the wait, the place it kept (or a grant a release made to it meanwhile)
     // would otherwise hold the others back for its ttl.
-    if (leaves_trace) withdraw(request.hold);
+    if (leaves_trace) withdraw(request.hold, deadline->for_steps());
     throw;
   }
-  if (!grant && leaves_trace) withdraw(request.hold);
+  if (!grant && leaves_trace) withdraw(request.hold, deadline->for_steps());
   return grant;
 }
 
 Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
   Outage none(Millis::zero());
-  return attempt_through_outage(request, asking, none);
+  return attempt_through_outage(request, asking, none, std::nullopt);
 }
 
 Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Asking asking,
-                                             Outage& outage) {
-  return outage.ride_through(request.hold.name, request.deadline,
-                             [&] { return attempt(request, asking); });
+                                             Outage& outage,
+                                             const std::optional<AcquisitionDeadline>& deadline) {
+  return outage.ride_through(request.hold.name, request.deadline, [&] {
+    return attempt(request, asking, deadline ? deadline->for_steps() : kNoCallerDeadline);
+  });
 }
 
 std::string RedisBackend::holder_field() const {
@@ -291,7 +296,8 @@ std::string RedisBackend::holder_field() const {
                                       .count());
 }
 
-Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
+Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking,
+                              SteadyClock::time_point caller_deadline) {
   const std::string holder = holder_field();
   // The lease's validity counts from the send time of the request that won: from before its
   // first sending, which a fair lock's grant names.
@@ -303,7 +309,12 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking) {
     return with_lock_connection(
         Retry::after_reset,
         [&](SharedConnection& connection) {
-          return read_acquire_reply(*scripts_.run(connection, call), sent_at);
+          try {
+            return read_acquire_reply(*scripts_.run(connection, call, caller_deadline), sent_at);
+          } catch (const Unanswered&) {
+            release_if_granted_late(connection, request.hold);
+            throw;
+          }
         },
         request.deadline);
   return with_connection(
@@ -395,20 +406,40 @@ std::unique_ptr<ReleaseListener::AsyncTicket> RedisBackend::watch_releases_async
                                std::move(on_change));
 }
 
-void RedisBackend::withdraw(const HoldId& hold) noexcept {
+void RedisBackend::release_if_granted_late(SharedConnection& connection,
+                                           const HoldId& hold) noexcept {
+  try {
+    KindCall texts;
+    scripts_.send_unawaited(connection, texts.release(hold, Millis::zero(), publish_command()),
+                            [](const redisReply*) {});
+  } catch (const ServerError& error) {
+    log_withdrawal_failure(error.for_lock(hold.name).what());
+  } catch (const std::exception& error) {
+    log_withdrawal_failure(error.what());
+  }
+}
+
+void RedisBackend::withdraw(const HoldId& hold, SteadyClock::time_point caller_deadline) noexcept {
   try {
     KindCall texts;
     const ScriptCall call = texts.withdraw(hold, publish_command());
-    const auto run = [&](auto& connection) {
-      const Reply reply = scripts_.run(connection, call);
+    const auto check = [&](const Reply& reply) {
       if (reply->type != REDIS_REPLY_INTEGER)
         throw ServerError(settings_.server, script_failure("withdraw", *reply));
     };
     // The script is idempotent per acquisition id, as the release is.
     if (shares_lock_connection())
-      with_lock_connection(Retry::after_any_failure, run);
+      with_lock_connection(
+          Retry::after_any_failure,
+          [&](SharedConnection& connection) {
+            check(scripts_.run(connection, call, caller_deadline));
+          },
+          caller_deadline);
     else
-      with_connection(Retry::after_any_failure, run);
+      with_connection(
+          Retry::after_any_failure,
+          [&](Connection& connection) { check(scripts_.run(connection, call)); }, {},
+          caller_deadline);
   } catch (const ServerError& error) {
     log_withdrawal_failure(error.for_lock(hold.name).what());
   } catch (const std::exception& error) {

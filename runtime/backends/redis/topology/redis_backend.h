@@ -30,6 +30,7 @@
 #include "backends/redis/transport/server_error.h"
 #include "backends/redis/transport/shared_connection.h"
 #include "core/stats.h"
+#include "core/step_deadline.h"
 #include "util/url.h"
 
 namespace distlock::detail::redis {
@@ -109,8 +110,10 @@ class RedisBackend final : public Backend {
   // A waiter that stopped waiting, by its deadline or by an error, takes back its trace (a
   // writer's mark, which held new readers back; a fair waiter's place in the queue, or the lock a
   // release granted it meanwhile); a failure is logged and leaves it to expire with its ttl.
-  // Never throws.
-  void withdraw(const HoldId& hold) noexcept;
+  // On the shared connection it waits by `caller_deadline` (step_deadline); unanswered, the
+  // withdrawal still runs when the server answers. Never throws.
+  void withdraw(const HoldId& hold,
+                SteadyClock::time_point caller_deadline = kNoCallerDeadline) noexcept;
 
  private:
   enum class Retry {
@@ -208,8 +211,15 @@ class RedisBackend final : public Backend {
   // earlier attempt may have reached the server (updated as this one sends).
   ReleaseOutcome release_once(const ReleaseRequest& request, Asking asking,
                               ReleaseAttempts& attempts);
-  // One try; a failure is a ServerError, not yet told of the lock.
-  Attempt attempt(const AcquireRequest& request, Asking asking);
+  // One try; a failure is a ServerError, not yet told of the lock. On the shared connection
+  // its command is awaited by `caller_deadline` (step_deadline).
+  Attempt attempt(const AcquireRequest& request, Asking asking,
+                  SteadyClock::time_point caller_deadline);
+  // An attempt whose reply its caller stopped awaiting (Unanswered) may yet be granted when the
+  // server answers: a release sent after it on the same connection runs after it there, and
+  // frees what it took. A release that cannot be sent is logged; the grant then expires with
+  // its ttl.
+  void release_if_granted_late(SharedConnection& connection, const HoldId& hold) noexcept;
   // The async waiters' steps, with attempts made after ASKING or not.
   std::unique_ptr<const AsyncWaitSteps> make_async_steps(Asking asking);
   // One try on the shared connection, its reply read by `pipeline`'s next read; `tried` hears
@@ -220,8 +230,10 @@ class RedisBackend final : public Backend {
   // The hash's holder field for an acquisition sent now: '<host> <pid> <ms since the epoch>'.
   std::string holder_field() const;
   // One try that gets through, made again through `outage` as long as it lets; a failure told
-  // of the lock (Refused for a refusal), as try_acquire's.
-  Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage);
+  // of the lock (Refused for a refusal), as try_acquire's. `deadline`: the acquisition's, for
+  // its steps; none (kNoCallerDeadline) for a try.
+  Attempt attempt_through_outage(const AcquireRequest& request, Asking asking, Outage& outage,
+                                 const std::optional<AcquisitionDeadline>& deadline);
   // A reply the script `script` should not have given: Redirected, TryAgain or ServerError.
   [[noreturn]] void throw_script_failure(std::string_view script, const redisReply& reply) const;
   // min_replicas: how many replicas acknowledged this connection's writes so far (WAIT),

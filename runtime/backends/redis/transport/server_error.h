@@ -58,6 +58,13 @@ class Redirected : public ServerError {
   Redirect redirect_;
 };
 
+// Its caller's deadline came before the reply (SharedConnection::command): the command went
+// out and may yet run, the connection is sound, and the reply will be dropped.
+class Unanswered : public ServerError {
+ public:
+  using ServerError::ServerError;
+};
+
 // A cluster node cannot run a command on several keys of a migrating slot until they are
 // all on one side (TRYAGAIN): the cluster backend asks again shortly.
 class TryAgain : public ServerError {

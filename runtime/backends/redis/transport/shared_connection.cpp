@@ -48,8 +48,10 @@ bool SharedConnection::owes_unawaited() const {
                      [](const Owed& owed) { return owed.caller == nullptr; });
 }
 
-Reply SharedConnection::command(Parts parts) {
+Reply SharedConnection::command(Parts parts, SteadyClock::time_point caller_deadline) {
   Caller caller;
+  const auto until = step_deadline(caller_deadline, timeout_);
+  if (cut_by_caller(until, caller_deadline, timeout_)) caller.leaves_at = until;
   send(parts, Owed{&caller, {}, command_name(parts), {}});
   return await(caller);
 }
@@ -148,11 +150,17 @@ Reply SharedConnection::await(Caller& caller) {
   Handed handed;
   std::unique_lock lock(mutex_);
   while (!caller.answered && !broken_) {
+    if (SteadyClock::now() >= caller.leaves_at)
+      throw Unanswered(connection_.server(),
+                       "no reply to " + leave_locked(caller) + " by the caller's deadline", true);
     if (reading_) {
-      caller.woken.wait(lock);
+      if (caller.leaves_at == SteadyClock::time_point::max())
+        caller.woken.wait(lock);
+      else
+        caller.woken.wait_until(lock, caller.leaves_at);
       continue;
     }
-    read_and_hand_out(lock, handed);
+    read_and_hand_out(lock, handed, caller.leaves_at);
     if (handed.empty()) continue;
     // A handler runs the user's log and event callbacks: another caller reads meanwhile, so
     // that none of them waits for one of those to return.
@@ -166,7 +174,18 @@ Reply SharedConnection::await(Caller& caller) {
   return std::move(caller.reply);
 }
 
-void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed) {
+std::string SharedConnection::leave_locked(Caller& caller) {
+  const auto owed = std::find_if(owed_.begin(), owed_.end(),
+                                 [&](const Owed& entry) { return entry.caller == &caller; });
+  owed->caller = nullptr;
+  owed->handler = [](SharedConnection&, const redisReply*) {};
+  // It may have been the one to read next.
+  wake_next_reader_locked(&caller);
+  return owed->command;
+}
+
+void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed,
+                                         SteadyClock::time_point reader_leaves_at) {
   reading_ = true;
   // Several threads awaiting replies: each sleeps while it waits, and the reader with them, so
   // that the CPU goes to the threads that have work (Stream::read_some).
@@ -176,12 +195,16 @@ void SharedConnection::read_and_hand_out(std::unique_lock<std::mutex>& lock, Han
   std::vector<Reply> replies;
   std::string reason;
   bool timed_out = false;
-  const bool read = read_replies(replies, reason, timed_out, alone);
+  const auto own_end = SteadyClock::now() + timeout_;
+  const bool read =
+      read_replies(replies, reason, timed_out, alone, std::min(own_end, reader_leaves_at));
   lock.lock();
   hand_out(lock, replies, handed);
   reading_ = false;
   // A collector may now read, or have its replies.
   for (auto* collector : collectors_) collector->notify_one();
+  // The reader's deadline, not the server, ended the read: the others read on.
+  if (!read && timed_out && reader_leaves_at < own_end) return;
   if (!read) {
     if (timed_out && !owed_.empty())
       reason = "no reply to " + owed_.front().command + " within " +
@@ -245,10 +268,9 @@ void SharedConnection::send_again(std::unique_lock<std::mutex>& lock, Encoded co
 }
 
 bool SharedConnection::read_replies(std::vector<Reply>& replies, std::string& reason,
-                                    bool& timed_out, bool may_look) {
+                                    bool& timed_out, bool may_look, SteadyClock::time_point until) {
   char buffer[kStreamReadSize];
-  const ssize_t n =
-      stream_.read_some(buffer, sizeof buffer, SteadyClock::now() + timeout_, may_look);
+  const ssize_t n = stream_.read_some(buffer, sizeof buffer, until, may_look);
   if (n <= 0) {
     const int error = errno;
     timed_out = n < 0 && is_timeout(error);

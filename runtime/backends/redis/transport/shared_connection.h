@@ -65,8 +65,10 @@ class SharedConnection {
   ~SharedConnection();
 
   // Sends one command and waits for its reply. An error reply is returned, not thrown; a failed
-  // or late exchange throws ServerError and breaks the connection.
-  Reply command(Parts parts);
+  // or late exchange throws ServerError and breaks the connection. A caller whose deadline comes
+  // before command_timeout (step_deadline) stops waiting then and throws Unanswered: the
+  // connection stays sound, the command stays owed, and its reply is read and dropped.
+  Reply command(Parts parts, SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // Sends one command and returns without waiting for its reply, which goes to `handler` once a
   // later command's caller has read it, or, with nullptr, once the connection has broken or
   // closed. Throws ServerError, breaking the connection, when the command cannot
@@ -93,11 +95,13 @@ class SharedConnection {
   const std::string& server() const { return connection_.server(); }
 
  private:
-  // A caller waiting in command() for its reply.
+  // A caller waiting in command() for its reply, until `leaves_at` (its deadline, when that
+  // comes before command_timeout; else never: its reads time out first).
   struct Caller {
     std::condition_variable woken;
     Reply reply;
     bool answered = false;
+    SteadyClock::time_point leaves_at = SteadyClock::time_point::max();
   };
   // A reply on its way: to a waiting caller, or to a send_unawaited() handler.
   struct Owed {
@@ -127,13 +131,18 @@ class SharedConnection {
   // Writes all of `bytes` (under write_mutex_); the errno of the write that failed, if one did.
   std::optional<int> write_all(std::string_view bytes);
   // Reads until `caller` has its reply or the connection breaks, taking turns at reading with
-  // the other callers. Throws ServerError when it broke.
+  // the other callers. Throws ServerError when it broke, Unanswered when the caller left.
   Reply await(Caller& caller);
+  // The caller stops waiting: its command stays owed, its reply to be dropped (under mutex_).
+  // Returns the command's name.
+  std::string leave_locked(Caller& caller);
   // One read: every complete reply it brings in goes where it is owed; the handlers' replies
   // are left in `handed`, to be given outside the lock. Breaks the connection when the read
-  // fails. `lock` holds mutex_, and is released while the read blocks and while a command is
-  // sent again.
-  void read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed);
+  // fails, unless it timed out at `reader_leaves_at`, its reader's own deadline, before
+  // command_timeout. `lock` holds mutex_, and is released while the read blocks and while a
+  // command is sent again.
+  void read_and_hand_out(std::unique_lock<std::mutex>& lock, Handed& handed,
+                         SteadyClock::time_point reader_leaves_at = SteadyClock::time_point::max());
   // Gives each reply to what it is owed to, in order (under mutex_, reading_ set).
   void hand_out(std::unique_lock<std::mutex>& lock, std::vector<Reply>& replies, Handed& handed);
   // Writes `command` in place of an unawaited one whose reply was read, before the replies
@@ -141,10 +150,10 @@ class SharedConnection {
   // else reads. `handler` gets its reply, or nullptr if it cannot be sent.
   void send_again(std::unique_lock<std::mutex>& lock, Encoded command, ReplyHandler handler,
                   Handed& handed);
-  // Reads the socket once; false when the read failed or timed out (`reason` says which).
-  // `may_look`: as Stream::read_some's.
+  // Reads the socket once, until `until` at the latest; false when the read failed or timed
+  // out (`reason` says which). `may_look`: as Stream::read_some's.
   bool read_replies(std::vector<Reply>& replies, std::string& reason, bool& timed_out,
-                    bool may_look);
+                    bool may_look, SteadyClock::time_point until);
   // Marks the connection broken for `reason` and fails everything owed (under mutex_); the
   // handlers are left in `handed` with no reply.
   void break_locked(std::string reason, bool timed_out, Handed& handed);
