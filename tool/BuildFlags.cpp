@@ -34,16 +34,40 @@ constexpr llvm::StringLiteral Standalone[] = {
     "-fchar8_t",    "-fno-char8_t",    "-fsigned-char", "-funsigned-char",
     "-pthread"};
 
+/// The arguments of a command line as its compiler reads them: an option
+/// handed to Clang's frontend with -Xclang (as CMake's precompiled headers
+/// under Clang are: -Xclang -include -Xclang <header>) is read as written
+/// without it, each of its values after an -Xclang of its own.
+std::vector<llvm::StringRef>
+unwrapFrontendOptions(llvm::ArrayRef<std::string> CommandLine) {
+  std::vector<llvm::StringRef> Arguments;
+  for (size_t I = 1; I < CommandLine.size(); ++I) {
+    if (CommandLine[I] == "-Xclang" && I + 1 < CommandLine.size())
+      ++I;
+    Arguments.push_back(CommandLine[I]);
+  }
+  return Arguments;
+}
+
 } // namespace
 
 std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine) {
+  const std::vector<llvm::StringRef> Arguments =
+      unwrapFrontendOptions(CommandLine);
   std::vector<std::string> Kept;
-  for (size_t I = 1; I < CommandLine.size(); ++I) {
-    llvm::StringRef Arg = CommandLine[I];
+  for (size_t I = 0; I < Arguments.size(); ++I) {
+    llvm::StringRef Arg = Arguments[I];
     if (llvm::any_of(Standalone, [&](llvm::StringRef Prefix) {
           return Arg.startswith(Prefix);
         })) {
       Kept.push_back(Arg.str());
+      continue;
+    }
+    // The build's precompiled header is another compiler's (or another
+    // Clang's) binary: the header it was made from, forced with -include
+    // beside it, is read as text instead.
+    if (Arg == "-include-pch") {
+      ++I;
       continue;
     }
     for (llvm::StringRef Option : WithValue) {
@@ -52,13 +76,13 @@ std::vector<std::string> parseFlags(llvm::ArrayRef<std::string> CommandLine) {
       if (Option == "-include") {
         if (Arg != Option)
           keepForcedInclude(Kept, Arg.drop_front(Option.size()));
-        else if (I + 1 < CommandLine.size())
-          keepForcedInclude(Kept, CommandLine[++I]);
+        else if (I + 1 < Arguments.size())
+          keepForcedInclude(Kept, Arguments[++I]);
       } else if (Arg != Option) {
         Kept.push_back(Arg.str());
-      } else if (I + 1 < CommandLine.size()) {
+      } else if (I + 1 < Arguments.size()) {
         Kept.push_back(Arg.str());
-        Kept.push_back(CommandLine[++I]);
+        Kept.push_back(Arguments[++I].str());
       }
       break;
     }

@@ -11,7 +11,8 @@ AsyncContention::AsyncContention(const ZkContext& context, const AcquireRequest&
     : AsyncSteps(executor, std::move(done)),
       request_(request),
       context_(context),
-      contention_(context, request_, std::move(path), std::move(write_hold)) {}
+      contention_(context, request_, std::move(path), std::move(write_hold),
+                  AcquisitionDeadline(request_.deadline)) {}
 
 void AsyncContention::withdraw(std::exception_ptr why) {
   // On the executor, after any step in flight: the acquisition's state is that thread's.

@@ -10,10 +10,10 @@
 namespace distlock::detail::zookeeper {
 
 Contention::Contention(const ZkContext& context, const AcquireRequest& request, std::string path,
-                       std::optional<HeldNode> write_hold)
+                       std::optional<HeldNode> write_hold, const AcquisitionDeadline& deadline)
     : context_(context),
       request_(request),
-      deadline_(request.deadline),
+      deadline_(deadline),
       path_(std::move(path)),
       write_hold_(std::move(write_hold)) {}
 
@@ -22,14 +22,13 @@ void Contention::fail(int rc, const std::string& doing) const {
 }
 
 bool Contention::same_session_again(const std::shared_ptr<Session>& session) const {
-  if (outage_)
-    return context_.ready_session_after_trouble(request_.hold.name, *outage_, deadline_) == session;
-  return ready_session() == session;
+  return context_.session_for(request_.hold.name, outage_ ? &*outage_ : nullptr, deadline_,
+                              ZkContext::Trouble::met) == session;
 }
 
 std::shared_ptr<Session> Contention::ready_session() const {
-  if (outage_) return context_.ready_session(request_.hold.name, *outage_, deadline_);
-  return context_.ready_session(request_.hold.name);
+  return context_.session_for(request_.hold.name, outage_ ? &*outage_ : nullptr, deadline_,
+                              ZkContext::Trouble::none);
 }
 
 std::shared_ptr<Session> Contention::begin_round() {

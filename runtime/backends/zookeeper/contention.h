@@ -86,9 +86,11 @@ class Contention {
   };
 
   // `write_hold`: the write lock this owner holds on the path, for a read acquisition (which
-  // then sorts with the write node and is granted at once, as in Curator).
+  // then sorts with the write node and is granted at once, as in Curator). `deadline`: the
+  // request's, as the acquisition that began it sees it (a semaphore's mutex contends in the
+  // semaphore's wait).
   Contention(const ZkContext& context, const AcquireRequest& request, std::string path,
-             std::optional<HeldNode> write_hold);
+             std::optional<HeldNode> write_hold, const AcquisitionDeadline& deadline);
 
   // The lock by the request's deadline, or nullopt. Throws BackendUnavailable when the
   // server cannot be reached within connect_timeout, ConfigError when it refuses access.

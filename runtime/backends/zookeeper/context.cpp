@@ -79,4 +79,12 @@ std::shared_ptr<Session> ZkContext::ready_session_after_trouble(
   return ready_session(lock, outage, deadline);
 }
 
+std::shared_ptr<Session> ZkContext::session_for(std::string_view lock, RideThrough* outage,
+                                                const AcquisitionDeadline& deadline,
+                                                Trouble trouble) const {
+  if (!outage) return ready_session(lock);
+  if (trouble == Trouble::met) return ready_session_after_trouble(lock, *outage, deadline);
+  return ready_session(lock, *outage, deadline);
+}
+
 }  // namespace distlock::detail::zookeeper

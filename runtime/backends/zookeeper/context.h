@@ -42,6 +42,12 @@ struct ZkContext {
   // has passed ends there (BackendUnavailable) rather than wait for the connection again.
   std::shared_ptr<Session> ready_session_after_trouble(std::string_view lock, RideThrough& outage,
                                                        const AcquisitionDeadline& deadline) const;
+  // An acquisition's session: through `outage` when it rides outages through (a blocking
+  // acquisition), else within connect_timeout (the asynchronous steps, which must not hold the
+  // executor's thread, and a semaphore's mutex, whose semaphore rides them through).
+  enum class Trouble { none, met };
+  std::shared_ptr<Session> session_for(std::string_view lock, RideThrough* outage,
+                                       const AcquisitionDeadline& deadline, Trouble trouble) const;
 };
 
 }  // namespace distlock::detail::zookeeper

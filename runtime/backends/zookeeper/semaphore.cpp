@@ -39,21 +39,20 @@ void SemaphoreContention::fail(int rc, const std::string& doing) const {
 }
 
 bool SemaphoreContention::same_session_again(const std::shared_ptr<Session>& session) const {
-  if (outage_)
-    return context_.ready_session_after_trouble(request_.hold.name, *outage_, deadline_) == session;
-  return ready_session() == session;
+  return context_.session_for(request_.hold.name, outage_ ? &*outage_ : nullptr, deadline_,
+                              ZkContext::Trouble::met) == session;
 }
 
 std::shared_ptr<Session> SemaphoreContention::ready_session() const {
-  if (outage_) return context_.ready_session(request_.hold.name, *outage_, deadline_);
-  return context_.ready_session(request_.hold.name);
+  return context_.session_for(request_.hold.name, outage_ ? &*outage_ : nullptr, deadline_,
+                              ZkContext::Trouble::none);
 }
 
 std::optional<Won> SemaphoreContention::run() {
   outage_.emplace(context_.settings.outage_limit);
   for (bool first = true;; first = false) {
     if (!first && SteadyClock::now() >= request_.deadline) return std::nullopt;
-    Contention mutex_contention(context_, mutex_request_, mutex_path_, std::nullopt);
+    Contention mutex_contention(context_, mutex_request_, mutex_path_, std::nullopt, deadline_);
     const auto mutex = mutex_contention.run();
     if (!mutex) return std::nullopt;
     const auto session = holding_mutex(*mutex, mutex_contention.contended());

@@ -148,7 +148,8 @@ std::optional<Grant> ZooKeeperBackend::acquire(const AcquireRequest& request) {
                       "itself (a read lock cannot be upgraded; release it first)");
   }
 
-  Contention contention(context_, request, path, std::move(write_hold));
+  Contention contention(context_, request, path, std::move(write_hold),
+                        AcquisitionDeadline(request.deadline));
   auto won = contention.run();
   if (!won) return std::nullopt;
   return hold(request, path, std::move(*won), contention.contended());

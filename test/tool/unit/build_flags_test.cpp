@@ -33,6 +33,16 @@ TEST(BuildFlags, AForcedIncludeIsReadAsTextNeverPrecompiled) {
                                        "-Xclang", "-include", "-Xclang", "/b/other.hxx"}));
 }
 
+// CMake's precompiled header under Clang: the header is read as text, and the
+// binary made from it (-include-pch) is not read at all.
+TEST(BuildFlags, AClangPrecompiledHeaderGivesWayToItsHeaderAsText) {
+  const Args Command = {
+      "/usr/bin/clang++", "-DX",     "-Xclang",  "-include-pch", "-Xclang", "/b/p.pch", "-Xclang",
+      "-include",         "-Xclang", "/b/p.hxx", "-I/b",         "-c",      "x.cpp"};
+  EXPECT_EQ(parseFlags(Command),
+            (Args{"-DX", "-Xclang", "-include", "-Xclang", "/b/p.hxx", "-I/b"}));
+}
+
 TEST(BuildFlags, DropsOptimisationWarningsAndOutput) {
   const Args Command = {"c++",           "-O2", "-g",  "-Wall", "-Werror",
                         "-fno-tree-vrp", "-MD", "-MT", "x.o",   "-MF",
