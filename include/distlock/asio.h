@@ -75,7 +75,8 @@ struct StandaloneAsio {
 
 // Acquires `spec`'s lock for `key` as Client::acquire does, without blocking the thread: the
 // operation completes when the lock is granted, the spec's wait runs out (LockTimeout), or it
-// is cancelled (operation_aborted). `client` must outlive the operation.
+// is cancelled (operation_aborted), as it is when the client's last owner goes meanwhile: a
+// waiting operation does not keep the client, or the io_context's run(), going.
 template <class CompletionToken>
 auto async_acquire(Client& client, const LockSpec& spec, const Key& key, CompletionToken&& token) {
   return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Lease)>(

@@ -105,7 +105,9 @@ class Client {
   // made on the client's thread (a round trip; on Redlock one per master, a minority of them
   // down as acquire() allows), and an outage is not ridden through: BackendUnavailable; on
   // ZooKeeper the round trips are made on that thread too, and a disconnection is ridden out
-  // there, up to connect_timeout.
+  // there, up to connect_timeout. A pending acquisition does not keep the client open: when
+  // its last owner (this Client, or a Lease) goes, each one ends as AcquisitionCancelled,
+  // holding nothing, before the client closes.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key, AcquireHandler handler);
 
   // The server as error messages name it: the URL without its password.

@@ -2,8 +2,10 @@
 // ClientCore::acquire_async: the blocking acquisition's steps (client_core.cpp), with the wait
 // between them left to the backend and the client's async executor.
 #include <exception>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <distlock/log.h>
 
@@ -44,19 +46,30 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   try {
     job->preparation = prepare(spec, key, false);
   } catch (...) {
-    async_executor_.post([job, error = std::current_exception()]() mutable {
+    const std::uint64_t serial = async_began({});
+    async_executor_.post([this, serial, job, error = std::current_exception()]() mutable {
       deliver_to_handler(job->handler, std::move(error), {});
+      async_ended(serial);
     });
     return {};
   }
   job->start = SteadyClock::now();
   job->deadline = deadline_for(spec, IfBusy::wait_then_throw, job->start);
   std::string lock = job->preparation.identity.name;
+  const std::uint64_t serial = async_began(lock);
   // The job's identity stays put (it is on the heap) while the request's views point into it.
+  // The completion does not own the core (client_core.h): it runs before the core is gone, which
+  // waits for it, but the core may be closing.
   auto pending = backend_->acquire_async(
       request_for(job->preparation, job->deadline), async_executor_,
-      [self = shared_from_this(), job](std::optional<Grant> grant,
-                                       std::exception_ptr error) mutable {
+      [this, core = weak_from_this(), serial, job](std::optional<Grant> grant,
+                                                   std::exception_ptr error) mutable {
+        std::shared_ptr<ClientCore> self = core.lock();
+        if (!self && !error) {
+          if (grant) give_back(job->preparation.identity);
+          error = std::make_exception_ptr(AcquisitionCancelled(
+              job->preparation.identity.name, server(), "the client closed while it waited"));
+        }
         std::optional<Lease> lease;
         if (!error) {
           try {
@@ -72,9 +85,58 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
         // process's exit began.
         self.reset();
         deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
+        async_ended(serial);
       });
+  async_pending(serial, pending);
   return AsyncAcquisition(
       std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));
+}
+
+std::uint64_t ClientCore::async_began(std::string lock) {
+  const std::lock_guard guard(async_mutex_);
+  const std::uint64_t serial = next_async_serial_++;
+  pending_async_.emplace(serial, PendingAsync{{}, std::move(lock)});
+  return serial;
+}
+
+void ClientCore::async_pending(std::uint64_t serial, std::weak_ptr<PendingAcquisition> pending) {
+  const std::lock_guard guard(async_mutex_);
+  // Not there when it has ended already.
+  if (const auto found = pending_async_.find(serial); found != pending_async_.end())
+    found->second.pending = std::move(pending);
+}
+
+void ClientCore::async_ended(std::uint64_t serial) {
+  const std::lock_guard guard(async_mutex_);
+  pending_async_.erase(serial);
+  async_ended_.notify_all();
+}
+
+void ClientCore::end_pending_async() {
+  std::unique_lock lock(async_mutex_);
+  std::vector<std::pair<std::shared_ptr<PendingAcquisition>, std::string>> withdrawn;
+  for (const auto& [serial, async] : pending_async_)
+    if (auto pending = async.pending.lock()) withdrawn.emplace_back(std::move(pending), async.lock);
+  lock.unlock();
+  // Outside the lock: a withdrawal that finds its acquisition ended calls nothing, and one that
+  // ends it posts the completion, which takes the lock.
+  for (const auto& [pending, name] : withdrawn)
+    pending->withdraw(std::make_exception_ptr(AcquisitionCancelled(
+        name, server(),
+        "the client closed while it waited: it holds nothing and left no place behind")));
+  withdrawn.clear();
+  lock.lock();
+  async_ended_.wait(lock, [this] { return pending_async_.empty(); });
+}
+
+void ClientCore::give_back(const LeaseIdentity& identity) {
+  backend_->release_unawaited(
+      ReleaseRequest{identity.hold()}, [name = identity.name](const ReleaseReport& report) {
+        if (report.outcome) return;
+        log(LogLevel::error, report.failure + " (giving back the lock '" + name +
+                                 "', granted as its client closed: it stays taken until its "
+                                 "ttl runs out)");
+      });
 }
 
 }  // namespace distlock::detail

@@ -78,6 +78,7 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
 // The renewal queue goes before the backend: the backend must not sound the alarm into it
 // meanwhile.
 ClientCore::~ClientCore() {
+  end_pending_async();
   async_executor_.stop();
   backend_->set_loss_alarm({});
 }

@@ -9,7 +9,10 @@
 //   current() views -> LeaseState       (thread_local, per acquiring thread)
 //   RenewalQueue ----> LeaseState       (from add() until remove(); a batch while renewing)
 //
-// Only Client handles and owning Leases keep the core alive; a LeaseState never does. So the
+// Only Client handles and owning Leases keep the core alive; a LeaseState never does, nor does
+// a pending asynchronous acquisition: the core, as it closes, ends each one as cancelled and
+// waits for its handler (a waiter on a lock never freed would otherwise keep the core, its
+// threads and its caller's work alive for ever). So the
 // core is destroyed by the user thread that drops the last Client or owning Lease: not by the
 // renewal thread for its own references (they are to LeaseStates), nor by a thread whose
 // held-lease list still shows a lease released elsewhere. RenewalQueue::remove() returns only
@@ -21,7 +24,11 @@
 // queue cannot join the thread it runs on.
 #pragma once
 
+#include <condition_variable>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -103,6 +110,21 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
                               SteadyClock::time_point deadline, IfBusy if_busy);
   ReleaseRequest release_request(const LeaseState& lease) const;
 
+  // The asynchronous acquisitions under way, each by its serial until its handler has run:
+  // what withdraws it (none yet, or none to withdraw) and its lock's name.
+  struct PendingAsync {
+    std::weak_ptr<PendingAcquisition> pending;
+    std::string lock;
+  };
+  std::uint64_t async_began(std::string lock);
+  void async_pending(std::uint64_t serial, std::weak_ptr<PendingAcquisition> pending);
+  void async_ended(std::uint64_t serial);
+  // As the core closes: withdraws every pending acquisition (AcquisitionCancelled) and waits
+  // until their handlers have run, for as long as their withdrawals take.
+  void end_pending_async();
+  // A grant that came as the core closed, with nobody left to hold it: given back.
+  void give_back(const LeaseIdentity& identity);
+
   ClientCore(std::string_view url, const Options& options);
   ~ClientCore();
   // The deleter of every core: deletes it, or has another thread delete it when called on the
@@ -121,6 +143,10 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // Declared after the backend: its thread stops before the backend goes.
   RenewalQueue renewals_;
   std::atomic<std::uint64_t> next_serial_{1};
+  std::mutex async_mutex_;
+  std::condition_variable async_ended_;
+  std::map<std::uint64_t, PendingAsync> pending_async_;  // under async_mutex_
+  std::uint64_t next_async_serial_ = 1;                  // under async_mutex_
 };
 
 }  // namespace distlock::detail

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // distlock::async_acquire (distlock/asio.h) on memory:// (and a private redis-server): coroutines
-// on one thread wait for locks without blocking it, and exclude each other; a cancelled waiter ends
-// with operation_aborted and leaves no place behind; the other completion tokens work alike.
+// on one thread wait for locks without blocking it, and exclude each other; a cancelled waiter, or
+// one whose client closed, ends with operation_aborted and leaves no place behind; the other
+// completion tokens work alike.
 #include <array>
 #include <chrono>
 #include <exception>
@@ -145,6 +146,37 @@ TEST_F(AsioAcquire, ACancelledWaiterEndsWithOperationAbortedAndLeavesNoPlace) {
   work.reset();
   runner.join();
   EXPECT_TRUE(client_thread_caught_up(*client_));
+}
+
+// A coroutine waiting for a lock that is never freed does not keep its io_context running once
+// its client's last owner goes: the wait ends with operation_aborted, and run() returns.
+TEST_F(AsioAcquire, DroppingTheClientEndsAWaitingCoroutineAndRunReturns) {
+  const std::string name = "memory://" + unique_name("orphaned");
+  auto holder = Client::connect(name);
+  Lease held = holder->acquire(spec("orphaned", 30s), "a");
+  auto waiting = Client::connect(name);
+  asio::io_context io;
+  std::error_code ended;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        try {
+          (void)co_await async_acquire(*waiting, spec("orphaned", 30s), "a", asio::use_awaitable);
+        } catch (const std::system_error& error) {
+          ended = error.code();
+        }
+      },
+      asio::detached);
+  auto ran = std::async(std::launch::async, [&] { io.run(); });
+  const bool waited = eventually([&] { return waiting->stats().waiting == 1; });
+  waiting.reset();
+  const bool returned = ran.wait_for(30s) == std::future_status::ready;
+  // Stopped by hand otherwise, so that a failure ends the test rather than hang it.
+  if (!returned) io.stop();
+  ran.wait();
+  EXPECT_TRUE(waited) << "the coroutine never waited";
+  EXPECT_TRUE(returned) << "run() did not return: the waiter kept its work alive";
+  EXPECT_EQ(ended, asio::error::operation_aborted);
 }
 
 // A coroutine destroyed while it holds the lock (its io_context goes with it suspended) releases

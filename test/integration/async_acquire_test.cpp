@@ -112,43 +112,44 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
       switch (GetParam()) {
         case Backend::memory:
           // Clients with one memory:// name share locks; a name per test keeps tests apart.
-          client_ = Client::connect("memory://" + unique_name("async"));
+          url_ = "memory://" + unique_name("async");
           break;
         case Backend::redis:
-          client_ = Client::connect(redis_.get().url());
+          url_ = redis_.get().url();
           break;
         case Backend::redis_sentinel:
-          client_ = Client::connect(sentinel_group_.get().url());
+          url_ = sentinel_group_.get().url();
           break;
         case Backend::redis_cluster:
-          client_ = Client::connect(cluster_.get().url());
+          url_ = cluster_.get().url();
           break;
         case Backend::redis_redlock:
-          client_ = Client::connect(redlock_masters_.url());
+          url_ = redlock_masters_.url();
           break;
         case Backend::rediss:
-          client_ = Client::connect(with_test_ca(tls_redis_.get().url()));
+          url_ = with_test_ca(tls_redis_.get().url());
           break;
         case Backend::rediss_sentinel:
-          client_ = Client::connect(with_test_ca(tls_sentinel_group_.get().url()));
+          url_ = with_test_ca(tls_sentinel_group_.get().url());
           break;
         case Backend::rediss_redlock:
-          client_ = Client::connect(with_test_ca(tls_redlock_masters_.url()));
+          url_ = with_test_ca(tls_redlock_masters_.url());
           break;
         case Backend::zookeeper:
-          client_ = Client::connect(with_session_timeout(zookeeper_.get().url()));
+          url_ = with_session_timeout(zookeeper_.get().url());
           break;
         case Backend::etcd:
 #if DISTLOCK_TEST_ETCD
-          client_ = Client::connect(etcd_.get().url());
+          url_ = etcd_.get().url();
 #endif
           break;
         case Backend::postgresql:
 #if DISTLOCK_TEST_POSTGRESQL
-          client_ = Client::connect(postgres_.get().url());
+          url_ = postgres_.get().url();
 #endif
           break;
       }
+      client_ = Client::connect(url_);
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
     }
@@ -196,6 +197,7 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
 #if DISTLOCK_TEST_ETCD
   static inline SuiteService<EtcdServer>& etcd_ = backend_servers().etcd;
 #endif
+  std::string url_;
   std::shared_ptr<Client> client_;
   std::string key_;
 };
@@ -304,6 +306,23 @@ TEST_P(AsyncAcquire, ACancelledWaiterEndsAtOnceAndTakesNothing) {
   // Had the cancelled waiter gone on, the release would have let it take the lock.
   EXPECT_TRUE(client_->try_acquire(lock_spec, key_).has_value());
   EXPECT_EQ(client_->stats().acquired, 3u);
+}
+
+// A pending acquisition does not keep its client open: dropping the client's last owner ends it
+// at once as cancelled, and it took nothing.
+TEST_P(AsyncAcquire, DroppingTheClientEndsItsWaitersAsCancelled) {
+  const auto lock_spec = spec("orphaned", 30s);
+  Lease held = client_->acquire(lock_spec, key_);
+  auto waiting = Client::connect(url_);
+  auto orphaned = start_acquisition(*waiting, lock_spec, key_);
+  ASSERT_TRUE(eventually([&] { return waiting->stats().waiting == 1; }));
+  waiting.reset();
+  Outcome outcome = outcome_of(orphaned);
+  EXPECT_NE(error_of_type<AcquisitionCancelled>(outcome).find("the client closed"),
+            std::string::npos)
+      << error_of_type<AcquisitionCancelled>(outcome);
+  held.release();
+  EXPECT_TRUE(client_->try_acquire(lock_spec, key_).has_value());
 }
 
 // Where every lock kind is: fair locks, read-write locks and semaphores.
