@@ -8,6 +8,7 @@
 
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -33,7 +34,15 @@ struct AcquireInitiation {
     auto executor = Net::executor_of(handler);
     auto pending = std::make_shared<Pending>(
         Pending{std::forward<Handler>(handler), Net::work_for(std::move(executor))});
+    // The slot is connected before the acquisition starts: its completion may run at once on
+    // another of the executor's threads, which clears the slot.
     auto slot = Net::slot_of(pending->handler);
+    std::shared_ptr<Cancellation> cancellation;
+    if (slot.is_connected()) {
+      cancellation = std::make_shared<Cancellation>();
+      // Any kind of cancellation may withdraw it: a waiter that leaves has changed nothing.
+      Net::assign_cancellation(slot, [cancellation] { cancellation->request(); });
+    }
     AsyncAcquisition acquisition =
         client->acquire_async(spec, key, [pending](std::exception_ptr error, Lease lease) {
           // This thread gives the work up once post() has returned, not the posted function:
@@ -47,11 +56,36 @@ struct AcquireInitiation {
                       std::move(handler)(translated(error), std::move(lease));
                     });
         });
-    // Any kind of cancellation may withdraw it: a waiter that leaves has changed nothing.
-    if (slot.is_connected()) {
-      Net::assign_cancellation(slot, [acquisition] { acquisition.cancel(); });
-    }
+    if (cancellation) cancellation->started(std::move(acquisition));
   }
+
+  // A cancellation that may come before the acquisition it cancels has started.
+  class Cancellation {
+   public:
+    void request() {
+      std::unique_lock<std::mutex> lock(mutex_);
+      requested_ = true;
+      if (!started_) return;
+      const AsyncAcquisition acquisition = acquisition_;
+      lock.unlock();
+      acquisition.cancel();
+    }
+    void started(AsyncAcquisition acquisition) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      acquisition_ = std::move(acquisition);
+      started_ = true;
+      if (!requested_) return;
+      const AsyncAcquisition requested = acquisition_;
+      lock.unlock();
+      requested.cancel();
+    }
+
+   private:
+    std::mutex mutex_;
+    AsyncAcquisition acquisition_;
+    bool started_ = false;
+    bool requested_ = false;
+  };
 
   // A cancelled acquisition ends as every cancelled Asio operation does: operation_aborted.
   static std::exception_ptr translated(std::exception_ptr error) {

@@ -4,6 +4,7 @@
 // one whose client closed, ends with operation_aborted and leaves no place behind; the other
 // completion tokens work alike.
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <future>
@@ -11,6 +12,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/cancellation_signal.hpp>
@@ -146,6 +148,33 @@ TEST_F(AsioAcquire, ACancelledWaiterEndsWithOperationAbortedAndLeavesNoPlace) {
   work.reset();
   runner.join();
   EXPECT_TRUE(client_thread_caught_up(*client_));
+}
+
+// The cancellation slot is connected before the acquisition can complete: on an io_context of
+// four threads without a strand, the completion, which clears the slot on one of them, may run
+// as soon as the acquisition starts. Under ThreadSanitizer a slot connected after the start
+// races with that clear.
+TEST_F(AsioAcquire, ACancellableAcquisitionOnManyThreadsCompletesAfterItsSlotIsConnected) {
+  constexpr int kThreads = 4;
+  constexpr int kAcquisitions = 2000;
+  asio::io_context io(kThreads);
+  auto work = asio::make_work_guard(io);
+  std::vector<asio::cancellation_signal> signals(kAcquisitions);
+  std::atomic<int> granted{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) threads.emplace_back([&] { io.run(); });
+  for (int i = 0; i < kAcquisitions; ++i)
+    asio::post(io, [&, i] {
+      async_acquire(*client_, spec("slot", 30s), "k" + std::to_string(i),
+                    asio::bind_cancellation_slot(signals[i].slot(),
+                                                 [&](std::exception_ptr error, Lease lease) {
+                                                   if (!error && lease.valid()) ++granted;
+                                                 }));
+    });
+  const bool all_granted = eventually([&] { return granted == kAcquisitions; });
+  work.reset();
+  for (auto& thread : threads) thread.join();
+  EXPECT_TRUE(all_granted) << granted << " of " << kAcquisitions << " granted";
 }
 
 // A coroutine waiting for a lock that is never freed does not keep its io_context running once
