@@ -398,15 +398,16 @@ TEST_F(DistlockCommandPostgres, ServerNamesTheVersionAndThatEvictionDoesNotApply
   EXPECT_NE(text.out.find("eviction: does not apply"), std::string::npos) << text.out;
 }
 
+// The table is named by a reserved word, which the listing's statements quote as the locks' do.
 TEST_F(DistlockCommandPostgres, TheUrlsLockTableIsTheOneRead) {
-  const std::string tabled_url = url_ + "?lock_table=cmd_locks&command_timeout=2s";
+  const std::string tabled_url = url_ + "?lock_table=order&command_timeout=2s";
   const Lease lease =
       Client::connect(tabled_url)->acquire(spec(std::string_view(type_), 30s), "tabled");
   const auto tabled = run_distlock({"--url", tabled_url, "--json", "show", lease.name()});
   ASSERT_EQ(tabled.code(), 0) << tabled.describe();
   const auto hold = expect_postgres_hold(tabled.json().at("lock"), lease, "exclusive");
   ASSERT_FALSE(hold.is_null());
-  EXPECT_EQ(hold.at("location"), "cmd_locks " + lease.name());
+  EXPECT_EQ(hold.at("location"), "order " + lease.name());
   EXPECT_EQ(distlock({"show", lease.name()}).code(), 1) << "the default table has it";
 
   // postgres:// is the same URL.

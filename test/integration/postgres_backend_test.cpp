@@ -183,6 +183,28 @@ TEST_F(PostgresBackend, APasswordLibpqWouldMisreadIsRefusedWithoutShowingIt) {
   EXPECT_TRUE(client->try_acquire(spec("escaped", 10s), key_).has_value());
 }
 
+// A reserved word names the lock table as any plain name does: every statement quotes it.
+TEST_F(PostgresBackend, AReservedWordNamesTheLockTableForEveryKind) {
+  auto client = Client::connect(url_ + "?lock_table=user");
+  const LockSpec kinds[] = {spec("reserved", 10s), spec("reserved", 10s, distlock::fair),
+                            spec("reserved", 10s, distlock::read),
+                            spec("reserved", 10s, distlock::write),
+                            spec("reserved", 10s, permits(2))};
+  int index = 0;
+  for (const LockSpec& kind : kinds) {
+    const std::string key = key_ + "-" + std::to_string(index++);
+    Lease lease = client->acquire(kind, key);
+    const std::string name = "'reserved:" + key + "'";
+    // The exclusive kinds are rows of the lock table; readers, writers and permits holds.
+    EXPECT_EQ(
+        server().psql("SELECT (SELECT count(*) FROM \"user\" WHERE name = " + name +
+                      ") || ' ' || (SELECT count(*) FROM user_holds WHERE name = " + name + ")"),
+        kind.mode == Mode::exclusive && kind.permits == 0 ? "1 0" : "0 1")
+        << "kind " << index;
+    lease.release();
+  }
+}
+
 TEST_F(PostgresBackend, DistlocksOwnKeysChooseTheTableAndTheTimeouts) {
   auto client = Client::connect(url_ + "?lock_table=billing_locks&command_timeout=2s");
   Lease lease = client->acquire(spec("tabled", 10s), key_);

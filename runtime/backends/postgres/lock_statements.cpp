@@ -20,7 +20,7 @@ constexpr std::string_view kContinuing =
 // inserts it after the name's turn, and that is all: nothing to decide and nobody to tell.
 // Otherwise nothing happens and no row comes back, and kAcquire decides. $1..$6 as kAcquire.
 constexpr std::string_view kAcquireAbsent = R"(
-WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1)))
+WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table_key}'), hashtext($1)))
 INSERT INTO {table} (name, owner, fence, holds, holder, expires_at, waited)
 SELECT $1, $2, nextval('{fence}'), ARRAY[$4::text], $5,
        clock_timestamp() + $3::bigint * interval '1 millisecond', $6::boolean FROM turn
@@ -39,7 +39,7 @@ RETURNING fence)";
 // and then its grant carries the mark. `%`: the acquisition may take the row (free, or this
 // owner's).
 constexpr std::string_view kAcquire = R"(
-WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1))),
+WITH turn AS (SELECT pg_advisory_xact_lock(hashtext('{table_key}'), hashtext($1))),
 clock AS (SELECT clock_timestamp() AS now FROM turn),
 tried AS (
   INSERT INTO {table} AS l (name, owner, fence, holds, holder, expires_at, waited)
@@ -381,7 +381,7 @@ SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM told))";
 // The name's turn: the statement after it, in the same transaction, runs once no other
 // statement on the name is running, and sees what they committed (Connection::run_after).
 constexpr std::string_view kTurn = R"(
-SELECT pg_advisory_xact_lock(hashtext('{table}'), hashtext($1)))";
+SELECT pg_advisory_xact_lock(hashtext('{table_key}'), hashtext($1)))";
 
 constexpr std::string_view kRenew = R"(
 WITH asked AS (
@@ -410,7 +410,7 @@ SELECT id FROM renewed_shared)";
 // half-made table.
 constexpr std::string_view kDdl = R"(
 BEGIN;
-SELECT pg_advisory_xact_lock(hashtext('{table}'));
+SELECT pg_advisory_xact_lock(hashtext('{table_key}'));
 CREATE TABLE IF NOT EXISTS {table} (
   name text PRIMARY KEY,
   owner text NOT NULL,
@@ -446,6 +446,13 @@ std::string with_conditions(std::string_view statement) {
 
 }  // namespace
 
+std::string quoted_identifier(std::string_view name) {
+  std::string quoted = "\"";
+  for (const char c : name)
+    quoted += c == '.' ? std::string_view("\".\"") : std::string_view(&c, 1);
+  return quoted + '"';
+}
+
 std::string with_names(std::string_view text, const PostgresSettings& settings) {
   std::string written;
   while (!text.empty()) {
@@ -454,10 +461,11 @@ std::string with_names(std::string_view text, const PostgresSettings& settings) 
     if (open == std::string_view::npos) break;
     const auto close = text.find('}', open);
     const std::string_view name = text.substr(open + 1, close - open - 1);
-    written += name == "table"   ? settings.table
-               : name == "holds" ? settings.holds_table
-               : name == "fence" ? settings.fence_sequence
-                                 : settings.channel;
+    written += name == "table"       ? quoted_identifier(settings.table)
+               : name == "holds"     ? quoted_identifier(settings.holds_table)
+               : name == "fence"     ? quoted_identifier(settings.fence_sequence)
+               : name == "table_key" ? settings.table
+                                     : settings.channel;
     text = text.substr(close + 1);
   }
   return written;

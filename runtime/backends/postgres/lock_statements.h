@@ -76,8 +76,13 @@ LockStatements lock_statements(const PostgresSettings& settings);
 
 // SQL text written with {table}, {holds}, {fence} and {channel} in place of the lock table, the
 // holds table, the fence sequence and the release channel, with the settings' names in their
-// place: the lock statements', and the admin API's (lock_listing.h, force_release.h).
+// place: the lock statements', and the admin API's (lock_listing.h, force_release.h). The
+// tables and the sequence are written as quoted identifiers, so that a reserved word (user,
+// order) names them as any other name does; {table_key} is the lock table's name as text, the
+// key of its advisory locks, which every client of the table must hash alike.
 std::string with_names(std::string_view text, const PostgresSettings& settings);
+// `name` (a plain name, or schema.name) as a quoted identifier: "schema"."name".
+std::string quoted_identifier(std::string_view name);
 
 // The tables and the fence sequence, as `lock_statements` expects them, in one transaction: what
 // the backend runs when the table is missing, and what the guide gives users without the right

@@ -167,8 +167,9 @@ void PostgresBackend::throw_for_lock(const ServerError& error, std::string_view 
 void PostgresBackend::create_table_if_missing() {
   try {
     with_connection(kNoCallerDeadline, [&](Connection& connection) {
-      const std::vector<std::string> names{settings_.table, settings_.fence_sequence,
-                                           settings_.holds_table};
+      const std::vector<std::string> names{quoted_identifier(settings_.table),
+                                           quoted_identifier(settings_.fence_sequence),
+                                           quoted_identifier(settings_.holds_table)};
       // Whether the tables are there, and the lock table with every column the statements use.
       const Statement present{
           "distlock_tables_present",
