@@ -25,6 +25,8 @@
 
 #include <distlock/distlock.h>
 
+#include "backends/postgres/connection.h"
+#include "backends/postgres/settings.h"
 #include "holder_thread.h"
 #include "integration_helpers.h"
 #include "loopback_socket.h"
@@ -181,6 +183,32 @@ TEST_F(PostgresBackend, APasswordLibpqWouldMisreadIsRefusedWithoutShowingIt) {
   // Written as the message says, the same password is libpq's to check.
   auto client = Client::connect("postgresql://distlock:se%2Fcr%40et" + where);
   EXPECT_TRUE(client->try_acquire(spec("escaped", 10s), key_).has_value());
+}
+
+// A pooler's DISCARD ALL between two transactions (PgBouncer's server_reset_query) drops the
+// session's prepared statements and resets its settings to the connection's defaults: the next
+// statement is prepared again and runs, at READ COMMITTED again, alone or after another.
+TEST_F(PostgresBackend, ASessionDiscardedUnderItsConnectionIsSetUpAgain) {
+  namespace postgres = detail::postgres;
+  const auto settings = postgres::postgres_settings(
+      url_ + "?options=-c%20default_transaction_isolation%3Drepeatable%5C%20read", {});
+  postgres::Connection connection(settings, detail::kNoCallerDeadline);
+  const postgres::Statement isolation{"distlock_test_isolation",
+                                      "SELECT current_setting('transaction_isolation')"};
+  const postgres::Statement first{"distlock_test_first", "SELECT 1"};
+  const auto level_alone = [&] {
+    return std::string(PQgetvalue(connection.run(isolation, {}).get(), 0, 0));
+  };
+  const auto level_after_first = [&] {
+    return std::string(PQgetvalue(connection.run_after(first, {}, isolation, {}).get(), 0, 0));
+  };
+  EXPECT_EQ(level_alone(), "read committed");
+  EXPECT_EQ(level_after_first(), "read committed");
+  connection.execute("DISCARD ALL");
+  EXPECT_EQ(level_alone(), "read committed");
+  connection.execute("DISCARD ALL");
+  EXPECT_EQ(level_after_first(), "read committed");
+  EXPECT_FALSE(connection.broken());
 }
 
 // A reserved word names the lock table as any plain name does: every statement quotes it.

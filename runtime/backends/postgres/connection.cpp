@@ -19,6 +19,9 @@ std::string error_text(const char* message) {
 
 namespace {
 
+// invalid_sql_statement_name: no prepared statement of the name in this session.
+constexpr std::string_view kPreparedStatementUnknown = "26000";
+
 // libpq gives a failed connection's reason as text only. A "FATAL:" in it is the server's
 // answer: final (authentication, no such database or role) unless it says the server cannot
 // serve yet (SQLSTATE 57P03: starting up, shutting down, in recovery; 53300: out of slots).
@@ -56,11 +59,7 @@ Connection::Connection(const PostgresSettings& settings, SteadyClock::time_point
   connection_.reset(PQconnectStartParams(keywords, values, 1));
   if (!connection_) throw ServerError("cannot connect: out of memory");
   connect(settings, caller_deadline, stop_fd);
-  // The statements rely on READ COMMITTED: each takes its snapshot after the one before it
-  // waited for the lock's turn, and sees what committed meanwhile. A database or user that
-  // defaults to REPEATABLE READ or SERIALIZABLE would have them grant beside holders they
-  // cannot see, or fail with serialization errors.
-  execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED");
+  set_up_session();
   // The server's notices ("relation ... already exists, skipping") are nothing a service
   // should see on its stderr.
   PQsetNoticeProcessor(
@@ -151,6 +150,29 @@ Result Connection::answered(Result result) {
   throw ServerError(message, sqlstate);
 }
 
+void Connection::set_up_session() {
+  // The statements rely on READ COMMITTED: each takes its snapshot after the one before it
+  // waited for the lock's turn, and sees what committed meanwhile. A database or user that
+  // defaults to REPEATABLE READ or SERIALIZABLE would have them grant beside holders they
+  // cannot see, or fail with serialization errors.
+  execute("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED");
+}
+
+template <class Run>
+Result Connection::again_if_discarded(Run&& run) {
+  try {
+    return run();
+  } catch (const ServerError& error) {
+    if (error.sqlstate() != kPreparedStatementUnknown) throw;
+  }
+  // The server may know some again (a pipeline's first statement, prepared before it ran): it
+  // forgets them all, as this connection does.
+  execute("DEALLOCATE ALL");
+  prepared_.clear();
+  set_up_session();
+  return run();
+}
+
 void Connection::prepare(const Statement& statement, SteadyClock::time_point until) {
   if (prepared_.contains(statement.name)) return;
   if (PQsendPrepare(connection_.get(), statement.name, statement.text.c_str(), 0, nullptr) != 1)
@@ -172,9 +194,11 @@ Result Connection::run(const Statement& statement, std::span<const std::string> 
                        SteadyClock::time_point caller_deadline) {
   if (broken_) throw ServerError("the connection broke before");
   const auto until = step_deadline(caller_deadline, command_timeout_);
-  prepare(statement, until);
-  send(statement, params);
-  return await_result(statement.name, until);
+  return again_if_discarded([&] {
+    prepare(statement, until);
+    send(statement, params);
+    return await_result(statement.name, until);
+  });
 }
 
 Result Connection::run_after(const Statement& first, std::span<const std::string> first_params,
@@ -182,6 +206,13 @@ Result Connection::run_after(const Statement& first, std::span<const std::string
                              SteadyClock::time_point caller_deadline) {
   if (broken_) throw ServerError("the connection broke before");
   const auto until = step_deadline(caller_deadline, command_timeout_);
+  return again_if_discarded(
+      [&] { return pipelined(first, first_params, statement, params, until); });
+}
+
+Result Connection::pipelined(const Statement& first, std::span<const std::string> first_params,
+                             const Statement& statement, std::span<const std::string> params,
+                             SteadyClock::time_point until) {
   prepare(first, until);
   prepare(statement, until);
   PGconn* connection = connection_.get();

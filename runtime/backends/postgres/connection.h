@@ -119,6 +119,18 @@ class Connection {
   // `result` if it holds rows or nothing; else throws for its error.
   Result answered(Result result);
   void prepare(const Statement& statement, SteadyClock::time_point until);
+  // run_after's one try, by `until`.
+  Result pipelined(const Statement& first, std::span<const std::string> first_params,
+                   const Statement& statement, std::span<const std::string> params,
+                   SteadyClock::time_point until);
+  // What the statements rely on in the session (READ COMMITTED), set as it is made and again
+  // after the session was discarded under the connection.
+  void set_up_session();
+  // `run` once more when the server no longer knew a prepared statement (26000): a pooler's
+  // DISCARD ALL between transactions (PgBouncer's server_reset_query) dropped every prepared
+  // statement and reset the session. The statement did not run; nothing ran twice.
+  template <class Run>
+  Result again_if_discarded(Run&& run);
   void send(const Statement& statement, std::span<const std::string> params);
   SteadyClock::time_point command_deadline() const { return SteadyClock::now() + command_timeout_; }
   // Breaks the connection and throws `error`.
