@@ -13,6 +13,7 @@
 
 #include <distlock/distlock.h>
 
+#include "async_outcome.h"
 #include "integration_helpers.h"
 #include "redis_cluster.h"
 #include "shared_server_test.h"
@@ -195,6 +196,28 @@ TEST_F(RedisClusterTest, AnAsyncWaiterFollowsTheSlotToItsNewMaster) {
   auto result = granted.get_future();
   ASSERT_EQ(result.wait_for(30s), std::future_status::ready) << "the waiter hangs";
   EXPECT_GT(result.get(), fence);
+}
+
+// A migration that lasts (here a second between the keys' move and the slot's handover) is
+// waited out by an asynchronous waiter that began during it: each of its tries is sent to the
+// old master, redirected (ASK) to the importing one, and found busy there, which is no slot
+// moving back and forth however often it repeats.
+TEST_F(RedisClusterTest, AnAsyncWaiterWaitsOutALongMigration) {
+  auto holder = Client::connect(cluster().url());
+  auto waiter = Client::connect(cluster().url());
+  const int slot = cluster().key_slot("distlock:{long-migration:a}");
+  Lease held = holder->acquire(spec("long-migration", 30s), key_of("a"));
+  const auto fence = held.fence();
+  std::future<Outcome> waited;
+  cluster().move_slot(slot, another_master(slot), [&] {
+    waited = start_acquisition(*waiter, spec("long-migration", 30s, wait(30s)), "a");
+    EXPECT_EQ(waited.wait_for(1s), std::future_status::timeout)
+        << "the waiter ended while the slot migrated";
+  });
+  held.release();
+  Outcome outcome = outcome_of(waited);
+  ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+  EXPECT_GT(outcome.lease.fence(), fence);
 }
 
 // The master of a held lock's slot dies once its replica has the grant; the replica takes

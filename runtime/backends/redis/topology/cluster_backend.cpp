@@ -286,6 +286,10 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
         std::optional<Grant> grant;
         try {
           grant = importing.try_acquire(request_, Asking::yes).grant;
+          // It answered: the redirects in a row end here. A lock busy there while the slot
+          // migrates is asked for again until the migration ends or the wait does, however
+          // long the migration lasts (a slot's keys move one MIGRATE at a time).
+          redirects_ = 0;
         } catch (const TryAgain&) {
           // Some of its keys are still on the old master.
         }
