@@ -198,6 +198,20 @@ TEST_F(RedisClusterTest, AnAsyncWaiterFollowsTheSlotToItsNewMaster) {
   EXPECT_GT(result.get(), fence);
 }
 
+// A held lock whose slot migrates for longer than its ttl keeps its holder: each renewal the
+// old master answers with ASK (the lock's keys went ahead) is made again on the importing one.
+TEST_F(RedisClusterTest, ALeaseOutlivesAMigrationLongerThanItsTtl) {
+  auto holder = Client::connect(cluster().url());
+  const int slot = cluster().key_slot("distlock:{long-held:a}");
+  Lease held = holder->acquire(spec("long-held", 1s), key_of("a"));
+  cluster().move_slot(slot, another_master(slot), [&] {
+    EXPECT_FALSE(eventually([&] { return !held.valid(); }, 3s))
+        << "the lease was lost while its slot migrated";
+  });
+  EXPECT_TRUE(held.valid());
+  EXPECT_NO_THROW(held.release());
+}
+
 // A migration that lasts (here a second between the keys' move and the slot's handover) is
 // waited out by an asynchronous waiter that began during it: each of its tries is sent to the
 // old master, redirected (ASK) to the importing one, and found busy there, which is no slot

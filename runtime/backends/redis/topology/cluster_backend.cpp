@@ -46,6 +46,9 @@ class ClusterBackend final : public Backend {
   bool supports_permits() const override { return true; }
   bool supports_fair() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  // One renewal its master answered with ASK, made again on the master named.
+  void renew_on_importing_master(RenewItem& item, const Redirect& redirect,
+                                 SteadyClock::time_point deadline);
   const std::string& server() const override { return server_; }
 
  private:
@@ -435,6 +438,18 @@ ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
   }
 }
 
+void ClusterBackend::renew_on_importing_master(RenewItem& item, const Redirect& redirect,
+                                               SteadyClock::time_point deadline) {
+  std::vector<std::optional<Redirect>> asked(1);
+  try {
+    backend_for({redirect.host, redirect.port, {}})
+        .renew(std::span(&item, 1), deadline, Asking::yes, asked);
+  } catch (const BackendUnavailable& error) {
+    item.outcome = RenewItem::Outcome::failed;
+    item.error = error.reason();
+  }
+}
+
 void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
   // One batch per master, pipelined there; the items go back to their places afterwards.
   std::map<RedisBackend*, std::vector<std::size_t>> by_master;
@@ -451,8 +466,12 @@ void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
     std::vector<RenewItem> batch;
     batch.reserve(indices.size());
     for (const auto i : indices) batch.push_back(items[i]);
-    master->renew(batch, deadline);
+    std::vector<std::optional<Redirect>> asked(batch.size());
+    master->renew(batch, deadline, Asking::no, asked);
     for (std::size_t j = 0; j < indices.size(); ++j) {
+      // Its slot migrates, and its keys went ahead to the importing master: renewed there, so
+      // that a migration longer than the ttl costs no lease.
+      if (asked[j]) renew_on_importing_master(batch[j], *asked[j], deadline);
       items[indices[j]] = std::move(batch[j]);
       any_failed = any_failed || items[indices[j]].outcome == RenewItem::Outcome::failed;
     }

@@ -579,6 +579,12 @@ void RedisBackend::read_owed_replies() {
 }
 
 void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
+  std::vector<std::optional<Redirect>> asked(items.size());
+  renew(items, deadline, Asking::no, asked);
+}
+
+void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline,
+                         Asking asking, std::vector<std::optional<Redirect>>& asked) {
   if (items.empty()) return;
   // The core puts the lock and the server in front of the reason.
   const auto fail_all = [&](std::string_view reason) {
@@ -597,7 +603,16 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
       const Millis left =
           std::max(std::chrono::ceil<Millis>(deadline - SteadyClock::now()), kShortestRenewalWait);
       const auto limit = connection.limit_command_timeout(left);
-      const auto replies = scripts_.run_all(connection, calls);
+      std::vector<Reply> replies;
+      if (asking == Asking::no) {
+        replies = scripts_.run_all(connection, calls);
+      } else {
+        // ASKING holds for the one command after it.
+        for (const auto& call : calls) {
+          send_asking(connection);
+          replies.push_back(scripts_.run(connection, call));
+        }
+      }
       for (std::size_t i = 0; i < items.size(); ++i) {
         const redisReply& reply = *replies[i];
         RenewItem& item = items[i];
@@ -608,6 +623,7 @@ void RedisBackend::renew(std::span<RenewItem> items, SteadyClock::time_point dea
         } else {
           item.outcome = RenewItem::Outcome::failed;
           item.error = script_failure("renew", reply);
+          if (auto redirect = redirect_of(reply); redirect && redirect->ask) asked[i] = redirect;
         }
       }
       if (settings_.min_replicas == 0) return;

@@ -96,6 +96,11 @@ class RedisBackend final : public Backend {
   bool supports_permits() const override { return true; }
   bool supports_fair() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
+  // The same on a Cluster's master: with Asking::yes, each renewal after ASKING (the master
+  // imports the slot); `asked[i]` is set where items[i] was answered ASK (its slot migrates,
+  // and its keys are on the master named).
+  void renew(std::span<RenewItem> items, SteadyClock::time_point deadline, Asking asking,
+             std::vector<std::optional<Redirect>>& asked);
   const std::string& server() const override { return settings_.server; }
 
   // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
