@@ -30,6 +30,7 @@ void AsyncExecutor::stop() {
 void AsyncExecutor::start_if_needed() {
   if (thread_.joinable()) return;
   thread_ = std::thread([this] {
+    thread_id_.store(std::this_thread::get_id());
     ::pthread_setname_np(::pthread_self(), kThreadName);
     run();
   });

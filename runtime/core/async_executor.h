@@ -54,7 +54,7 @@ class AsyncExecutor {
   TimerId post_at(SteadyClock::time_point when, Task task);
   // The timer's task will not run, unless it has started already.
   void cancel(TimerId timer);
-  bool on_its_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+  bool on_its_thread() const { return std::this_thread::get_id() == thread_id_.load(); }
 
  private:
   using Timers = std::multimap<SteadyClock::time_point, std::pair<TimerId, Task>>;
@@ -64,6 +64,9 @@ class AsyncExecutor {
   // Returns once a task is posted, or after kLookBeforeSleep; looks without the lock.
   void look_for_posts() const;
 
+  // The thread's id, read without the lock by on_its_thread(): the thread object is assigned
+  // under it, when the first post starts the thread, perhaps as the owner's last owner goes.
+  std::atomic<std::thread::id> thread_id_{};
   std::mutex mutex_;
   std::condition_variable changed_;
   std::atomic<std::uint64_t> posts_{0};
