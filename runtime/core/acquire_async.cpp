@@ -60,6 +60,15 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   // The job's identity stays put (it is on the heap) while the request's views point into it.
   // The completion does not own the core (client_core.h): it runs before the core is gone, which
   // waits for it, but the core may be closing.
+  // A backend that cannot start it (out of memory) throws: nothing is pending then.
+  struct Started {
+    ClientCore& core;
+    std::uint64_t serial;
+    bool started = false;
+    ~Started() {
+      if (!started) core.async_ended(serial);
+    }
+  } started{*this, serial};
   auto pending = backend_->acquire_async(
       request_for(job->preparation, job->deadline), async_executor_,
       [this, core = weak_from_this(), serial, job](std::optional<Grant> grant,
@@ -87,6 +96,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
         deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
         async_ended(serial);
       });
+  started.started = true;
   async_pending(serial, pending);
   return AsyncAcquisition(
       std::make_shared<AsyncOperation>(std::move(lock), server_, std::move(pending)));
