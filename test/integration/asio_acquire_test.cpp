@@ -196,8 +196,13 @@ TEST_F(AsioAcquire, DroppingTheClientEndsAWaitingCoroutineAndRunReturns) {
         }
       },
       asio::detached);
+  // The coroutine starts its wait on this thread: the client is dropped only after the call
+  // that began the wait has returned, as a user's own code would order it.
+  const bool waited = eventually([&] {
+    io.poll();
+    return waiting->stats().waiting == 1;
+  });
   auto ran = std::async(std::launch::async, [&] { io.run(); });
-  const bool waited = eventually([&] { return waiting->stats().waiting == 1; });
   waiting.reset();
   const bool returned = ran.wait_for(30s) == std::future_status::ready;
   // Stopped by hand otherwise, so that a failure ends the test rather than hang it.
