@@ -10,9 +10,9 @@
 # Debian packages first (as root or through sudo).
 #
 # The main tests mostly wait (on the servers they start, on timers, on faults), so clang-tidy
-# and the two sanitizer builds, each followed by its tests, run beside them at lower CPU
-# priorities (nice 10, 15 and 19); each background job logs to build/background/<name>.log,
-# printed if it fails. clang-tidy checks the
+# and the two sanitizer builds, each followed by its tests, run beside them, clang-tidy and the
+# builds at lower CPU priorities (nice 10, 15 and 19); each background job logs to
+# build/background/<name>.log, printed if it fails. clang-tidy checks the
 # files changed on this branch (test/lint/clang_tidy.sh.in: --changed); the full lint is
 # `cmake --build --preset test --target tidy`, or DISTLOCK_TIDY=full here.
 #
@@ -127,11 +127,14 @@ stop_background() {
 }
 trap stop_background EXIT
 
-# build_and_test <preset> <test jobs>: a sanitizer build, then its tests as soon as it is built
-# (beside the main tests when they are still running).
+# build_and_test <preset> <build niceness> <test jobs>: a sanitizer build at a lower CPU
+# priority, then its tests as soon as it is built (beside the main tests when they are still
+# running) at the main tests' priority: a build only takes longer when it yields, while a test
+# that waits on its servers and timers starved of the CPU fails on their deadlines.
 build_and_test() {
-  local preset="$1" test_jobs="$2"
-  timed "${preset}-build" eval "configure ${preset} && build ${preset}" || return
+  local preset="$1" build_niceness="$2" test_jobs="$3"
+  timed "${preset}-build" eval "(renice -n ${build_niceness} -p \"\$BASHPID\" >/dev/null &&
+    configure ${preset} && build ${preset})" || return
   DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$test_jobs}" run_timed_tests "$preset"
 }
 
@@ -144,8 +147,8 @@ start_in_background clang-tidy 10 timed clang-tidy timeout 45m \
   sh "$(preset_dir test)/test/lint/clang_tidy.sh" "${tidy_arguments[@]}"
 # The sanitizer builds' tests mostly wait too (each build's keep less than a core busy), so
 # each runs two more at a time than cores.
-start_in_background asan 15 build_and_test asan "$(($(jobs_count) + 2))"
-start_in_background tsan 19 build_and_test tsan "$(($(jobs_count) + 2))"
+start_in_background asan 0 build_and_test asan 15 "$(($(jobs_count) + 2))"
+start_in_background tsan 0 build_and_test tsan 19 "$(($(jobs_count) + 2))"
 # One test more than cores: most tests wait on servers and timers, and those that compile
 # (package, docs, lit, fuzz.build) each take two of the slots (their PROCESSORS).
 DISTLOCK_TEST_JOBS="${DISTLOCK_TEST_JOBS:-$(($(jobs_count) + 1))}" \
