@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "util/secret_filter.h"
+
 namespace distlock {
 namespace {
 
@@ -65,7 +67,7 @@ void log(LogLevel level, std::string_view message) {
   if (*logger) {
     ++logger_calls_on_this_thread;
     try {
-      (*logger)(level, message);
+      (*logger)(level, SecretFilter::applied(message));
     } catch (...) {
       // A logger that throws loses its message; the runtime logs from destructors and threads
       // that must not end for it.

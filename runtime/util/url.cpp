@@ -227,6 +227,10 @@ std::string Url::redacted() const {
   std::string text = scheme + "://";
   // Not even the user name shows: "p4ss:w0rd@" may be a password written without its ':'.
   if (user || password) text += "***@";
+  if (hosts_may_be_secret()) {
+    if (!endpoints.empty()) text += "***";
+    return text + path;
+  }
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     if (i > 0) text += ',';
     const bool ipv6 = endpoints[i].host.find(':') != std::string::npos;
@@ -240,6 +244,15 @@ std::string Url::redacted() const {
   }
   text += path;
   return text;
+}
+
+std::vector<std::string> Url::secrets() const {
+  std::vector<std::string> secret;
+  if (password) secret.push_back(*password);
+  if (const auto query_password = query_value("password")) secret.push_back(*query_password);
+  if (hosts_may_be_secret())
+    for (const Endpoint& endpoint : endpoints) secret.push_back(endpoint.host);
+  return secret;
 }
 
 std::optional<std::string> Url::query_value(std::string_view key) const {

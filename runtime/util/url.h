@@ -29,8 +29,14 @@ struct Url {
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
 
   // The URL as messages show it: "***@" for all the user information, and no query, whose
-  // values may be secrets.
+  // values may be secrets; "***" for the hosts where they may be one (hosts_may_be_secret).
   std::string redacted() const;
+  // An empty password ("user:@S3cret") may be the '@' of a password gone astray: the hosts
+  // after it may then be the password.
+  bool hosts_may_be_secret() const { return password && password->empty(); }
+  // What no message may show, as the URL holds it: the password, ?password=, and the hosts
+  // where they may be one.
+  std::vector<std::string> secrets() const;
   // The value of a query parameter, if given.
   std::optional<std::string> query_value(std::string_view key) const;
 };

@@ -182,7 +182,22 @@ TEST(Redacted, PasswordOnly) {
 TEST(Redacted, TheUserNameIsHiddenToo) {
   EXPECT_EQ(parse_url("redis://hunter2@host:6379/1").redacted(), "redis://***@host:6379/1");
   EXPECT_EQ(parse_url("redis://hun:ter2@host:6379/1").redacted(), "redis://***@host:6379/1");
-  EXPECT_EQ(parse_url("redis://hunter2:@host:6379/1").redacted(), "redis://***@host:6379/1");
+}
+
+// "locker:@S3cret" may be "locker:S3cret" with a stray '@': an empty password hides the hosts
+// too, which may be the password.
+TEST(Redacted, AnEmptyPasswordHidesTheHosts) {
+  const Url url = parse_url("zookeeper://locker:@pwS3cret,pwS3cret2/chroot");
+  EXPECT_TRUE(url.hosts_may_be_secret());
+  EXPECT_EQ(url.redacted(), "zookeeper://***@***/chroot");
+  EXPECT_EQ(url.secrets(), (std::vector<std::string>{"", "pwS3cret", "pwS3cret2"}));
+  EXPECT_FALSE(parse_url("zookeeper://locker:pw@host/chroot").hosts_may_be_secret());
+}
+
+TEST(Secrets, ThePasswordAndTheQueryPassword) {
+  EXPECT_EQ(parse_url("redis://u:pa%40ss@host?password=other&db=1").secrets(),
+            (std::vector<std::string>{"pa@ss", "other"}));
+  EXPECT_TRUE(parse_url("redis://host:6379").secrets().empty());
 }
 
 // A query value may be a secret (?password=...), whatever its key.

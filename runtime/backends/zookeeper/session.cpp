@@ -36,6 +36,7 @@ std::string hex_id(std::int64_t id) {
 Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
                  std::function<void()> on_change)
     : settings_(settings),
+      secrets_(settings.secrets),
       stats_(stats),
       on_change_(std::move(on_change)),
       auth_(settings.credentials ? auth_unsent : auth_none) {
@@ -48,8 +49,8 @@ Session::Session(const ZooKeeperSettings& settings, StatsCounters& stats,
     const int error = errno;
     throw status::unavailable(
         "", settings_.server,
-        "the ZooKeeper client could not start with the hosts '" + settings_.connect_string +
-            "' (does every host name resolve?)" +
+        "the ZooKeeper client could not start with the URL's hosts (does every host name "
+        "resolve?)" +
             (error != 0 && error != ENOENT ? std::string(": ") + std::strerror(error)
                                            : std::string()));
   }

@@ -21,6 +21,7 @@
 #include "backends/zookeeper/settings.h"
 #include "backends/zookeeper/wakeup.h"
 #include "core/stats.h"
+#include "util/secret_filter.h"
 
 namespace distlock::detail::zookeeper {
 
@@ -95,6 +96,8 @@ class Session {
   void wake_all();
 
   const ZooKeeperSettings settings_;
+  // Goes after the handle is closed: the client logs until then.
+  const SecretFilter secrets_;
   StatsCounters& stats_;
   const std::function<void()> on_change_;
   std::atomic<int> state_{connecting};

@@ -42,6 +42,7 @@ std::string chroot_of(const Url& url) {
 ZooKeeperSettings zookeeper_settings(const Url& url, const Options& options) {
   ZooKeeperSettings settings;
   settings.server = url.redacted();
+  settings.secrets = url.secrets();
   settings.connect_timeout = options.connect_timeout;
   settings.command_timeout = options.command_timeout;
   settings.outage_limit = options.outage_limit;

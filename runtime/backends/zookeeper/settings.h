@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <distlock/client.h>
 #include <distlock/duration.h>
@@ -18,6 +19,8 @@ struct ZooKeeperSettings {
   std::string chroot;          // "" or "/app"
   // "user:password" for the digest scheme; none: no authentication, open ACLs.
   std::optional<std::string> credentials;
+  // What the client's own log lines must not show (Url::secrets).
+  std::vector<std::string> secrets;
   Millis connect_timeout{0};
   Millis command_timeout{0};
   Millis outage_limit{0};  // core/ride_through.h
