@@ -44,6 +44,7 @@ std::string SecretFilter::applied(std::string_view text) {
   const std::lock_guard guard(known.mutex);
   // The longest first: a secret that holds a shorter one goes whole.
   std::vector<const std::string*> longest_first;
+  longest_first.reserve(known.secrets.size());
   for (const auto& [secret, holders] : known.secrets) longest_first.push_back(&secret);
   std::sort(longest_first.begin(), longest_first.end(),
             [](const std::string* a, const std::string* b) { return a->size() > b->size(); });
