@@ -62,7 +62,8 @@ std::vector<std::string_view> redis_keys(const std::string& topology) {
             "min_replicas",    "outage_limit",    "reply_spin_us"};
   // Each master is asked once per round: min_replicas has no meaning there.
   if (topology == "redis+redlock")
-    return {"connect_timeout", "command_timeout", "max_connections", "reply_spin_us"};
+    return {"connect_timeout", "command_timeout", "max_connections", "outage_limit",
+            "reply_spin_us"};
   return {};
 }
 

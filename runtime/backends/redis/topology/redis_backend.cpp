@@ -277,9 +277,11 @@ std::optional<Grant> RedisBackend::acquire(const AcquireRequest& request) {
   return grant;
 }
 
-Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking) {
+Attempt RedisBackend::try_acquire(const AcquireRequest& request, Asking asking,
+                                  SteadyClock::time_point caller_deadline) {
   Outage none(Millis::zero());
-  return attempt_through_outage(request, asking, none, std::nullopt);
+  return none.ride_through(request.hold.name, request.deadline,
+                           [&] { return attempt(request, asking, caller_deadline); });
 }
 
 Attempt RedisBackend::attempt_through_outage(const AcquireRequest& request, Asking asking,

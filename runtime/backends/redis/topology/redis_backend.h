@@ -105,8 +105,9 @@ class RedisBackend final : public Backend {
 
   // One try, never waiting: granted, or the holder's remaining PTTL (for Redlock, which
   // asks each master once per round). A refusal throws Refused, other failures
-  // BackendUnavailable.
-  Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no);
+  // BackendUnavailable. Its steps end by `caller_deadline` (core/step_deadline.h).
+  Attempt try_acquire(const AcquireRequest& request, Asking asking = Asking::no,
+                      SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // Interest in the release notifications of one lock (release_listener.h).
   ReleaseListener::Ticket watch_releases(const HoldId& hold);
   // The same for a waiter without a thread, which `on_change` wakes.

@@ -15,10 +15,13 @@
 
 #include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/waiting.h"
+#include "backends/redis/topology/master_round.h"
 #include "backends/redis/topology/master_worker.h"
 #include "backends/redis/topology/redis_backend.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/url_schemes.h"
+#include "core/ride_through.h"
+#include "core/step_deadline.h"
 #include "core/validity.h"
 
 namespace distlock::detail::redis {
@@ -64,44 +67,6 @@ class Master {
   MasterWorker worker_;
 };
 
-// One renewal round over the masters, shared with the jobs it posts to their workers: a job of
-// a master that does not answer may run on after the round has gone on without it.
-struct RenewRound {
-  RenewRound(std::span<const RenewItem> asked, std::size_t masters) : answered(masters, false) {
-    texts.reserve(asked.size());
-    for (const auto& item : asked)
-      texts.push_back({std::string(item.hold.name), std::string(item.hold.owner),
-                       std::string(item.hold.acquisition_id)});
-    items.assign(asked.begin(), asked.end());
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      items[i].hold.name = texts[i].name;
-      items[i].hold.owner = texts[i].owner;
-      items[i].hold.acquisition_id = texts[i].acquisition_id;
-      items[i].outcome = RenewItem::Outcome::failed;
-      items[i].error.clear();
-    }
-    by_master.assign(masters, items);
-  }
-
-  // The holds' texts, owned: the leases that named them may be gone before a late job is.
-  struct Texts {
-    std::string name;
-    std::string owner;
-    std::string acquisition_id;
-  };
-  std::vector<Texts> texts;
-  std::vector<RenewItem> items;  // pointing into texts; read only
-  std::mutex mutex;
-  std::condition_variable heard;
-  std::vector<std::vector<RenewItem>> by_master;  // each master's outcomes, once answered
-  std::vector<bool> answered;
-  bool over = false;  // the round went on: a job that has not started yet asks nothing
-};
-
-// A round waits for its masters at least this long, even past its deadline (as a master's own
-// renewal does, redis_backend.cpp): a lease renewed late is still renewed.
-constexpr Millis kShortestRoundWait{10};
-
 RedisBackend& Master::backend() {
   if (RedisBackend* ready = connected_.load(std::memory_order_acquire)) return *ready;
   {
@@ -136,8 +101,17 @@ RedisBackend& Master::backend() {
 class RedlockBackend final : public Backend {
  public:
   RedlockBackend(std::string server, std::vector<std::unique_ptr<Master>> masters,
-                 StatsCounters& stats)
-      : server_(std::move(server)), masters_(std::move(masters)), stats_(stats) {}
+                 const Options& options, StatsCounters& stats)
+      : server_(std::move(server)),
+        masters_(std::move(masters)),
+        command_timeout_(options.command_timeout),
+        outage_limit_(options.outage_limit),
+        stats_(stats) {
+    for (const auto& master : masters_) {
+      asked_.push_back(master.get());
+      workers_.push_back(&master->worker());
+    }
+  }
 
   std::optional<Grant> acquire(const AcquireRequest& request) override;
   // Waits as acquire() does, each round and each wait a step on `executor` (async_waiter.h).
@@ -157,19 +131,32 @@ class RedlockBackend final : public Backend {
   static constexpr GrantMessage kGrantMessage = GrantMessage::asked_for;
 
   std::size_t majority() const { return masters_.size() / 2 + 1; }
-  // One round over every master: a grant when a majority gave one in time (else every hold
-  // taken in the round is released again), or the longest PTTL a busy master reported: by
-  // then the lock is free by itself.
+  // One round, every master asked at once: a grant when a majority gave one in time (else
+  // every hold taken in the round is released again), or the longest PTTL a busy master
+  // reported: by then the lock is free by itself. Fewer than a majority answering is a
+  // TransientUnavailable (the caller rides it through), unless a master refused the request.
   Attempt try_once(const AcquireRequest& request);
-  void release_everywhere(const HoldId& hold);
+  // try_once, again after each transient failure as core/ride_through.h says.
+  Attempt try_through_outage(const AcquireRequest& request, RideThrough& outage);
+  // Sends the hold's release to each master that granted it in a round that lost, also where
+  // the grant comes after the round's end: a master's release is sent after its question, if
+  // that granted. Not awaited: a master's hold that it misses ends with its ttl. A question
+  // whose reply was lost holds as on one server, until the ttl or the owner's next grant.
+  void give_back(const HoldId& hold, MasterRound<Attempt>& round);
   // Whose release notifications a waiter listens to: the first master connected that
   // answered its last round (a release reaches every master that answers; a dead master's
   // subscription would leave waiters to the holder's ttl, and a holder that takes the lock
   // again at once could keep them out until their wait ends).
   RedisBackend& herald();
+  std::size_t herald_index() const;
 
   const std::string server_;
   std::vector<std::unique_ptr<Master>> masters_;
+  // masters_ as a question on a worker reads them: a master outlives its worker's questions.
+  std::vector<Master*> asked_;
+  std::vector<MasterWorker*> workers_;  // masters_[i]'s at i
+  const Millis command_timeout_;
+  const Millis outage_limit_;
   StatsCounters& stats_;
   // A round undoes what it took unless it won, so a waiter keeps nothing between rounds: there
   // is nothing to withdraw when it gives up.
@@ -182,106 +169,212 @@ class RedlockBackend final : public Backend {
       nullptr};
 };
 
-RedisBackend& RedlockBackend::herald() {
-  for (const auto& master : masters_)
-    if (master->connected() && master->answering()) return master->backend();
-  for (const auto& master : masters_)
-    if (master->connected()) return master->backend();
-  return masters_.front()->backend();
+std::size_t RedlockBackend::herald_index() const {
+  for (std::size_t m = 0; m < masters_.size(); ++m)
+    if (masters_[m]->connected() && masters_[m]->answering()) return m;
+  for (std::size_t m = 0; m < masters_.size(); ++m)
+    if (masters_[m]->connected()) return m;
+  return 0;
 }
 
+RedisBackend& RedlockBackend::herald() { return masters_[herald_index()]->backend(); }
+
 std::optional<Grant> RedlockBackend::acquire(const AcquireRequest& request) {
-  const Attempt round = try_once(request);
+  RideThrough outage(outage_limit_);
+  const Attempt round = try_through_outage(request, outage);
   if (round.grant || SteadyClock::now() >= request.deadline) return round.grant;
   return wait_for_grant(
       request, stats_, round, kUnheard, kGrantMessage,
-      [&] { return herald().watch_releases(request.hold); }, [&] { return try_once(request); });
+      [&] { return herald().watch_releases(request.hold); },
+      [&] { return try_through_outage(request, outage); });
+}
+
+Attempt RedlockBackend::try_through_outage(const AcquireRequest& request, RideThrough& outage) {
+  for (;;) {
+    try {
+      Attempt round = try_once(request);
+      outage.succeeded();
+      return round;
+    } catch (const TransientUnavailable& failure) {
+      if (!outage.pause_before_retry(request.deadline, failure.what())) throw;
+    }
+  }
 }
 
 std::shared_ptr<PendingAcquisition> RedlockBackend::acquire_async(const AcquireRequest& request,
                                                                   AsyncExecutor& executor,
                                                                   AcquireCompletion done) {
-  // Each master is asked once per round: no outage is ridden through (Millis::zero()).
   auto waiter = std::make_shared<AsyncWaiter>(request, kUnheard, kGrantMessage, async_steps_,
-                                              stats_, executor, Millis::zero(), std::move(done));
+                                              stats_, executor, outage_limit_, std::move(done));
   waiter->start();
   return waiter;
 }
 
 Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   const auto sent_at = SteadyClock::now();
-  std::size_t granted = 0;
+  // A grant that comes after the validity budget is spent is no grant: the round ends then,
+  // or at the acquisition's deadline, by which each master's steps end (core/step_deadline.h)
+  // unless they wait on their worker behind an earlier question (a release that went on after
+  // its round).
+  const auto caller = AcquisitionDeadline(request.deadline).for_steps();
+  const auto round_end = caller == kNoCallerDeadline
+                             ? valid_until(sent_at, request.ttl)
+                             : std::min(valid_until(sent_at, request.ttl), caller);
+  const auto hold = std::make_shared<const OwnedHold>(request.hold);
+  const auto ask = [masters = asked_, hold, asked = request, caller](std::size_t m) {
+    // Begun after the wait ended (its worker was busy with an earlier question), its steps
+    // would take their own timeouts (core/step_deadline.h) for an answer nobody waits for.
+    if (caller != kNoCallerDeadline && SteadyClock::now() >= caller)
+      throw BackendUnavailable(std::string(hold->id().name), masters[m]->server(),
+                               "not asked: the wait ended while an earlier request was under way");
+    AcquireRequest own = asked;
+    own.hold = hold->id();
+    return masters[m]->backend().try_acquire(own, Asking::no, caller);
+  };
+  const std::size_t masters = masters_.size();
+  // A round that wins goes on at once; one that cannot hears every master (each within its
+  // steps' deadline), to tell a busy lock (the holder's PTTL) from an outage.
+  const auto decided = [&](const std::vector<MasterAnswer<Attempt>>& answers) {
+    return std::count_if(answers.begin(), answers.end(), [](const MasterAnswer<Attempt>& a) {
+             return a.answer && a.answer->grant;
+           }) >= static_cast<std::ptrdiff_t>(majority());
+  };
+  MasterRound<Attempt> asking(masters, LateQuestion::asked);
+  for (std::size_t m = 0; m < masters; ++m)
+    asking.ask(m, *workers_[m], [ask, m] { return ask(m); });
+  const auto answers = asking.wait(round_end, decided);
+
   std::size_t answered = 0;
+  bool refused = false;
   Attempt round;
   round.holder_pttl = -2;  // no master busy
   round.sent_at = sent_at;
   std::uint64_t fence = 0;
   std::vector<std::string> failures;
-  for (const auto& master : masters_) {
-    try {
-      const Attempt attempt = master->backend().try_acquire(request);
-      master->answered(true);
-      if (attempt.grant) {
-        ++granted;
-        fence = std::max(fence, attempt.grant->fence);
-      } else {
-        round.holder_pttl = std::max(round.holder_pttl, attempt.holder_pttl);
-      }
+  const bool won = decided(answers);
+  for (std::size_t m = 0; m < masters; ++m) {
+    const MasterAnswer<Attempt>& answer = answers[m];
+    // A master still asking when a round won early is not taken for one that does not answer
+    // (herald() would send the waiters to listen elsewhere).
+    if (answer.answered() || !won) masters_[m]->answered(answer.answer.has_value());
+    if (answer.answer) {
       ++answered;
-    } catch (const BackendUnavailable& error) {
-      master->answered(false);
-      failures.push_back(master->server() + ": " + error.reason());
+      if (answer.answer->grant) {
+        fence = std::max(fence, answer.answer->grant->fence);
+      } else {
+        round.holder_pttl = std::max(round.holder_pttl, answer.answer->holder_pttl);
+      }
+      continue;
     }
+    std::string failure = "no answer within the round";
+    if (answer.error) {
+      try {
+        std::rethrow_exception(answer.error);
+      } catch (const Refused& error) {
+        refused = true;
+        failure = error.reason();
+      } catch (const Error& error) {
+        failure = error.reason();
+      } catch (const std::exception& error) {
+        failure = error.what();
+      }
+    }
+    failures.push_back(masters_[m]->server() + ": " + failure);
   }
-  // The validity counts from before the first master was asked: what the round took is
-  // spent, and the drift allowance is kept back.
-  if (granted >= majority() && SteadyClock::now() < valid_until(sent_at, request.ttl)) {
+  // The validity counts from before the masters were asked: what the round took is spent, and
+  // the drift allowance is kept back.
+  if (won && SteadyClock::now() < round_end) {
     round.grant = Grant{fence, sent_at};
     return round;
   }
-  release_everywhere(request.hold);
-  if (answered < majority())
-    throw BackendUnavailable(std::string(request.hold.name), server_,
-                             "only " + std::to_string(answered) + " of " +
-                                 std::to_string(masters_.size()) +
-                                 " masters answered, a majority is " + std::to_string(majority()) +
-                                 " (" + describe_failures(failures) + ")");
+  give_back(request.hold, asking);
+  if (answered < majority()) {
+    const std::string why = "only " + std::to_string(answered) + " of " + std::to_string(masters) +
+                            " masters answered, a majority is " + std::to_string(majority()) +
+                            " (" + describe_failures(failures) + ")";
+    if (refused) throw BackendUnavailable(std::string(request.hold.name), server_, why);
+    throw TransientUnavailable(std::string(request.hold.name), server_, why);
+  }
   return round;
 }
 
-void RedlockBackend::release_everywhere(const HoldId& hold) {
-  for (const auto& master : masters_) {
-    try {
-      (void)master->backend().release({hold});
-    } catch (const BackendUnavailable&) {
-      // That master's hold, if any, ends with its ttl.
-    }
+void RedlockBackend::give_back(const HoldId& hold, MasterRound<Attempt>& round) {
+  const auto owned = std::make_shared<const OwnedHold>(hold);
+  for (std::size_t m = 0; m < masters_.size(); ++m) {
+    round.then(m, *workers_[m], [master = asked_[m], owned](const MasterAnswer<Attempt>& answer) {
+      if (!answer.answer || !answer.answer->grant) return;
+      try {
+        (void)master->backend().release({owned->id()});
+      } catch (const Error&) {
+        // That master's hold ends with its ttl.
+      }
+    });
   }
 }
 
 ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   const HoldId& hold = request.hold;
   const bool valid_when_sent = SteadyClock::now() < request.valid_until;
+  const auto owned = std::make_shared<const OwnedHold>(hold);
+  using Released = std::pair<ReleaseOutcome, bool>;
+  MasterRound<Released> round(masters_.size(), LateQuestion::asked);
+  const auto ask = [&](std::size_t m) {
+    round.ask(m, *workers_[m], [master = asked_[m], owned, asked = request] {
+      ReleaseRequest own = asked;
+      own.hold = owned->id();
+      const ReleaseOutcome outcome = master->backend().release(own);
+      // Whether a master that no longer had the hold answered after the lease's validity:
+      // while its release waited, its hold may have run out by its ttl.
+      return std::pair(outcome, SteadyClock::now() >= own.valid_until);
+    });
+  };
+  const auto released_by = [](const std::vector<MasterAnswer<Released>>& answers) {
+    return static_cast<std::size_t>(
+        std::count_if(answers.begin(), answers.end(), [](const MasterAnswer<Released>& a) {
+          return a.answer && a.answer->first == ReleaseOutcome::released;
+        }));
+  };
+  // Each master's release ends by its own command_timeout; the grace is the round's.
+  const auto until = SteadyClock::now() + command_timeout_ + kStepGrace;
+  // The waiters listen to the herald's release channel: it hears the release last, once the
+  // others would make a majority with it, so that a waiter it wakes finds the lock free on a
+  // majority rather than lose a round and give back, waking the next. The answers that come
+  // after that count as well.
+  const std::size_t last = herald_index();
+  for (std::size_t m = 0; m < masters_.size(); ++m)
+    if (m != last) ask(m);
+  (void)round.wait(until, [&](const std::vector<MasterAnswer<Released>>& answers) {
+    return released_by(answers) + 1 >= majority();
+  });
+  ask(last);
+  const auto answers = round.wait(until, [&](const std::vector<MasterAnswer<Released>>& answers) {
+    return released_by(answers) >= majority();
+  });
   std::size_t released = 0;
   std::size_t answered = 0;
-  // Masters that no longer had the hold when they answered after the lease's validity: while
-  // another master kept the release waiting, their hold may have run out by its ttl.
   std::size_t gone_by_then = 0;
   std::vector<std::string> failures;
-  // Last master first: a waiter listens to the first master that answers (herald()), and a
-  // release heard there before the masters after it had it would send the waiter to find the
-  // lock still held by a majority, and to sleep out the holder's ttl.
-  for (auto master_it = masters_.rbegin(); master_it != masters_.rend(); ++master_it) {
-    const auto& master = *master_it;
-    try {
-      if (master->backend().release(request) == ReleaseOutcome::released)
-        ++released;
-      else if (SteadyClock::now() >= request.valid_until)
-        ++gone_by_then;
+  for (std::size_t m = 0; m < masters_.size(); ++m) {
+    const MasterAnswer<Released>& answer = answers[m];
+    if (answer.answer) {
       ++answered;
-    } catch (const BackendUnavailable& error) {
-      failures.push_back(master->server() + ": " + error.reason());
+      if (answer.answer->first == ReleaseOutcome::released)
+        ++released;
+      else if (answer.answer->second)
+        ++gone_by_then;
+      continue;
     }
+    std::string failure = "no answer in time";
+    if (answer.error) {
+      try {
+        std::rethrow_exception(answer.error);
+      } catch (const Error& error) {
+        failure = error.reason();
+      } catch (const std::exception& error) {
+        failure = error.what();
+      }
+    }
+    failures.push_back(masters_[m]->server() + ": " + failure);
   }
   if (released >= majority()) return ReleaseOutcome::released;
   // Gone from a majority, the lease valid when its release went out: nobody else held the lock
@@ -295,67 +388,53 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
 }
 
 void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point deadline) {
-  // Every master renews at once, on its own thread, within the deadline; the round goes on as
-  // soon as a majority has renewed every item, or every master has answered.
-  const auto round = std::make_shared<RenewRound>(items, masters_.size());
-  for (std::size_t m = 0; m < masters_.size(); ++m) {
-    Master& master = *masters_[m];
-    auto job = [round, &master, m, deadline] {
-      std::vector<RenewItem> copy = round->items;
-      const auto fail_all = [&](const std::string& reason) {
-        for (auto& item : copy) item.error = reason;
-      };
-      bool over = false;
-      {
-        std::lock_guard lock(round->mutex);
-        over = round->over;
-      }
-      if (over) return;
-      // On the worker's thread: nothing may leave it.
-      try {
-        master.backend().renew(copy, deadline);
-      } catch (const Error& error) {
-        fail_all(error.reason());
-      } catch (const std::exception& error) {
-        fail_all(error.what());
-      }
-      {
-        std::lock_guard lock(round->mutex);
-        round->by_master[m] = std::move(copy);
-        round->answered[m] = true;
-      }
-      round->heard.notify_all();
-    };
-    try {
-      master.worker().post(job);
-    } catch (const std::system_error&) {
-      job();  // no thread for it: in turn, then
+  // Every master renews at once, within the deadline; the round goes on as soon as a majority
+  // has renewed every item, or every master has answered.
+  auto holds = std::make_shared<std::vector<OwnedHold>>();
+  holds->reserve(items.size());
+  for (const RenewItem& item : items) holds->emplace_back(item.hold);
+  std::vector<RenewItem> asked(items.begin(), items.end());
+  const auto ask = [masters = asked_, holds, asked, deadline](std::size_t m) {
+    std::vector<RenewItem> own = asked;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      own[i].hold = (*holds)[i].id();
+      own[i].outcome = RenewItem::Outcome::failed;
+      own[i].error.clear();
     }
-  }
-  const auto renewed_by_majority = [&] {
+    masters[m]->backend().renew(own, deadline);
+    return own;
+  };
+  using Renewed = std::vector<RenewItem>;
+  const auto renewed_by_majority = [&](const std::vector<MasterAnswer<Renewed>>& answers) {
     for (std::size_t i = 0; i < items.size(); ++i) {
       std::size_t renewed = 0;
-      for (std::size_t m = 0; m < masters_.size(); ++m)
-        if (round->answered[m] && round->by_master[m][i].outcome == RenewItem::Outcome::renewed)
-          ++renewed;
+      for (const auto& answer : answers)
+        if (answer.answer && (*answer.answer)[i].outcome == RenewItem::Outcome::renewed) ++renewed;
       if (renewed < majority()) return false;
     }
     return true;
   };
-  std::unique_lock lock(round->mutex);
-  round->heard.wait_until(lock, std::max(deadline, SteadyClock::now() + kShortestRoundWait), [&] {
-    return renewed_by_majority() ||
-           std::all_of(round->answered.begin(), round->answered.end(), [](bool a) { return a; });
-  });
+  const auto answers = ask_every_master<Renewed>(workers_, LateQuestion::dropped, ask, deadline,
+                                                 renewed_by_majority);
 
   std::vector<std::size_t> renewed(items.size(), 0);
   std::vector<std::size_t> lost(items.size(), 0);
   std::vector<std::string> errors(items.size());
   for (std::size_t m = 0; m < masters_.size(); ++m) {
+    std::string failed_all;
+    if (!answers[m].answered()) failed_all = "no answer in time";
+    if (answers[m].error) {
+      try {
+        std::rethrow_exception(answers[m].error);
+      } catch (const Error& error) {
+        failed_all = error.reason();
+      } catch (const std::exception& error) {
+        failed_all = error.what();
+      }
+    }
     for (std::size_t i = 0; i < items.size(); ++i) {
-      const RenewItem& outcome = round->by_master[m][i];
-      const std::string error = round->answered[m] ? outcome.error : "no answer in time";
-      switch (round->answered[m] ? outcome.outcome : RenewItem::Outcome::failed) {
+      const RenewItem* outcome = answers[m].answer ? &(*answers[m].answer)[i] : nullptr;
+      switch (outcome ? outcome->outcome : RenewItem::Outcome::failed) {
         case RenewItem::Outcome::renewed:
           ++renewed[i];
           break;
@@ -363,13 +442,12 @@ void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
           ++lost[i];
           break;
         case RenewItem::Outcome::failed:
-          errors[i] += (errors[i].empty() ? "" : "; ") + masters_[m]->server() + ": " + error;
+          errors[i] += (errors[i].empty() ? "" : "; ") + masters_[m]->server() + ": " +
+                       (outcome ? outcome->error : failed_all);
           break;
       }
     }
   }
-  round->over = true;
-  lock.unlock();
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (renewed[i] >= majority()) {
       items[i].outcome = RenewItem::Outcome::renewed;
@@ -412,7 +490,7 @@ std::unique_ptr<Backend> make_redlock_backend(const Url& url, const Options& opt
                              "only " + std::to_string(reached) + " of " +
                                  std::to_string(url.endpoints.size()) +
                                  " masters could be reached (" + describe_failures(failures) + ")");
-  return std::make_unique<RedlockBackend>(url.redacted(), std::move(masters), stats);
+  return std::make_unique<RedlockBackend>(url.redacted(), std::move(masters), options, stats);
 }
 
 }  // namespace distlock::detail::redis
