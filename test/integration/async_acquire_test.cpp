@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Client::acquire_async on memory://, on a private redis-server, on a private replicated Redis
-// behind three sentinels, on a private Redis Cluster, on three private Redlock masters and on a
-// private ZooKeeper, on a private PostgreSQL, and over TLS on the Redis topologies but the
-// Cluster (each started once for the suite): the handler is called once, off the caller's thread,
-// with the lease or why there is none; a waiter is woken by the release, not by a thread of its
-// own; a cancelled waiter leaves no fair queue place, writer intent or permit request behind;
-// Redlock refuses the lock kinds it lacks as acquire() does, and its waiters are granted by the
-// majority left when a master dies. Waiters start waiting in a known order by watching the client's
-// count of waiters. Each test locks a key of its own. (ZooKeeper's nodes themselves:
-// zookeeper_async_test.)
+// Client::acquire_async on each backend and topology of the conformance list
+// (test/conformance/topology.h) but the TLS Cluster: the handler is called once, off the
+// caller's thread, with the lease or why there is none; a waiter is woken by the release, not by
+// a thread of its own; a cancelled waiter leaves no fair queue place, writer intent or permit
+// request behind; Redlock refuses the lock kinds it lacks as acquire() does, and its waiters are
+// granted by the majority left when a master dies. Waiters start waiting in a known order by
+// watching the client's count of waiters. Each test locks a key of its own. (ZooKeeper's nodes
+// themselves: zookeeper_async_test.)
 #include <dirent.h>
 #include <signal.h>
 
@@ -33,17 +31,10 @@
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
-#include "backend_servers.h"
 #include "captured_log.h"
 #include "integration_helpers.h"
+#include "topology.h"
 #include "util/sanitizer.h"
-#include "zookeeper_helpers.h"
-#if DISTLOCK_TEST_POSTGRESQL
-#include "postgres_server.h"
-#endif
-#if DISTLOCK_TEST_ETCD
-#include "etcd_server.h"
-#endif
 
 namespace distlock::testing {
 namespace {
@@ -61,94 +52,11 @@ int thread_count() {
   return count;
 }
 
-// rediss, rediss_sentinel, rediss_redlock: servers (and sentinels) that speak TLS only (a build
-// with TLS).
-enum class Backend {
-  memory,
-  redis,
-  redis_sentinel,
-  redis_cluster,
-  redis_redlock,
-  rediss,
-  rediss_sentinel,
-  rediss_redlock,
-  zookeeper,
-  etcd,
-  postgresql
-};
-
-std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
-  switch (info.param) {
-    case Backend::memory:
-      return "memory";
-    case Backend::redis:
-      return "redis";
-    case Backend::redis_sentinel:
-      return "redis_sentinel";
-    case Backend::redis_cluster:
-      return "redis_cluster";
-    case Backend::redis_redlock:
-      return "redis_redlock";
-    case Backend::rediss:
-      return "rediss";
-    case Backend::rediss_sentinel:
-      return "rediss_sentinel";
-    case Backend::rediss_redlock:
-      return "rediss_redlock";
-    case Backend::zookeeper:
-      return "zookeeper";
-    case Backend::etcd:
-      return "etcd";
-    case Backend::postgresql:
-      return "postgresql";
-  }
-  return "?";
-}
-
 class AsyncAcquire : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     try {
-      switch (GetParam()) {
-        case Backend::memory:
-          // Clients with one memory:// name share locks; a name per test keeps tests apart.
-          url_ = "memory://" + unique_name("async");
-          break;
-        case Backend::redis:
-          url_ = redis_.get().url();
-          break;
-        case Backend::redis_sentinel:
-          url_ = sentinel_group_.get().url();
-          break;
-        case Backend::redis_cluster:
-          url_ = cluster_.get().url();
-          break;
-        case Backend::redis_redlock:
-          url_ = redlock_masters_.url();
-          break;
-        case Backend::rediss:
-          url_ = with_test_ca(tls_redis_.get().url());
-          break;
-        case Backend::rediss_sentinel:
-          url_ = with_test_ca(tls_sentinel_group_.get().url());
-          break;
-        case Backend::rediss_redlock:
-          url_ = with_test_ca(tls_redlock_masters_.url());
-          break;
-        case Backend::zookeeper:
-          url_ = with_session_timeout(zookeeper_.get().url());
-          break;
-        case Backend::etcd:
-#if DISTLOCK_TEST_ETCD
-          url_ = etcd_.get().url();
-#endif
-          break;
-        case Backend::postgresql:
-#if DISTLOCK_TEST_POSTGRESQL
-          url_ = postgres_.get().url();
-#endif
-          break;
-      }
+      url_ = url_of(GetParam());
       client_ = Client::connect(url_);
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
@@ -182,21 +90,6 @@ class AsyncAcquire : public ::testing::TestWithParam<Backend> {
     return outcome_of(second);
   }
 
-  // Shared with every backend-parameterised suite of the process (backend_servers.h).
-  static inline SuiteRedis& redis_ = backend_servers().redis;
-  static inline SuiteSentinelGroup& sentinel_group_ = backend_servers().sentinel_group;
-  static inline SuiteRedisCluster& cluster_ = backend_servers().cluster;
-  static inline SuiteRedlockMasters& redlock_masters_ = backend_servers().redlock_masters;
-  static inline SuiteTlsRedis& tls_redis_ = backend_servers().tls_redis;
-  static inline SuiteTlsSentinelGroup& tls_sentinel_group_ = backend_servers().tls_sentinel_group;
-  static inline SuiteRedlockMasters& tls_redlock_masters_ = backend_servers().tls_redlock_masters;
-  static inline SuiteZooKeeper& zookeeper_ = backend_servers().zookeeper;
-#if DISTLOCK_TEST_POSTGRESQL
-  static inline SuiteService<PostgresServer>& postgres_ = backend_servers().postgres;
-#endif
-#if DISTLOCK_TEST_ETCD
-  static inline SuiteService<EtcdServer>& etcd_ = backend_servers().etcd;
-#endif
   std::string url_;
   std::shared_ptr<Client> client_;
   std::string key_;
@@ -457,45 +350,23 @@ TEST_P(RedlockAsyncAcquire, TheLockKindsItLacksAreRefusedAsAcquireRefusesThem) {
   EXPECT_EQ(client_->stats().acquired, 0u);
 }
 
-// The backends this build has (rediss... with TLS, zookeeper with ZooKeeper, etcd with gRPC,
-// postgresql with libpq) that `keep` keeps.
-template <class Keep>
-std::vector<Backend> built_where(Keep keep) {
-  std::vector<Backend> backends = {Backend::memory, Backend::redis, Backend::redis_sentinel,
-                                   Backend::redis_cluster, Backend::redis_redlock};
-#if DISTLOCK_TEST_TLS
-  backends.insert(backends.end(),
-                  {Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock});
-#endif
-#ifdef DISTLOCK_TEST_ZOOKEEPER
-  backends.push_back(Backend::zookeeper);
-#endif
-#if DISTLOCK_TEST_ETCD
-  backends.push_back(Backend::etcd);
-#endif
-#if DISTLOCK_TEST_POSTGRESQL
-  backends.push_back(Backend::postgresql);
-#endif
-  std::erase_if(backends, [&](Backend backend) { return !keep(backend); });
-  return backends;
-}
-
-bool any(Backend) { return true; }
-bool redlock(Backend backend) {
-  return backend == Backend::redis_redlock || backend == Backend::rediss_redlock;
-}
-bool with_every_kind(Backend backend) { return !redlock(backend); }
+// The TLS Cluster runs the blocking suites only: the async waits over TLS are rediss://'s, the
+// Cluster's are redis_cluster's.
+bool any(Backend backend) { return backend != Backend::rediss_cluster; }
+bool with_every_kind(Backend backend) { return any(backend) && has_every_lock_kind(backend); }
 // Where a waiter finds its holder's lease run out by its own timer, not by the server's
 // deletion of the holder's node or key, which wakes it as a release does.
-bool expiring(Backend backend) { return backend != Backend::zookeeper && backend != Backend::etcd; }
+bool expiring(Backend backend) {
+  return any(backend) && backend != Backend::zookeeper && backend != Backend::etcd;
+}
 
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_where(any)),
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_backends(any)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquireEveryKind,
-                         ::testing::ValuesIn(built_where(with_every_kind)), backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built_where(expiring)),
+                         ::testing::ValuesIn(built_backends(with_every_kind)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built_backends(expiring)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire, ::testing::ValuesIn(built_where(redlock)),
+INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire, ::testing::ValuesIn(built_backends(is_redlock)),
                          backend_name);
 
 // A handler that throws does not take the client's async thread down: the exception is logged

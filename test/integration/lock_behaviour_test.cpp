@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The lock behaviours every backend must show, run against memory://, against a private
-// redis-server, against a private replicated Redis behind three sentinels, against three
-// private masters for Redlock, against a private Redis Cluster, against a private ZooKeeper and
-// against a private PostgreSQL (each started once for the suite, by the first test that needs
-// it). ZooKeeper clients ask for a 4
-// s session, so that the watchdog tests' 2 s ttl is shorter than the session timeout.
+// The lock behaviours every backend must show, on each backend and topology of the conformance
+// list (test/conformance/topology.h), each on servers the suites of its process share. ZooKeeper
+// clients ask for a 4 s session, so that the watchdog tests' 2 s ttl is shorter than the session
+// timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
-#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -23,144 +19,16 @@
 
 #include <distlock/distlock.h>
 
-#include "backend_servers.h"
 #include "counter_file.h"
 #include "holder_thread.h"
 #include "integration_helpers.h"
-#include "redis_server.h"
 #include "subprocess.h"
-#include "zookeeper_helpers.h"
-#if DISTLOCK_TEST_POSTGRESQL
-#include "postgres_server.h"
-#endif
-#if DISTLOCK_TEST_ETCD
-#include "etcd_server.h"
-#endif
+#include "topology.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-// rediss...: the same topologies over TLS (test/support/tls_files.h).
-enum class Backend {
-  memory,
-  redis,
-  redis_sentinel,
-  redis_redlock,
-  redis_cluster,
-  rediss,
-  rediss_sentinel,
-  rediss_redlock,
-  rediss_cluster,
-  zookeeper,
-  etcd,
-  postgresql
-};
-
-std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
-  switch (info.param) {
-    case Backend::memory:
-      return "memory";
-    case Backend::redis:
-      return "redis";
-    case Backend::redis_sentinel:
-      return "redis_sentinel";
-    case Backend::redis_redlock:
-      return "redis_redlock";
-    case Backend::redis_cluster:
-      return "redis_cluster";
-    case Backend::rediss:
-      return "rediss";
-    case Backend::rediss_sentinel:
-      return "rediss_sentinel";
-    case Backend::rediss_redlock:
-      return "rediss_redlock";
-    case Backend::rediss_cluster:
-      return "rediss_cluster";
-    case Backend::zookeeper:
-      return "zookeeper";
-    case Backend::etcd:
-      return "etcd";
-    case Backend::postgresql:
-      return "postgresql";
-  }
-  return "?";
-}
-
-void PrintTo(Backend backend, std::ostream* out) {
-  switch (backend) {
-    case Backend::memory:
-      *out << "memory://";
-      break;
-    case Backend::redis:
-      *out << "redis://";
-      break;
-    case Backend::redis_sentinel:
-      *out << "redis+sentinel://";
-      break;
-    case Backend::redis_redlock:
-      *out << "redis+redlock://";
-      break;
-    case Backend::redis_cluster:
-      *out << "redis+cluster://";
-      break;
-    case Backend::rediss:
-      *out << "rediss://";
-      break;
-    case Backend::rediss_sentinel:
-      *out << "rediss+sentinel://";
-      break;
-    case Backend::rediss_redlock:
-      *out << "rediss+redlock://";
-      break;
-    case Backend::rediss_cluster:
-      *out << "rediss+cluster://";
-      break;
-    case Backend::zookeeper:
-      *out << "zookeeper://";
-      break;
-    case Backend::etcd:
-      *out << "etcd://";
-      break;
-    case Backend::postgresql:
-      *out << "postgresql://";
-      break;
-  }
-}
-
-#if DISTLOCK_TEST_TLS
-constexpr bool kBuiltWithTls = true;
-#else
-constexpr bool kBuiltWithTls = false;
-#endif
-#if DISTLOCK_TEST_POSTGRESQL
-constexpr bool kBuiltWithPostgres = true;
-#else
-constexpr bool kBuiltWithPostgres = false;
-#endif
-#if DISTLOCK_TEST_ETCD
-constexpr bool kBuiltWithEtcd = true;
-#else
-constexpr bool kBuiltWithEtcd = false;
-#endif
-
-bool is_tls(Backend backend) {
-  return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
-         backend == Backend::rediss_redlock || backend == Backend::rediss_cluster;
-}
-
-// The backends among `backends` that this build has: the rediss ones need TLS, postgresql
-// libpq, etcd gRPC.
-std::vector<Backend> built(std::initializer_list<Backend> backends) {
-  std::vector<Backend> kept;
-  for (const Backend backend : backends)
-    if ((kBuiltWithTls || !is_tls(backend)) &&
-        (kBuiltWithPostgres || backend != Backend::postgresql) &&
-        (kBuiltWithEtcd || backend != Backend::etcd))
-      kept.push_back(backend);
-  return kept;
-}
 
 // True if a thread other than the caller could take the lock right now (it releases it at
 // once). Another thread is another owner, even on the same client.
@@ -174,79 +42,11 @@ bool free_for_another_thread(Client& client, const LockSpec& spec, const std::st
 class LockBehaviour : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    if (GetParam() == Backend::redis) {
-      try {
-        url_ = redis_.get().url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start redis-server: " << e.what();
-      }
-    } else if (GetParam() == Backend::redis_sentinel) {
-      try {
-        url_ = sentinel_group_.get().url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the sentinel group: " << e.what();
-      }
-    } else if (GetParam() == Backend::redis_redlock) {
-      try {
-        url_ = redlock_masters_.url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the Redlock masters: " << e.what();
-      }
-    } else if (GetParam() == Backend::redis_cluster) {
-      try {
-        url_ = cluster_.get().url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the Redis Cluster: " << e.what();
-      }
-    } else if (GetParam() == Backend::rediss) {
-      try {
-        url_ = with_test_ca(tls_redis_.get().url());
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start a TLS redis-server: " << e.what();
-      }
-    } else if (GetParam() == Backend::rediss_sentinel) {
-      try {
-        url_ = with_test_ca(tls_sentinel_group_.get().url());
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the TLS sentinel group: " << e.what();
-      }
-    } else if (GetParam() == Backend::rediss_redlock) {
-      try {
-        url_ = with_test_ca(tls_redlock_masters_.url());
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the TLS Redlock masters: " << e.what();
-      }
-    } else if (GetParam() == Backend::rediss_cluster) {
-      try {
-        url_ = with_test_ca(tls_cluster_.get().url());
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start the TLS Redis Cluster: " << e.what();
-      }
-    } else if (GetParam() == Backend::zookeeper) {
-      try {
-        url_ = with_session_timeout(zookeeper_.get().url());
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start ZooKeeper: " << e.what();
-      }
-    } else if (GetParam() == Backend::etcd) {
-#if DISTLOCK_TEST_ETCD
-      try {
-        url_ = etcd_.get().url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start etcd: " << e.what();
-      }
-#endif
-    } else if (GetParam() == Backend::postgresql) {
-#if DISTLOCK_TEST_POSTGRESQL
-      try {
-        url_ = postgres_.get().url();
-      } catch (const std::exception& e) {
-        FAIL() << "cannot start PostgreSQL: " << e.what();
-      }
-#endif
-    } else {
-      // Clients with one memory:// name share locks; a name per test keeps tests apart.
-      url_ = "memory://" + unique_name("itest");
+    try {
+      url_ = url_of(GetParam());
+    } catch (const std::exception& e) {
+      FAIL() << "cannot start the servers of " << ::testing::PrintToString(GetParam()) << ": "
+             << e.what();
     }
     key_ = unique_name(::testing::UnitTest::GetInstance()->current_test_info()->name());
     for (auto& c : key_) {
@@ -258,22 +58,6 @@ class LockBehaviour : public ::testing::TestWithParam<Backend> {
     return Client::connect(url_, std::move(options));
   }
 
-  // Shared with every backend-parameterised suite of the process (backend_servers.h).
-  static inline SuiteRedis& redis_ = backend_servers().redis;
-  static inline SuiteSentinelGroup& sentinel_group_ = backend_servers().sentinel_group;
-  static inline SuiteRedlockMasters& redlock_masters_ = backend_servers().redlock_masters;
-  static inline SuiteRedisCluster& cluster_ = backend_servers().cluster;
-  static inline SuiteTlsRedis& tls_redis_ = backend_servers().tls_redis;
-  static inline SuiteTlsSentinelGroup& tls_sentinel_group_ = backend_servers().tls_sentinel_group;
-  static inline SuiteRedlockMasters& tls_redlock_masters_ = backend_servers().tls_redlock_masters;
-  static inline SuiteTlsRedisCluster& tls_cluster_ = backend_servers().tls_cluster;
-  static inline SuiteZooKeeper& zookeeper_ = backend_servers().zookeeper;
-#if DISTLOCK_TEST_POSTGRESQL
-  static inline SuiteService<PostgresServer>& postgres_ = backend_servers().postgres;
-#endif
-#if DISTLOCK_TEST_ETCD
-  static inline SuiteService<EtcdServer>& etcd_ = backend_servers().etcd;
-#endif
   std::string url_;
   static constexpr std::string_view type_ = "itest";
   std::string key_;
@@ -729,12 +513,6 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
   EXPECT_TRUE(other->try_acquire(lock_spec, key_).has_value());
 }
 
-// Which lock kinds a backend has (the other tests of a kind run on these backends only): all
-// but Redlock have them all.
-bool has_lock_kinds(Backend backend) {
-  return backend != Backend::redis_redlock && backend != Backend::rediss_redlock;
-}
-
 // Whether a release can keep the lock taken until hold_at_least has passed: not where a lock
 // is a node or key that goes with its holder.
 bool keeps_released_locks(Backend backend) {
@@ -750,7 +528,7 @@ TEST_P(LockBehaviour, ReadersShareTheLockAndWritersExcludeEveryone) {
   auto client = connect();
   const auto reading = distlock::spec(type_, 5s, distlock::read);
   const auto writing = distlock::spec(type_, 5s, distlock::write);
-  if (!has_lock_kinds(GetParam())) {
+  if (!has_every_lock_kind(GetParam())) {
     for (const LockSpec& spec : {reading, writing}) {
       try {
         (void)client->acquire(spec, key_);
@@ -803,7 +581,7 @@ class FairBehaviour : public LockBehaviour {};
 TEST_P(LockBehaviour, FairLocksAreTakenOrRefusedWithTheBackendNamed) {
   auto client = connect();
   const auto fair_lock = distlock::spec(type_, 5s, distlock::fair);
-  if (has_lock_kinds(GetParam())) {
+  if (has_every_lock_kind(GetParam())) {
     EXPECT_TRUE(client->try_acquire(fair_lock, key_).has_value());
     return;
   }
@@ -870,7 +648,7 @@ TEST_P(ReadWriteBehaviour, TheWriterMayReadWhatItHoldsButAReaderCannotUpgrade) {
 TEST_P(LockBehaviour, PermitsLetUpToTheirNumberOfHoldersIn) {
   auto client = connect();
   const auto three = distlock::spec(type_, 5s, distlock::permits(3));
-  if (!has_lock_kinds(GetParam())) {
+  if (!has_every_lock_kind(GetParam())) {
     try {
       (void)client->acquire(three, key_);
       ADD_FAILURE() << "a semaphore was granted on " << url_;
@@ -996,7 +774,6 @@ TEST_P(FairBehaviour, AFairAndAnUnfairAcquisitionShareOneLock) {
   EXPECT_FALSE(free_for_another_thread(*client, spec(type_, 30s), key_));
 }
 
-#ifdef DISTLOCK_TEST_ZOOKEEPER
 // hold_at_least: released at once, the lock stays taken (by nobody) until the time has passed
 // since the grant, then is free; the release does not wait for it.
 TEST_P(LockBehaviour, HoldAtLeastKeepsAnEarlyReleasedLockTakenUntilItsTime) {
@@ -1040,7 +817,7 @@ TEST_P(LockBehaviour, AKeptReleaseWakesItsWaitersByTheKeptTime) {
   };
   const auto kept = hold_at_least(1500ms);
   std::vector<Variant> variants = {{"plain", spec(type_, 30s, kept), spec(type_, 30s, wait(30s))}};
-  if (has_lock_kinds(GetParam())) {
+  if (has_every_lock_kind(GetParam())) {
     variants.push_back({"fair", spec(type_, 30s, distlock::fair, kept),
                         spec(type_, 30s, distlock::fair, wait(30s))});
     variants.push_back({"reader-then-writer", spec(type_, 30s, distlock::read, kept),
@@ -1165,65 +942,27 @@ TEST_P(LockBehaviour, OnLostFailThrowsWhenTheLeaseRanOutDuringTheCall) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Backends, LockBehaviour,
-    ::testing::ValuesIn(built(
-        {Backend::memory, Backend::redis, Backend::redis_sentinel, Backend::redis_redlock,
-         Backend::redis_cluster, Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock,
-         Backend::rediss_cluster, Backend::zookeeper, Backend::etcd, Backend::postgresql})),
-    backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql, Backend::etcd})),
-                         backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql, Backend::etcd})),
-                         backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::postgresql,
-                                                    Backend::etcd})),
-                         backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::redis_cluster,
-                                                    Backend::rediss, Backend::zookeeper,
-                                                    Backend::postgresql, Backend::etcd})),
-                         backend_name);
-#else  // built with -DDISTLOCK_WITH_ZOOKEEPER=OFF
-INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::redis_redlock,
-                                                    Backend::rediss, Backend::etcd,
-                                                    Backend::postgresql})),
+// Each lock kind but the exclusive one runs over TLS once, on rediss://: the other TLS topologies
+// would repeat their plain forms.
+bool kinds_backend(Backend backend) {
+  return has_every_lock_kind(backend) && (!is_tls(backend) || backend == Backend::rediss);
+}
+// Where a permit runs out by its lease's expiry: ZooKeeper's goes with its session.
+bool expiring_permits_backend(Backend backend) {
+  return kinds_backend(backend) && backend != Backend::zookeeper;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour, ::testing::ValuesIn(built_backends(every_backend)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql,
-                                                    Backend::etcd})),
-                         backend_name);
+                         ::testing::ValuesIn(built_backends(kinds_backend)), backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql,
-                                                    Backend::etcd})),
-                         backend_name);
+                         ::testing::ValuesIn(built_backends(kinds_backend)), backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::postgresql,
-                                                    Backend::etcd})),
+                         ::testing::ValuesIn(built_backends(expiring_permits_backend)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
-                         ::testing::ValuesIn(built({Backend::memory, Backend::redis,
-                                                    Backend::redis_sentinel, Backend::etcd,
-                                                    Backend::postgresql})),
+INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour, ::testing::ValuesIn(built_backends(kinds_backend)),
                          backend_name);
-#endif
 
 }  // namespace
 }  // namespace distlock::testing

@@ -1,90 +1,113 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one outage policy (runtime/core/ride_through.h) on every backend with one server, each
-// reached through a proxy that stops taking connections and cuts those it has: an acquisition
-// started during the outage rides it through while its wait lasts and is granted once the
-// server is back; a wait without a deadline gives up after outage_limit with a
-// BackendUnavailable that names the lock and the server. The suites of a backend share its
-// server in one process (backend_servers.h).
+// The contract's failure rules under faults, on every backend and topology whose client reaches
+// the servers its URL names (test/conformance/topology.h): each server reached through a fault
+// proxy (test/support/tcp_proxy.h), and each fault made on all of them at once, an outage of
+// the whole store. An acquisition started during an outage rides it through while its wait lasts
+// and is granted once the store is back; a wait without a deadline gives up after outage_limit
+// with a BackendUnavailable that names the lock and the server; every wait ends by its deadline,
+// whether the store refuses, never answers or freezes, and what a frozen store grants to a wait
+// that ended is given back; the same for asynchronous acquisitions, and a cancel ends one at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <future>
-#include <ostream>
+#include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
-#include "backend_servers.h"
 #include "captured_log.h"
 #include "integration_helpers.h"
 #include "tcp_proxy.h"
-#include "zookeeper_helpers.h"
+#include "topology.h"
 
 namespace distlock::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-// Named apart from the other suites' Backend: the unity build puts them in one unit.
-enum class OneServer { redis, zookeeper, etcd, postgresql };
-
-std::string one_server_name(const ::testing::TestParamInfo<OneServer>& info) {
-  switch (info.param) {
-    case OneServer::redis:
-      return "redis";
-    case OneServer::zookeeper:
-      return "zookeeper";
-    case OneServer::etcd:
-      return "etcd";
-    case OneServer::postgresql:
-      return "postgresql";
+// A proxy in front of each server of a URL, faulting them all together.
+class FaultProxies {
+ public:
+  // Puts a proxy in front of each 127.0.0.1:<port> of `url`.
+  explicit FaultProxies(const std::string& url) : url_(url) {
+    static const std::regex kServer(R"(127\.0\.0\.1:(\d+))");
+    std::string proxied;
+    auto rest = url_.cbegin();
+    for (std::sregex_iterator found(url_.begin(), url_.end(), kServer), end; found != end;
+         ++found) {
+      proxies_.push_back(
+          std::make_unique<TcpProxy>(static_cast<std::uint16_t>(std::stoi((*found)[1]))));
+      proxied.append(rest, (*found)[0].first);
+      proxied += proxies_.back()->address();
+      rest = (*found)[0].second;
+    }
+    proxied.append(rest, url_.cend());
+    url_ = std::move(proxied);
   }
-  return "?";
-}
 
-void PrintTo(OneServer backend, std::ostream* out) { *out << one_server_name({backend, 0}); }
+  // The URL, through the proxies.
+  const std::string& url() const { return url_; }
+  // The proxies' addresses, one of which a message naming the server shows.
+  std::vector<std::string> addresses() const {
+    std::vector<std::string> shown;
+    for (const auto& proxy : proxies_) shown.push_back(proxy->address());
+    return shown;
+  }
 
-class RideThrough : public ::testing::TestWithParam<OneServer> {
+  void cut_all() { each(&TcpProxy::cut_all); }
+  void freeze() { each(&TcpProxy::freeze); }
+  void thaw() { each(&TcpProxy::thaw); }
+  void refuse_connections() { each(&TcpProxy::refuse_connections); }
+  void accept_connections() { each(&TcpProxy::accept_connections); }
+  void blackhole_connections() { each(&TcpProxy::blackhole_connections); }
+
+ private:
+  void each(void (TcpProxy::*fault)()) {
+    for (const auto& proxy : proxies_) (*proxy.*fault)();
+  }
+
+  std::string url_;
+  std::vector<std::unique_ptr<TcpProxy>> proxies_;
+};
+
+class RideThrough : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     try {
-      server_url_ = server_url();
+      server_url_ = url_of(GetParam());
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
     }
     key_ = unique_name("ride");
   }
 
-  // The URL of the backend's server, reached through `proxy`, with `query` added.
-  std::string through(const TcpProxy& proxy, const std::string& query = "") const {
-    std::string url = server_url_;
-    const std::string direct = "127.0.0.1:" + std::to_string(server_port_);
-    url.replace(url.find(direct), direct.size(), proxy.address());
+  // The backend's URL through `proxies`, with `query` added.
+  std::string through(const FaultProxies& proxies, const std::string& query = "") const {
+    std::string url = proxies.url();
     std::string added = query;
-    if (GetParam() == OneServer::zookeeper) {
-      url = with_session_timeout(url);
-      // Its acquisitions meet an outage only after connect_timeout, waiting for the session.
-      if (query.find("connect_timeout") == std::string::npos)
-        added += std::string(added.empty() ? "" : "&") + "connect_timeout=1s";
-    }
+    // Its acquisitions meet an outage only after connect_timeout, waiting for the session.
+    if (GetParam() == Backend::zookeeper && query.find("connect_timeout") == std::string::npos)
+      added += std::string(added.empty() ? "" : "&") + "connect_timeout=1s";
     if (!added.empty()) url += (url.find('?') == std::string::npos ? "?" : "&") + added;
     return url;
   }
 
-  // through(proxy) with connect_timeout and command_timeout a minute each: a step that waited
+  // through(proxies) with connect_timeout and command_timeout a minute each: a step that waited
   // for its own timeout would outlast any wait a test gives.
-  std::string with_minute_timeouts(const TcpProxy& proxy) const {
+  std::string with_minute_timeouts(const FaultProxies& proxies) const {
     // libpq's connect_timeout is whole seconds.
-    return through(proxy, GetParam() == OneServer::postgresql
-                              ? "connect_timeout=60&command_timeout=60s"
-                              : "connect_timeout=60s&command_timeout=60s");
+    return through(proxies, GetParam() == Backend::postgresql
+                                ? "connect_timeout=60&command_timeout=60s"
+                                : "connect_timeout=60s&command_timeout=60s");
   }
 
-  std::uint16_t port() const { return server_port_; }
+  FaultProxies proxies() const { return FaultProxies(server_url_); }
 
   // An acquisition of `type` waiting 2 s with the server out of reach fails as unavailable,
   // well before the minute its steps' own timeouts would take.
@@ -102,35 +125,7 @@ class RideThrough : public ::testing::TestWithParam<OneServer> {
   std::string key_;
 
  private:
-  std::string server_url() {
-    BackendServers& servers = backend_servers();
-    switch (GetParam()) {
-      case OneServer::redis:
-        server_port_ = servers.redis.get().port();
-        return servers.redis.get().url();
-      case OneServer::zookeeper:
-        server_port_ = servers.zookeeper.get().port();
-        return "zookeeper://127.0.0.1:" + std::to_string(server_port_);
-      case OneServer::etcd:
-#if DISTLOCK_TEST_ETCD
-        server_port_ = servers.etcd.get().port();
-        return servers.etcd.get().url();
-#else
-        break;
-#endif
-      case OneServer::postgresql:
-#if DISTLOCK_TEST_POSTGRESQL
-        server_port_ = servers.postgres.get().port();
-        return servers.postgres.get().url();
-#else
-        break;
-#endif
-    }
-    throw std::runtime_error("not built with this backend");
-  }
-
   std::string server_url_;
-  std::uint16_t server_port_ = 0;
 };
 
 // What an operation logs when it begins to ride an outage through.
@@ -142,7 +137,7 @@ bool told_of_riding(const CapturedLog& log) {
 }
 
 TEST_P(RideThrough, AnAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(through(proxy));
   const CapturedLog log;
   proxy.refuse_connections();
@@ -160,7 +155,7 @@ TEST_P(RideThrough, AnAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) 
 }
 
 TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAndServer) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(through(proxy, "outage_limit=500ms"));
   proxy.refuse_connections();
   proxy.cut_all();
@@ -169,7 +164,10 @@ TEST_P(RideThrough, AWaitWithoutADeadlineGivesUpAfterTheOutageLimitNamingLockAnd
     ADD_FAILURE() << "acquired with the server out of reach";
   } catch (const BackendUnavailable& error) {
     EXPECT_EQ(error.lock(), "outage:" + key_);
-    EXPECT_NE(error.server().find(proxy.address()), std::string::npos) << error.server();
+    const auto addresses = proxy.addresses();
+    EXPECT_TRUE(std::any_of(addresses.begin(), addresses.end(), [&](const std::string& address) {
+      return error.server().find(address) != std::string::npos;
+    })) << error.server();
   }
 }
 
@@ -179,7 +177,7 @@ class DeadlineBound : public RideThrough {};
 // Every step of an acquisition (connecting, the handshake, borrowing a connection, a command)
 // ends by the acquisition's own deadline when that comes before the step's timeout.
 TEST_P(DeadlineBound, AWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
   proxy.blackhole_connections();
   proxy.cut_all();
@@ -194,7 +192,7 @@ TEST_P(DeadlineBound, AWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
 class FreezeBound : public RideThrough {};
 
 TEST_P(FreezeBound, AWaitEndsByItsDeadlineWhenTheServerFreezes) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
   // Connected and answered first, so that the freeze meets an open connection.
   (void)client->acquire(spec("frozen", 30s), key_ + "-before");
@@ -202,7 +200,7 @@ TEST_P(FreezeBound, AWaitEndsByItsDeadlineWhenTheServerFreezes) {
     proxy.freeze();
     // Thawed however the wait ends, which lets what the client still awaits be answered.
     struct Thaw {
-      TcpProxy& proxy;
+      FaultProxies& proxy;
       ~Thaw() { proxy.thaw(); }
     } thaw{proxy};
     expect_unavailable_by_the_wait(*client, "frozen");
@@ -211,12 +209,11 @@ TEST_P(FreezeBound, AWaitEndsByItsDeadlineWhenTheServerFreezes) {
   EXPECT_NO_THROW((void)other->acquire(spec("frozen", 30s, wait(15s)), key_));
 }
 
-// The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
-// the executor's thread while they wait for the session: issue 45).
+// The same rules for asynchronous acquisitions, and a cancel ends one that rides through.
 class AsyncRideThrough : public RideThrough {};
 
 TEST_P(AsyncRideThrough, AnAsyncAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(through(proxy));
   const CapturedLog log;
   proxy.refuse_connections();
@@ -231,7 +228,7 @@ TEST_P(AsyncRideThrough, AnAsyncAcquisitionStartedInAnOutageIsGrantedOnceTheServ
 }
 
 TEST_P(AsyncRideThrough, ACancelWhileRidingThroughEndsItAtOnce) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(through(proxy));
   const CapturedLog log;
   proxy.refuse_connections();
@@ -254,7 +251,7 @@ TEST_P(AsyncRideThrough, ACancelWhileRidingThroughEndsItAtOnce) {
 }
 
 TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) {
-  TcpProxy proxy(port());
+  FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
   proxy.blackhole_connections();
   proxy.cut_all();
@@ -268,33 +265,23 @@ TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) 
   EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
-std::vector<OneServer> built_one_servers() {
-  std::vector<OneServer> backends{OneServer::redis, OneServer::zookeeper};
-#if DISTLOCK_TEST_ETCD
-  backends.push_back(OneServer::etcd);
-#endif
-#if DISTLOCK_TEST_POSTGRESQL
-  backends.push_back(OneServer::postgresql);
-#endif
-  return backends;
+// The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
+// the executor's thread while they wait for the session: issue 45).
+bool async_rides_through(Backend backend) {
+  return reached_as_its_url_says(backend) && backend != Backend::zookeeper;
 }
 
-// Those whose asynchronous acquisitions ride an outage through (AsyncRideThrough).
-std::vector<OneServer> without_zookeeper() {
-  std::vector<OneServer> backends = built_one_servers();
-  backends.erase(std::remove(backends.begin(), backends.end(), OneServer::zookeeper),
-                 backends.end());
-  return backends;
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_one_servers()),
-                         one_server_name);
-INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound, ::testing::ValuesIn(built_one_servers()),
-                         one_server_name);
-INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound, ::testing::ValuesIn(built_one_servers()),
-                         one_server_name);
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough, ::testing::ValuesIn(without_zookeeper()),
-                         one_server_name);
+INSTANTIATE_TEST_SUITE_P(Backends, RideThrough,
+                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound,
+                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound,
+                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough,
+                         ::testing::ValuesIn(built_backends(async_rides_through)), backend_name);
 
 }  // namespace
 }  // namespace distlock::testing
