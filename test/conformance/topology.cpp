@@ -39,6 +39,8 @@ Described described(Backend backend) {
       return {"zookeeper", "zookeeper://"};
     case Backend::etcd:
       return {"etcd", "etcd://"};
+    case Backend::etcds:
+      return {"etcds", "etcds://"};
     case Backend::postgresql:
       return {"postgresql", "postgresql://"};
   }
@@ -69,7 +71,7 @@ constexpr bool kBuiltWithPostgres = false;
 bool built(Backend backend) {
   return (kBuiltWithTls || !is_tls(backend)) &&
          (kBuiltWithZooKeeper || backend != Backend::zookeeper) &&
-         (kBuiltWithEtcd || backend != Backend::etcd) &&
+         (kBuiltWithEtcd || !is_etcd(backend)) &&
          (kBuiltWithPostgres || backend != Backend::postgresql);
 }
 
@@ -110,6 +112,12 @@ std::string url_of(Backend backend) {
 #else
       break;
 #endif
+    case Backend::etcds:
+#if DISTLOCK_TEST_ETCD
+      return with_test_ca(servers.tls_etcd.get().url());
+#else
+      break;
+#endif
     case Backend::postgresql:
 #if DISTLOCK_TEST_POSTGRESQL
       return servers.postgres.get().url();
@@ -126,8 +134,11 @@ bool is_redlock(Backend backend) {
 
 bool is_tls(Backend backend) {
   return backend == Backend::rediss || backend == Backend::rediss_sentinel ||
-         backend == Backend::rediss_redlock || backend == Backend::rediss_cluster;
+         backend == Backend::rediss_redlock || backend == Backend::rediss_cluster ||
+         backend == Backend::etcds;
 }
+
+bool is_etcd(Backend backend) { return backend == Backend::etcd || backend == Backend::etcds; }
 
 bool has_every_lock_kind(Backend backend) { return !is_redlock(backend); }
 
@@ -149,7 +160,8 @@ std::vector<Backend> built_backends(const std::function<bool(Backend)>& wanted) 
   for (const Backend backend :
        {Backend::memory, Backend::redis, Backend::redis_sentinel, Backend::redis_redlock,
         Backend::redis_cluster, Backend::rediss, Backend::rediss_sentinel, Backend::rediss_redlock,
-        Backend::rediss_cluster, Backend::zookeeper, Backend::etcd, Backend::postgresql})
+        Backend::rediss_cluster, Backend::zookeeper, Backend::etcd, Backend::etcds,
+        Backend::postgresql})
     if (built(backend) && wanted(backend)) kept.push_back(backend);
   return kept;
 }

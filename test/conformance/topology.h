@@ -16,7 +16,8 @@
 
 namespace distlock::testing {
 
-// rediss...: the same topologies over TLS (test/support/tls_files.h), in a build with TLS.
+// rediss..., etcds: the same topologies over TLS (test/support/tls_files.h), in a build with
+// TLS.
 enum class Backend {
   memory,
   redis,
@@ -29,6 +30,7 @@ enum class Backend {
   rediss_cluster,
   zookeeper,
   etcd,
+  etcds,
   postgresql
 };
 
@@ -44,6 +46,8 @@ std::string url_of(Backend backend);
 // Capabilities a suite may need of its backends.
 bool is_redlock(Backend backend);
 bool is_tls(Backend backend);
+// etcd://, etcds://.
+bool is_etcd(Backend backend);
 // Read-write locks, permits and fair locks (all but Redlock).
 bool has_every_lock_kind(Backend backend);
 // A client reaches each server its URL names, and no other: a fault proxy in front of each

@@ -350,24 +350,26 @@ TEST_P(RedlockAsyncAcquire, TheLockKindsItLacksAreRefusedAsAcquireRefusesThem) {
   EXPECT_EQ(client_->stats().acquired, 0u);
 }
 
-// The TLS Cluster runs the blocking suites only: the async waits over TLS are rediss://'s, the
-// Cluster's are redis_cluster's.
-bool any(Backend backend) { return backend != Backend::rediss_cluster; }
+// The TLS Cluster and etcds:// run the blocking suites only: the async waits over TLS are
+// rediss://'s, the Cluster's are redis_cluster's, etcd's etcd://'s.
+bool any(Backend backend) {
+  return backend != Backend::rediss_cluster && backend != Backend::etcds;
+}
 bool with_every_kind(Backend backend) { return any(backend) && has_every_lock_kind(backend); }
 // Where a waiter finds its holder's lease run out by its own timer, not by the server's
 // deletion of the holder's node or key, which wakes it as a release does.
 bool expiring(Backend backend) {
-  return any(backend) && backend != Backend::zookeeper && backend != Backend::etcd;
+  return any(backend) && backend != Backend::zookeeper && !is_etcd(backend);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquire, ::testing::ValuesIn(built_backends(any)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncAcquireEveryKind,
                          ::testing::ValuesIn(built_backends(with_every_kind)), backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire, ::testing::ValuesIn(built_backends(expiring)),
-                         backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire, ::testing::ValuesIn(built_backends(is_redlock)),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ExpiringAsyncAcquire,
+                         ::testing::ValuesIn(built_backends(expiring)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, RedlockAsyncAcquire,
+                         ::testing::ValuesIn(built_backends(is_redlock)), backend_name);
 
 // A handler that throws does not take the client's async thread down: the exception is logged
 // and the next acquisition is served.

@@ -18,6 +18,17 @@
 
 namespace distlock::testing {
 
+#if DISTLOCK_TEST_ETCD
+// An etcd that serves clients over https:// only, under the test CA (tls_files.h).
+struct StartTlsEtcd {
+  std::unique_ptr<EtcdServer> operator()() const {
+    EtcdConfig config;
+    config.tls = ServerTls::of_test_ca();
+    return std::make_unique<EtcdServer>(config);
+  }
+};
+#endif
+
 struct BackendServers {
   SuiteRedis redis;
   SuiteSentinelGroup sentinel_group;
@@ -33,6 +44,7 @@ struct BackendServers {
 #endif
 #if DISTLOCK_TEST_ETCD
   SuiteService<EtcdServer> etcd;
+  SuiteService<EtcdServer, StartTlsEtcd> tls_etcd;
 #endif
 };
 

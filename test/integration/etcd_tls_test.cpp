@@ -16,6 +16,7 @@
 #include <distlock/distlock.h>
 
 #include "async_outcome.h"
+#include "backend_servers.h"
 #include "captured_log.h"
 #include "connect_errors.h"
 #include "etcd_server.h"
@@ -35,14 +36,6 @@ std::string with_client_certificate(const std::string& url) {
   return url + "&cert=" + tls_files().client.certificate.string() +
          "&key=" + tls_files().client.key.string();
 }
-
-struct StartTlsEtcd {
-  std::unique_ptr<EtcdServer> operator()() const {
-    EtcdConfig config;
-    config.tls = ServerTls::of_test_ca();
-    return std::make_unique<EtcdServer>(config);
-  }
-};
 
 struct StartMutualTlsEtcd {
   std::unique_ptr<EtcdServer> operator()() const {

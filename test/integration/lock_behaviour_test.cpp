@@ -516,7 +516,7 @@ TEST_P(LockBehaviour, ReleaseTwiceIsHarmlessAndMovedFromLeaseIsNotValid) {
 // Whether a release can keep the lock taken until hold_at_least has passed: not where a lock
 // is a node or key that goes with its holder.
 bool keeps_released_locks(Backend backend) {
-  return backend != Backend::zookeeper && backend != Backend::etcd;
+  return backend != Backend::zookeeper && !is_etcd(backend);
 }
 
 // Runs `acquire` on another thread and hands back its lease, or its exception.
@@ -952,8 +952,8 @@ bool expiring_permits_backend(Backend backend) {
   return kinds_backend(backend) && backend != Backend::zookeeper;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour, ::testing::ValuesIn(built_backends(every_backend)),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, LockBehaviour,
+                         ::testing::ValuesIn(built_backends(every_backend)), backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, ReadWriteBehaviour,
                          ::testing::ValuesIn(built_backends(kinds_backend)), backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
@@ -961,8 +961,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, PermitBehaviour,
 INSTANTIATE_TEST_SUITE_P(Backends, ExpiringPermitBehaviour,
                          ::testing::ValuesIn(built_backends(expiring_permits_backend)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour, ::testing::ValuesIn(built_backends(kinds_backend)),
-                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FairBehaviour,
+                         ::testing::ValuesIn(built_backends(kinds_backend)), backend_name);
 
 }  // namespace
 }  // namespace distlock::testing

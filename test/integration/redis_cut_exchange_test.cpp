@@ -111,5 +111,29 @@ TEST_P(RedisCutExchange, AnAcquisitionThroughAPartitionIsSettledWhenItEnds) {
   expect_settled(key, lease);
 }
 
+// A wait on a server that stops answering ends by its deadline on either kind of connection:
+// a pooled one's command is not awaited to its command_timeout either.
+TEST_P(RedisCutExchange, AWaitOnAFrozenServerEndsByItsDeadline) {
+  TcpProxy proxy(redis().port());
+  auto client = connect_through(proxy, "&command_timeout=60s");
+  const std::string key = key_for("frozen-wait");
+  // Connected and answered first, so that the freeze meets an open connection.
+  (void)client->acquire(spec("order", 30s), key + "-before");
+  proxy.freeze();
+  struct Thaw {
+    TcpProxy& proxy;
+    ~Thaw() { proxy.thaw(); }
+  } thaw{proxy};
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    (void)client->acquire(spec("order", 30s, wait(2s)), key);
+    ADD_FAILURE() << "acquired from a frozen server";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_NE(std::string(error.what()).find("the caller's deadline"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+}
+
 }  // namespace
 }  // namespace distlock::testing

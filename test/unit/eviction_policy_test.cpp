@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Whether a Redis server may evict lock keys (runtime/backends/redis/admin/eviction_policy.h), from
-// INFO memory's text as servers write it, and the verdict on each kind of policy.
-#include "backends/redis/admin/eviction_policy.h"
+// Whether a Redis server may evict lock keys (runtime/backends/redis/transport/eviction_policy.h),
+// from INFO memory's text as servers write it, and the verdict on each kind of policy.
+#include "backends/redis/transport/eviction_policy.h"
 
 #include <gtest/gtest.h>
 

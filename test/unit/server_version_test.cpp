@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Redis version check (runtime/backends/redis/admin/server_version.h) on the replies HELLO gets
-// from servers of each age, as the bytes such a server sends: Debian 12 ships only Redis 7, so
+// The Redis version check (runtime/backends/redis/transport/server_version.h) on the replies HELLO
+// gets from servers of each age, as the bytes such a server sends: Debian 12 ships only Redis 7, so
 // the integration tests meet the accepting side only.
-#include "backends/redis/admin/server_version.h"
+#include "backends/redis/transport/server_version.h"
 
 #include <gtest/gtest.h>
 

@@ -6,16 +6,16 @@
 
 #include <distlock/error.h>
 
-#include "backends/redis/admin/eviction_policy.h"
 #include "backends/redis/admin/force_release.h"
 #include "backends/redis/admin/lock_listing.h"
-#include "backends/redis/admin/server_version.h"
 #include "backends/redis/locks/redis_keys.h"
 #include "backends/redis/topology/cluster_slots.h"
-#include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/eviction_policy.h"
+#include "backends/redis/transport/master_locator.h"
 #include "backends/redis/transport/server_error.h"
+#include "backends/redis/transport/server_version.h"
 #include "backends/url_schemes.h"
 
 namespace distlock::detail::redis {

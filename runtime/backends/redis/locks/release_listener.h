@@ -46,8 +46,8 @@
 #include <hiredis/hiredis.h>
 
 #include "backends/backend.h"
-#include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/master_locator.h"
 #include "core/stats.h"
 #include "util/event_fd.h"
 #include "util/steady_clock.h"

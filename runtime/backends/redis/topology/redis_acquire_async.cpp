@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/attempt_pipeline.h"
 #include "backends/redis/locks/kind_calls.h"
+#include "backends/redis/topology/async_waiter.h"
 #include "backends/redis/topology/redis_backend.h"
 
 namespace distlock::detail::redis {

@@ -8,17 +8,17 @@
 
 #include <distlock/log.h>
 
-#include "backends/redis/admin/eviction_policy.h"
-#include "backends/redis/admin/server_version.h"
-#include "backends/redis/locks/async_waiter.h"
 #include "backends/redis/locks/attempt_pipeline.h"
 #include "backends/redis/locks/kind_calls.h"
 #include "backends/redis/locks/release_listener.h"
 #include "backends/redis/locks/script_runner.h"
-#include "backends/redis/locks/waiting.h"
+#include "backends/redis/topology/async_waiter.h"
+#include "backends/redis/topology/waiting.h"
 #include "backends/redis/transport/connection_pool.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/eviction_policy.h"
 #include "backends/redis/transport/server_error.h"
+#include "backends/redis/transport/server_version.h"
 #include "util/decimal.h"
 #include "util/process_label.h"
 
@@ -322,6 +322,14 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking,
   return with_connection(
       Retry::after_reset,
       [&](Connection& connection) {
+        // A pooled connection's replies, as the shared connection's, are awaited no longer than
+        // the caller waits (core/step_deadline.h). A grant made after that holds until its ttl,
+        // or until the owner's next grant takes it over.
+        const Millis left = std::max(
+            std::chrono::ceil<Millis>(step_deadline(caller_deadline, settings_.command_timeout) -
+                                      SteadyClock::now()),
+            Millis{1});
+        const auto limit = connection.limit_command_timeout(left, "the caller's deadline");
         if (asking == Asking::yes) send_asking(connection);
         const Reply reply = scripts_.run(connection, call);
         Attempt attempt = read_acquire_reply(*reply, sent_at);

@@ -13,11 +13,11 @@
 
 #include <distlock/error.h>
 
-#include "backends/redis/locks/async_waiter.h"
-#include "backends/redis/locks/waiting.h"
+#include "backends/redis/topology/async_waiter.h"
 #include "backends/redis/topology/master_round.h"
 #include "backends/redis/topology/master_worker.h"
 #include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/topology/waiting.h"
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/url_schemes.h"
 #include "core/ride_through.h"

@@ -99,8 +99,9 @@ void Connection::set_timeout(Millis timeout, std::string_view name) {
   timeout_name_ = name;
 }
 
-Connection::CommandTimeoutLimit Connection::limit_command_timeout(Millis timeout) {
-  if (timeout < settings_.command_timeout) set_timeout(timeout, "the lease's validity");
+Connection::CommandTimeoutLimit Connection::limit_command_timeout(Millis timeout,
+                                                                  std::string_view why) {
+  if (timeout < settings_.command_timeout) set_timeout(timeout, why);
   return CommandTimeoutLimit(*this);
 }
 

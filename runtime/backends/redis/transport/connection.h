@@ -91,7 +91,9 @@ class Connection {
   // (peer_closed.h), which breaks it.
   bool found_closed();
 
-  // While alive, replies are awaited at most `timeout` when that is below command_timeout.
+  // While alive, replies are awaited at most `timeout` when that is below command_timeout;
+  // `why` (a literal: it is kept) names what set it, for the message of a reply that did not
+  // come in time.
   class CommandTimeoutLimit {
    public:
     CommandTimeoutLimit(const CommandTimeoutLimit&) = delete;
@@ -103,7 +105,8 @@ class Connection {
     explicit CommandTimeoutLimit(Connection& connection) : connection_(connection) {}
     Connection& connection_;
   };
-  [[nodiscard]] CommandTimeoutLimit limit_command_timeout(Millis timeout);
+  [[nodiscard]] CommandTimeoutLimit limit_command_timeout(
+      Millis timeout, std::string_view why = "the lease's validity");
 
   bool broken() const { return broken_; }
   const Address& address() const { return address_; }

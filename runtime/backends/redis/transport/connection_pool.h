@@ -12,9 +12,9 @@
 #include <optional>
 #include <vector>
 
-#include "backends/redis/topology/master_locator.h"
 #include "backends/redis/transport/connection.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "backends/redis/transport/master_locator.h"
 
 namespace distlock::detail::redis {
 

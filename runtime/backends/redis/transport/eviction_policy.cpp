@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/redis/admin/eviction_policy.h"
+#include "backends/redis/transport/eviction_policy.h"
 
 #include <distlock/log.h>
 

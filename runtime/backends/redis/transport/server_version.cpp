@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/redis/admin/server_version.h"
+#include "backends/redis/transport/server_version.h"
 
 #include "backends/redis/transport/connection.h"
 #include "backends/redis/transport/reply.h"

@@ -23,8 +23,8 @@
 
 #include "backends/backend.h"
 #include "backends/redis/locks/release_listener.h"
-#include "backends/redis/locks/waiting.h"
 #include "backends/redis/topology/redis_backend.h"
+#include "backends/redis/topology/waiting.h"
 #include "backends/redis/transport/server_error.h"
 #include "core/async_executor.h"
 #include "core/ride_through.h"

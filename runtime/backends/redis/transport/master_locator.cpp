@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/redis/topology/master_locator.h"
+#include "backends/redis/transport/master_locator.h"
 
 #include <poll.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "backends/redis/locks/async_waiter.h"
+#include "backends/redis/topology/async_waiter.h"
 
 #include <algorithm>
 #include <utility>
