@@ -129,13 +129,6 @@ class RideThrough : public ::testing::TestWithParam<Backend> {
 };
 
 // What an operation logs when it begins to ride an outage through.
-bool told_of_riding(const CapturedLog& log) {
-  const auto lines = log.lines_at(LogLevel::warning);
-  return std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
-    return line.find("riding it through") != std::string::npos;
-  });
-}
-
 TEST_P(RideThrough, AnAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) {
   FaultProxies proxy = proxies();
   auto client = Client::connect(through(proxy));
@@ -145,7 +138,7 @@ TEST_P(RideThrough, AnAcquisitionStartedInAnOutageIsGrantedOnceTheServerIsBack) 
   auto acquired = std::async(std::launch::async, [&] {
     return client->acquire(spec("outage", 30s, wait(60s)), key_).fence();
   });
-  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s))
+  ASSERT_TRUE(eventually([&] { return log.told_of_riding(); }, 30s))
       << "the acquisition did not meet the outage: " << ::testing::PrintToString(log.lines());
   proxy.accept_connections();
   ASSERT_EQ(acquired.wait_for(60s), std::future_status::ready);
@@ -219,7 +212,7 @@ TEST_P(AsyncRideThrough, AnAsyncAcquisitionStartedInAnOutageIsGrantedOnceTheServ
   proxy.refuse_connections();
   proxy.cut_all();
   auto granted = start_acquisition(*client, spec("outage", 30s, wait(60s)), key_);
-  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s))
+  ASSERT_TRUE(eventually([&] { return log.told_of_riding(); }, 30s))
       << "the acquisition did not meet the outage: " << ::testing::PrintToString(log.lines());
   proxy.accept_connections();
   Outcome outcome = outcome_of(granted);
@@ -235,7 +228,7 @@ TEST_P(AsyncRideThrough, ACancelWhileRidingThroughEndsItAtOnce) {
   proxy.cut_all();
   AsyncAcquisition handle;
   auto outcome_future = start_acquisition(*client, spec("outage", 30s, wait(60s)), key_, &handle);
-  ASSERT_TRUE(eventually([&] { return told_of_riding(log); }, 30s));
+  ASSERT_TRUE(eventually([&] { return log.told_of_riding(); }, 30s));
   handle.cancel();
   // Within the pause (up to a second), not at the wait's end a minute later.
   ASSERT_EQ(outcome_future.wait_for(10s), std::future_status::ready);

@@ -2,6 +2,7 @@
 // The runtime's log lines (set_logger), kept from `lowest` up while the object lives.
 #pragma once
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -39,6 +40,14 @@ class CapturedLog {
     for (const auto& line : lines_)
       if (line.first == level) messages.push_back(line.second);
     return messages;
+  }
+
+  // Whether a warning says that an outage is being ridden through (core/ride_through.h).
+  bool told_of_riding() const {
+    const auto warnings = lines_at(LogLevel::warning);
+    return std::any_of(warnings.begin(), warnings.end(), [](const std::string& line) {
+      return line.find("riding it through") != std::string::npos;
+    });
   }
 
  private:

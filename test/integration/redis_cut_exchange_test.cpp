@@ -97,12 +97,8 @@ TEST_P(RedisCutExchange, AnAcquisitionThroughAPartitionIsSettledWhenItEnds) {
   proxy.freeze();
   auto acquired = std::async(std::launch::async,
                              [&] { return client->acquire(spec("order", 60s, wait(60s)), key); });
-  const auto riding = [&] {
-    for (const auto& line : log.lines_at(LogLevel::warning))
-      if (line.find("riding it through") != std::string::npos) return true;
-    return false;
-  };
-  ASSERT_TRUE(eventually(riding, 30s)) << "the acquisition never met the partition";
+  ASSERT_TRUE(eventually([&] { return log.told_of_riding(); }, 30s))
+      << "the acquisition never met the partition";
   proxy.thaw();
   ASSERT_EQ(acquired.wait_for(60s), std::future_status::ready);
   const Lease lease = acquired.get();

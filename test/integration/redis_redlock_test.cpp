@@ -19,6 +19,7 @@
 #include "holder_thread.h"
 #include "integration_helpers.h"
 #include "redis_server.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 namespace {
@@ -270,6 +271,26 @@ TEST_F(Redlock, AMasterAheadOfTheOthersOrdersFencesBackwards) {
   Frozen away(*masters_[0]);
   Lease later = client->acquire(lock_spec, key_of("e"));  // masters 1 and 2
   EXPECT_LT(later.fence(), earlier);
+}
+
+// A release reaches the masters one after another: a waiter woken by a kept release
+// (hold_at_least) can find a master that has not heard it yet, still held for the holder's
+// ttl. It sleeps until a majority is free (the kept time), not until that master's hold ends.
+TEST_F(Redlock, AWaiterWokenByAKeptReleaseSleepsUntilAMajorityIsFree) {
+  TcpProxy holders_third(ports_[2]);
+  auto holder =
+      Client::connect("redis+redlock://127.0.0.1:" + std::to_string(ports_[0]) +
+                      ",127.0.0.1:" + std::to_string(ports_[1]) + "," + holders_third.address() +
+                      "?connect_timeout=300ms&command_timeout=300ms");
+  auto waiter = Client::connect(url());
+  Lease held = holder->acquire(spec("kept", 30s, hold_at_least(1500ms)), key_of("f"));
+  Holder waiting(*waiter, spec("kept", 30s, wait(30s)), "f");
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  holders_third.freeze();
+  held.release();
+  EXPECT_TRUE(waiting.granted_within(6s)) << "the waiter slept until the third master's hold ends";
+  EXPECT_TRUE(held_on(2, "distlock:{kept:f}")) << "the third master heard the release";
+  holders_third.thaw();
 }
 
 }  // namespace

@@ -13,14 +13,17 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include <distlock/duration.h>
+#include <distlock/error.h>
 
 #include "backends/backend.h"
 #include "backends/redis/topology/master_worker.h"
+#include "backends/redis/transport/server_error.h"
 #include "util/steady_clock.h"
 
 namespace distlock::detail::redis {
@@ -33,6 +36,28 @@ struct MasterAnswer {
   std::exception_ptr error;
 
   bool answered() const { return answer.has_value() || error != nullptr; }
+  // Why the master gave no answer: the reason of what its question threw, or `silence`.
+  std::string failure(std::string_view silence) const {
+    if (!error) return std::string(silence);
+    try {
+      std::rethrow_exception(error);
+    } catch (const Error& thrown) {
+      return thrown.reason();
+    } catch (const std::exception& thrown) {
+      return thrown.what();
+    }
+  }
+  // Whether the master refused the question (server_error.h), rather than not answering it.
+  bool refused() const {
+    if (!error) return false;
+    try {
+      std::rethrow_exception(error);
+    } catch (const Refused&) {
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
 };
 
 // A round waits for its masters at least this long, even past its end (as a master's own

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,21 @@ std::string describe_failures(const std::vector<std::string>& failures) {
   std::string text;
   for (const auto& failure : failures) text += (text.empty() ? "" : "; ") + failure;
   return text;
+}
+
+// How long a waiter sleeps after a losing round (the PTTL convention of holder_gone()): until
+// a majority of masters is free, not until the last one is. A release reaches the masters one
+// after another, so a waiter woken by it (a kept release's '*') can find a master that has not
+// yet heard it, holding for the holder's whole ttl. `pttls`: each master's, -2 when free (or
+// granted in this round, which gives it back), -1 when not known.
+long long until_a_majority_is_free(std::vector<long long> pttls, std::size_t majority) {
+  const auto time_to_free = [](long long pttl) {
+    if (pttl == -2) return 0LL;
+    return pttl < 0 ? std::numeric_limits<long long>::max() : pttl;
+  };
+  std::sort(pttls.begin(), pttls.end(),
+            [&](long long a, long long b) { return time_to_free(a) < time_to_free(b); });
+  return pttls[majority - 1];
 }
 
 // One master: connected at the start, or later, when first needed after it came up.
@@ -247,8 +263,8 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   std::size_t answered = 0;
   bool refused = false;
   Attempt round;
-  round.holder_pttl = -2;  // no master busy
   round.sent_at = sent_at;
+  std::vector<long long> pttls(masters, -1);
   std::uint64_t fence = 0;
   std::vector<std::string> failures;
   const bool won = decided(answers);
@@ -261,33 +277,23 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
       ++answered;
       if (answer.answer->grant) {
         fence = std::max(fence, answer.answer->grant->fence);
+        pttls[m] = -2;
       } else {
-        round.holder_pttl = std::max(round.holder_pttl, answer.answer->holder_pttl);
+        pttls[m] = answer.answer->holder_pttl;
       }
       continue;
     }
-    std::string failure = "no answer within the round";
-    if (answer.error) {
-      try {
-        std::rethrow_exception(answer.error);
-      } catch (const Refused& error) {
-        refused = true;
-        failure = error.reason();
-      } catch (const Error& error) {
-        failure = error.reason();
-      } catch (const std::exception& error) {
-        failure = error.what();
-      }
-    }
-    failures.push_back(masters_[m]->server() + ": " + failure);
+    refused = refused || answer.refused();
+    failures.push_back(masters_[m]->server() + ": " + answer.failure("no answer within the round"));
   }
   // The validity counts from before the masters were asked: what the round took is spent, and
   // the drift allowance is kept back.
-  if (won && SteadyClock::now() < round_end) {
+  if (won && SteadyClock::now() < valid_until(sent_at, request.ttl)) {
     round.grant = Grant{fence, sent_at};
     return round;
   }
   give_back(request.hold, asking);
+  round.holder_pttl = until_a_majority_is_free(std::move(pttls), majority());
   if (answered < majority()) {
     const std::string why = "only " + std::to_string(answered) + " of " + std::to_string(masters) +
                             " masters answered, a majority is " + std::to_string(majority()) +
@@ -364,17 +370,7 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
         ++gone_by_then;
       continue;
     }
-    std::string failure = "no answer in time";
-    if (answer.error) {
-      try {
-        std::rethrow_exception(answer.error);
-      } catch (const Error& error) {
-        failure = error.reason();
-      } catch (const std::exception& error) {
-        failure = error.what();
-      }
-    }
-    failures.push_back(masters_[m]->server() + ": " + failure);
+    failures.push_back(masters_[m]->server() + ": " + answer.failure("no answer in time"));
   }
   if (released >= majority()) return ReleaseOutcome::released;
   // Gone from a majority, the lease valid when its release went out: nobody else held the lock
@@ -421,17 +417,7 @@ void RedlockBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
   std::vector<std::size_t> lost(items.size(), 0);
   std::vector<std::string> errors(items.size());
   for (std::size_t m = 0; m < masters_.size(); ++m) {
-    std::string failed_all;
-    if (!answers[m].answered()) failed_all = "no answer in time";
-    if (answers[m].error) {
-      try {
-        std::rethrow_exception(answers[m].error);
-      } catch (const Error& error) {
-        failed_all = error.reason();
-      } catch (const std::exception& error) {
-        failed_all = error.what();
-      }
-    }
+    const std::string failed_all = answers[m].answer ? "" : answers[m].failure("no answer in time");
     for (std::size_t i = 0; i < items.size(); ++i) {
       const RenewItem* outcome = answers[m].answer ? &(*answers[m].answer)[i] : nullptr;
       switch (outcome ? outcome->outcome : RenewItem::Outcome::failed) {
