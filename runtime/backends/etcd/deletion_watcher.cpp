@@ -79,12 +79,21 @@ void DeletionWatcher::wake_locked(Watch& watch) {
 
 void DeletionWatcher::run() {
   for (;;) {
-    Stream* stream = nullptr;
+    grpc::ClientContext* context = nullptr;
     {
-      std::unique_lock lock(mutex_);
+      const std::lock_guard lock(mutex_);
       if (stopping_) return;
       context_ = rpc_.stream_context();
-      stream_ = rpc_.watch_stub().Watch(context_.get());
+      context = context_.get();
+    }
+    // Opened without the lock: opening waits for the channel (a member still connecting, one
+    // that drops SYNs), and neither watch() nor the destructor, which cancels the context, may
+    // wait behind it.
+    auto opened = rpc_.watch_stub().Watch(context);
+    Stream* stream = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      stream_ = std::move(opened);
       stream = stream_.get();
       for (const auto& [id, watch] : watches_)
         if (!watch.woken) send_create_locked(id, watch);

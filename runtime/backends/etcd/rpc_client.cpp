@@ -79,6 +79,8 @@ auto RpcClient::run(Call&& call, TimePoint deadline) {
     prepare(context, deadline);
     auto [status, response] = call(members_[index], context);
     if (status.ok()) return response;
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE)
+      reconnecting_.watch(members_[index].channel);
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE && ++tried < members_.size()) {
       std::size_t expected = index;
       current_.compare_exchange_strong(expected, (index + 1) % members_.size());

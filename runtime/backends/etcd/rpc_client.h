@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/etcd/reconnect_watch.h"
 #include "backends/etcd/settings.h"
 #include "core/step_deadline.h"
 #include "etcd_rpc.grpc.pb.h"
@@ -107,6 +108,8 @@ class RpcClient {
   std::mutex unawaited_mutex_;
   std::condition_variable unawaited_done_;
   int unawaited_ = 0;  // under unawaited_mutex_: calls sent and not yet completed
+  // Last, so that it stops polling the channels first.
+  ReconnectWatch reconnecting_;
 };
 
 }  // namespace distlock::detail::etcd
