@@ -178,6 +178,28 @@ TEST(RedisSentinel, AnOutageIsLoggedOnceNotOnEveryCall) {
   EXPECT_EQ(warnings.size(), 1u) << "first: " << (warnings.empty() ? "-" : warnings.front());
 }
 
+// The master gone and every sentinel frozen: asking the sentinels where the master went is a
+// step of the acquisition like any other, cut by its deadline (before, each sentinel was
+// awaited for its own command_timeout, one after another).
+TEST(RedisSentinel, AskingFrozenSentinelsEndsByTheCallersDeadline) {
+  SentinelGroup group(1);
+  auto client = Client::connect(group.url() + "?connect_timeout=20s&command_timeout=20s");
+  const auto lock_spec = spec("frozen-sentinels", 30s, wait(2s));
+  client->acquire(lock_spec, key_of("k")).release();
+  std::vector<std::unique_ptr<Frozen>> frozen;
+  for (const RedisServer* sentinel : group.sentinels())
+    frozen.push_back(std::make_unique<Frozen>(*sentinel));
+  ASSERT_EQ(::kill(group.master().pid(), SIGKILL), 0);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    (void)client->acquire(lock_spec, key_of("k"));
+    ADD_FAILURE() << "granted with the master dead and the sentinels frozen";
+  } catch (const BackendUnavailable& error) {
+    EXPECT_TRUE(contains(error.what(), "frozen-sentinels:k")) << error.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+}
+
 TEST(RedisSentinel, ANameNoSentinelMonitorsIsRefusedSayingSo) {
   SentinelGroup group(1);
   const std::string url =

@@ -112,6 +112,12 @@ std::vector<std::uint16_t> SentinelGroup::sentinel_ports() const {
   return ports;
 }
 
+std::vector<const RedisServer*> SentinelGroup::sentinels() const {
+  std::vector<const RedisServer*> sentinels;
+  for (const auto& sentinel : sentinels_) sentinels.push_back(sentinel.get());
+  return sentinels;
+}
+
 RedisServer* SentinelGroup::server_on(std::uint16_t port) {
   for (const auto& server : servers_)
     if (server && server->port() == port) return server.get();

@@ -34,6 +34,8 @@ class SentinelGroup {
   // "rediss+sentinel://..." with TLS, whose client adds ?cacert=... to it.
   std::string url() const;
   std::vector<std::uint16_t> sentinel_ports() const;
+  // The sentinels' processes (to freeze one), in the URL's order.
+  std::vector<const RedisServer*> sentinels() const;
 
   // The server the sentinels name as master now, and the others.
   RedisServer& master();

@@ -24,6 +24,9 @@ constexpr std::string_view kNoAddress = "empty address list";
 // The first read after the handshake failed: with TLS 1.3 a server that refuses the client's
 // certificate (or its absence) says so only then, in an alert gRPC does not pass on.
 constexpr std::string_view kReadFailed = "Endpoint read failed";
+// The same alert met by the first write instead, when the client wrote before it read (seen
+// under AddressSanitizer's timing): the secure endpoint could not wrap the write.
+constexpr std::string_view kWrapFailed = "Wrap failed";
 
 bool mentions(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
@@ -56,7 +59,7 @@ std::string tls_connection_failure(const EtcdSettings& settings, const std::stri
     return "TLS: the server closed the connection during the handshake: it does not speak TLS on "
            "this port? (use etcd:// for a plain one)" +
            words;
-  if (mentions(reason, kReadFailed))
+  if (mentions(reason, kReadFailed) || mentions(reason, kWrapFailed))
     return tls.certificate_file
                ? "TLS: the server closed the connection after the handshake: it may have refused "
                  "the client certificate (it takes those its --trusted-ca-file signed)" +

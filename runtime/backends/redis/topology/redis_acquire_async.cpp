@@ -99,7 +99,8 @@ void RedisBackend::send_attempt(const AcquireRequest& request, AttemptPipeline& 
     } else {
       const ServerError broke = sent_on->failure();
       again = failed == nullptr &&
-              worth_another_try(Retry::after_reset, broke, true, generation, reused);
+              worth_another_try(Retry::after_reset, broke, true, generation, reused,
+                                AcquisitionDeadline(request.deadline).for_steps());
       if (!again) error = told_of_lock(broke, request.hold.name);
     }
     auto settle = [this, &pipeline, request, sent_on, again, found, error = std::move(error),
@@ -119,7 +120,8 @@ void RedisBackend::send_attempt(const AcquireRequest& request, AttemptPipeline& 
   try {
     scripts_.send_unawaited(*connection, call, std::move(on_reply));
   } catch (const ServerError& error) {
-    if (failed == nullptr && worth_another_try(Retry::after_reset, error, *connection, reused)) {
+    if (failed == nullptr && worth_another_try(Retry::after_reset, error, *connection, reused,
+                                               AcquisitionDeadline(request.deadline).for_steps())) {
       send_attempt(request, pipeline, std::move(tried), sent_on);
       return;
     }

@@ -114,7 +114,7 @@ ConnectionPool::Handle RedisBackend::borrow(bool reuse, SteadyClock::time_point 
   try {
     return reuse ? pool_.borrow(caller_deadline) : pool_.borrow_new(caller_deadline);
   } catch (const ServerError&) {
-    if (!locator_.refresh(generation)) throw;
+    if (!locator_.refresh(generation, caller_deadline)) throw;
   }
   return pool_.borrow_new(caller_deadline);
 }
@@ -132,15 +132,17 @@ ConnectionPool::Handle RedisBackend::borrow_after_release_of(
 
 template <class Link>
 bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, const Link& connection,
-                                     bool reused) {
-  return worth_another_try(retry, error, connection.broken(), connection.generation(), reused);
+                                     bool reused, SteadyClock::time_point caller_deadline) {
+  return worth_another_try(retry, error, connection.broken(), connection.generation(), reused,
+                           caller_deadline);
 }
 
 bool RedisBackend::worth_another_try(Retry retry, const ServerError& error, bool broken,
-                                     std::uint64_t generation, bool reused) {
+                                     std::uint64_t generation, bool reused,
+                                     SteadyClock::time_point caller_deadline) {
   // An error reply leaves the connection sound, and asking again would repeat it.
   return broken && (retry == Retry::after_any_failure || (reused && !error.timed_out()) ||
-                    locator_.refresh(generation));
+                    locator_.refresh(generation, caller_deadline));
 }
 
 std::shared_ptr<SharedConnection> RedisBackend::lock_connection(
@@ -197,7 +199,7 @@ std::shared_ptr<SharedConnection> RedisBackend::connect_to_master(
     return connect();
   } catch (const ServerError&) {
     // As borrow(): the master may have failed over before the sentinels' word reached us.
-    if (!locator_.refresh(generation)) throw;
+    if (!locator_.refresh(generation, caller_deadline)) throw;
     return connect();
   }
 }
@@ -221,7 +223,7 @@ auto RedisBackend::with_lock_connection(Retry retry, Operation&& operation,
     ++stats_.round_trips;
     return operation(*connection);
   } catch (const ServerError& error) {
-    if (!worth_another_try(retry, error, *connection, !made)) throw;
+    if (!worth_another_try(retry, error, *connection, !made, caller_deadline)) throw;
   }
   connection = lock_connection(connection.get(), made, caller_deadline);
   ++stats_.round_trips;
@@ -238,7 +240,8 @@ auto RedisBackend::with_connection(Retry retry, Operation&& operation, std::stri
       ++stats_.round_trips;
       return operation(*connection);
     } catch (const ServerError& error) {
-      if (!worth_another_try(retry, error, *connection, connection.reused())) throw;
+      if (!worth_another_try(retry, error, *connection, connection.reused(), caller_deadline))
+        throw;
     }
   }
   const auto connection = borrow(false, caller_deadline);

@@ -138,12 +138,14 @@ class RedisBackend final : public Backend {
     return settings_.min_replicas == 0 && settings_.max_connections >= 2;
   }
   // After `error` on `connection` (a Connection or the SharedConnection; `reused`: it served
-  // earlier callers): whether `retry` calls for another try on a new connection.
+  // earlier callers): whether `retry` calls for another try on a new connection. Asking the
+  // sentinels whether the master moved ends by `caller_deadline` (MasterLocator::refresh).
   template <class Link>
-  bool worth_another_try(Retry retry, const ServerError& error, const Link& connection,
-                         bool reused);
+  bool worth_another_try(Retry retry, const ServerError& error, const Link& connection, bool reused,
+                         SteadyClock::time_point caller_deadline);
   bool worth_another_try(Retry retry, const ServerError& error, bool broken,
-                         std::uint64_t generation, bool reused);
+                         std::uint64_t generation, bool reused,
+                         SteadyClock::time_point caller_deadline);
   // Runs `operation` on the shared connection, and once more on a new one if `retry` says so.
   // Connecting (or waiting for another caller's connecting) ends by `caller_deadline` when that
   // comes before connect_timeout.

@@ -79,16 +79,21 @@ std::uint64_t MasterLocator::generation() const {
   return master_.generation;
 }
 
-bool MasterLocator::refresh(std::uint64_t seen) {
+bool MasterLocator::refresh(std::uint64_t seen, SteadyClock::time_point caller_deadline) {
   if (!settings_.sentinel()) return false;
   // Logged once refreshing_ is released: the logger is the service's code, and the other
   // callers of refresh wait for refreshing_.
   std::string warning;
   {
-    std::lock_guard refreshing(refreshing_);
+    std::unique_lock refreshing(refreshing_, std::defer_lock);
+    if (caller_deadline == kNoCallerDeadline)
+      refreshing.lock();
+    else if (!refreshing.try_lock_until(caller_deadline))
+      return generation() != seen;
     if (generation() != seen) return true;
     try {
-      warning = move_to(ask_sentinels(), "named by the sentinels after the old one failed");
+      warning = move_to(ask_sentinels(caller_deadline),
+                        "named by the sentinels after the old one failed");
       sentinels_failing_ = false;
     } catch (const ServerError& error) {
       if (!sentinels_failing_.exchange(true))
@@ -101,14 +106,26 @@ bool MasterLocator::refresh(std::uint64_t seen) {
   return generation() != seen;
 }
 
-Address MasterLocator::ask_sentinels() const {
+Address MasterLocator::ask_sentinels(SteadyClock::time_point caller_deadline) const {
   std::string answers;
   const auto note = [&](const Address& sentinel, const std::string& answer) {
     answers += (answers.empty() ? "" : "; ") + ("sentinel " + sentinel.describe() + ": ") + answer;
   };
+  // A command's reply is awaited no longer than the caller waits, as on a pooled connection.
+  const auto limited = [&](Connection& connection) {
+    const auto until = step_deadline(caller_deadline, settings_.command_timeout);
+    return connection.limit_command_timeout(
+        std::max(std::chrono::ceil<Millis>(until - SteadyClock::now()), Millis{1}),
+        "the caller's deadline");
+  };
   for (const auto& sentinel : settings_.sentinels) {
+    if (caller_deadline != kNoCallerDeadline && SteadyClock::now() >= caller_deadline) {
+      note(sentinel, "not asked: the wait ended first");
+      continue;
+    }
     try {
-      Connection connection(sentinel_settings_, sentinel);
+      Connection connection(sentinel_settings_, sentinel, 0, caller_deadline);
+      const auto sentinel_limit = limited(connection);
       const std::string_view ask[] = {"SENTINEL", "get-master-addr-by-name", settings_.master_name};
       const Reply named = connection.command(ask);
       if (named->type == REDIS_REPLY_NIL) {
@@ -124,7 +141,8 @@ Address MasterLocator::ask_sentinels() const {
       }
       Address master{std::string(reply_text(*named->element[0])), *port, {}};
       // A sentinel that has not yet heard of a failover names the old master.
-      Connection candidate(settings_, master);
+      Connection candidate(settings_, master, 0, caller_deadline);
+      const auto candidate_limit = limited(candidate);
       const std::string_view role[] = {"ROLE"};
       const Reply answer = candidate.command(role);
       const std::string_view kind = answer->type == REDIS_REPLY_ARRAY && answer->elements > 0

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "backends/redis/transport/connection_settings.h"
+#include "core/step_deadline.h"
 #include "util/event_fd.h"
 
 namespace distlock::detail::redis {
@@ -46,7 +47,10 @@ class MasterLocator {
   // A connection made in generation `seen` found the master gone or a replica. Asks the
   // sentinels (unless another caller already moved past `seen`); true when the master is
   // now another one, so that a retry has somewhere new to go. Without sentinels: false.
-  bool refresh(std::uint64_t seen);
+  // Waits for another caller's refresh, connects to each sentinel and awaits its answers no
+  // longer than `caller_deadline` allows (core/step_deadline.h); a caller whose deadline
+  // passes first gets false unless the master moved meanwhile.
+  bool refresh(std::uint64_t seen, SteadyClock::time_point caller_deadline = kNoCallerDeadline);
 
   // `moved` is called after the master changed, on the thread that learnt of it (the
   // sentinel thread, or a caller of refresh), and never again once this returns: the
@@ -55,8 +59,8 @@ class MasterLocator {
 
  private:
   // The master as the sentinels name it, checked with ROLE. Throws ServerError saying what
-  // each sentinel answered.
-  Address ask_sentinels() const;
+  // each sentinel answered (and which were not asked: the caller's deadline had passed).
+  Address ask_sentinels(SteadyClock::time_point caller_deadline = kNoCallerDeadline) const;
   // Makes `address` the master and tells on_moved. Returns the warning that says so, for the
   // caller to log once it holds no lock; empty when the master was already there.
   std::string move_to(const Address& address, std::string_view how);
@@ -72,7 +76,7 @@ class MasterLocator {
 
   mutable std::mutex mutex_;
   Master master_;
-  std::mutex refreshing_;  // one refresh at a time: the others see its outcome
+  std::timed_mutex refreshing_;  // one refresh at a time: the others see its outcome
   // The sentinels named no master at the last refresh, and that was logged: during an
   // outage every call fails and says why in its error, but the log says it once.
   std::atomic<bool> sentinels_failing_{false};
