@@ -8,7 +8,7 @@
 # libFuzzer's runtime (Debian: libclang-rt-<version>-dev).
 option(DISTLOCK_BUILD_FUZZ "Fuzz the attribute reader and the key encoding in ctest (clang, libFuzzer)"
   ${DISTLOCK_BUILD_TOOL})
-set(DISTLOCK_FUZZ_SECONDS 15 CACHE STRING "How long each fuzz.* test fuzzes, in seconds")
+set(DISTLOCK_FUZZ_SECONDS 10 CACHE STRING "How long each fuzz.* test fuzzes, in seconds")
 
 if(DISTLOCK_BUILD_FUZZ)
   if(NOT DISTLOCK_BUILD_TOOL)
