@@ -12,8 +12,7 @@ namespace {
 // How long one channel is polled before the others (and a stop request) get their turn.
 constexpr std::chrono::milliseconds kPollSlice{100};
 
-bool settled(const std::shared_ptr<grpc::Channel>& channel) {
-  const auto state = channel->GetState(/*try_to_connect=*/false);
+bool settled(grpc_connectivity_state state) {
   return state == GRPC_CHANNEL_READY || state == GRPC_CHANNEL_SHUTDOWN;
 }
 
@@ -49,11 +48,15 @@ void ReconnectWatch::poll_until_ready() {
     // Waiting for a state change polls the channel: its connection attempt goes on meanwhile.
     for (const auto& channel : channels) {
       const auto state = channel->GetState(/*try_to_connect=*/true);
-      if (state != GRPC_CHANNEL_READY && state != GRPC_CHANNEL_SHUTDOWN)
+      if (!settled(state))
         channel->WaitForStateChange(state, std::chrono::system_clock::now() + kPollSlice);
     }
     lock.lock();
-    watched_.erase(std::remove_if(watched_.begin(), watched_.end(), settled), watched_.end());
+    watched_.erase(std::remove_if(watched_.begin(), watched_.end(),
+                                  [](const std::shared_ptr<grpc::Channel>& channel) {
+                                    return settled(channel->GetState(/*try_to_connect=*/false));
+                                  }),
+                   watched_.end());
   }
 }
 

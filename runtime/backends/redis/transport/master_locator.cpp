@@ -81,15 +81,29 @@ std::uint64_t MasterLocator::generation() const {
 
 bool MasterLocator::refresh(std::uint64_t seen, SteadyClock::time_point caller_deadline) {
   if (!settings_.sentinel()) return false;
-  // Logged once refreshing_ is released: the logger is the service's code, and the other
-  // callers of refresh wait for refreshing_.
+  // Logged once the refresh is over: the logger is the service's code, and the other callers
+  // of refresh wait for the refresh.
   std::string warning;
   {
-    std::unique_lock refreshing(refreshing_, std::defer_lock);
-    if (caller_deadline == kNoCallerDeadline)
-      refreshing.lock();
-    else if (!refreshing.try_lock_until(caller_deadline))
-      return generation() != seen;
+    {
+      std::unique_lock lock(refresh_mutex_);
+      const auto free = [this] { return !refreshing_; };
+      if (caller_deadline == kNoCallerDeadline)
+        refresh_done_.wait(lock, free);
+      else if (!refresh_done_.wait_until(lock, caller_deadline, free))
+        return generation() != seen;
+      refreshing_ = true;
+    }
+    struct RefreshOver {
+      MasterLocator& locator;
+      ~RefreshOver() {
+        {
+          const std::lock_guard lock(locator.refresh_mutex_);
+          locator.refreshing_ = false;
+        }
+        locator.refresh_done_.notify_all();
+      }
+    } refresh_over{*this};
     if (generation() != seen) return true;
     try {
       warning = move_to(ask_sentinels(caller_deadline),

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -76,7 +77,10 @@ class MasterLocator {
 
   mutable std::mutex mutex_;
   Master master_;
-  std::timed_mutex refreshing_;  // one refresh at a time: the others see its outcome
+  // One refresh at a time: the others wait (by their deadlines) and see its outcome.
+  std::mutex refresh_mutex_;
+  std::condition_variable refresh_done_;
+  bool refreshing_ = false;  // under refresh_mutex_
   // The sentinels named no master at the last refresh, and that was logged: during an
   // outage every call fails and says why in its error, but the log says it once.
   std::atomic<bool> sentinels_failing_{false};
