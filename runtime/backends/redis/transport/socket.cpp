@@ -12,8 +12,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 
+#include "backends/redis/transport/host_lookup.h"
 #include "backends/redis/transport/server_error.h"
 #include "backends/redis/transport/wait_for.h"
 
@@ -24,10 +24,6 @@ namespace {
 constexpr int kKeepAliveIdleSeconds = 15;
 constexpr int kKeepAliveIntervalSeconds = 5;
 constexpr int kKeepAliveProbes = 3;
-
-struct AddrInfoFree {
-  void operator()(addrinfo* info) const { freeaddrinfo(info); }
-};
 
 void set_tcp_options(int fd) {
   const int on = 1;
@@ -98,18 +94,20 @@ std::optional<Socket> Socket::connect(const Address& address, SteadyClock::time_
     }
   }
 
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const std::string port = std::to_string(address.port);
-  if (const int error = getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found);
-      error != 0) {
-    failure = {reason_text(gai_strerror(error)), false};
-    return std::nullopt;
+  // The lookup is a step of connecting: it ends by the same deadline.
+  HostLookup lookup = look_up(address.host, address.port, deadline, stop_fd);
+  switch (lookup.outcome) {
+    case HostLookup::Outcome::found:
+      break;
+    case HostLookup::Outcome::stopped:
+      return std::nullopt;
+    case HostLookup::Outcome::failed:
+    case HostLookup::Outcome::timed_out:
+      failure = {std::move(lookup.failure), lookup.outcome == HostLookup::Outcome::timed_out};
+      return std::nullopt;
   }
-  const std::unique_ptr<addrinfo, AddrInfoFree> addresses(found);
-  for (const addrinfo* candidate = found; candidate != nullptr; candidate = candidate->ai_next) {
+  for (const addrinfo* candidate = lookup.addresses.get(); candidate != nullptr;
+       candidate = candidate->ai_next) {
     Socket socket(::socket(candidate->ai_family,
                            candidate->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                            candidate->ai_protocol));
