@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds distlock (preset test: RelWithDebInfo, build/) and runs every test: unit,
+# Builds distlock (preset test: RelWithDebInfo at -O1, build/) and runs every test: unit,
 # integration (real servers), the tool's lit and unit tests, package, example and fuzz
 # tests, and clang-tidy; then the runtime's unit and integration tests again under
 # AddressSanitizer+UndefinedBehaviorSanitizer (preset asan, build-asan/) and under
