@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The contract's failure rules under faults, on every backend and topology whose client reaches
-// the servers its URL names (test/conformance/topology.h): each server reached through a fault
-// proxy (test/support/tcp_proxy.h), and each fault made on all of them at once, an outage of
-// the whole store. An acquisition started during an outage rides it through while its wait lasts
-// and is granted once the store is back; a wait without a deadline gives up after outage_limit
-// with a BackendUnavailable that names the lock and the server; every wait ends by its deadline,
-// whether the store refuses, never answers or freezes, and what a frozen store grants to a wait
-// that ended is given back; the same for asynchronous acquisitions, and a cancel ends one at once.
+// The contract's failure rules under faults, on every backend and topology a fault proxy can
+// stand in front of (test/conformance/topology.h: faultable): each server reached through a fault
+// proxy (test/support/tcp_proxy.h; for Sentinel and Cluster, the proxies their servers
+// announce), and each fault made on all of them at once, an outage of the whole store. An
+// acquisition started during an outage rides it through while its wait lasts and is granted once
+// the store is back; a wait without a deadline gives up after outage_limit with a
+// BackendUnavailable that names the lock and the server; every wait ends by its deadline, whether
+// the store refuses, never answers or freezes, and what a frozen store grants to a wait that ended
+// is given back; the same for asynchronous acquisitions, and a cancel ends one at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,18 +32,23 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A proxy in front of each server of a URL, faulting them all together.
+// A proxy in front of each server of a store, faulting them all together.
 class FaultProxies {
  public:
-  // Puts a proxy in front of each 127.0.0.1:<port> of `url`.
-  explicit FaultProxies(const std::string& url) : url_(url) {
+  // Puts a proxy in front of each 127.0.0.1:<port> of the store's URL that is not one of its
+  // servers' own proxies, and faults those too.
+  explicit FaultProxies(const FaultableStore& store)
+      : url_(store.url), store_proxies_(store.server_proxies) {
     static const std::regex kServer(R"(127\.0\.0\.1:(\d+))");
     std::string proxied;
     auto rest = url_.cbegin();
     for (std::sregex_iterator found(url_.begin(), url_.end(), kServer), end; found != end;
          ++found) {
-      proxies_.push_back(
-          std::make_unique<TcpProxy>(static_cast<std::uint16_t>(std::stoi((*found)[1]))));
+      const auto port = static_cast<std::uint16_t>(std::stoi((*found)[1]));
+      if (std::any_of(store_proxies_.begin(), store_proxies_.end(),
+                      [&](const TcpProxy* proxy) { return proxy->port() == port; }))
+        continue;
+      proxies_.push_back(std::make_unique<TcpProxy>(port));
       proxied.append(rest, (*found)[0].first);
       proxied += proxies_.back()->address();
       rest = (*found)[0].second;
@@ -50,6 +56,16 @@ class FaultProxies {
     proxied.append(rest, url_.cend());
     url_ = std::move(proxied);
   }
+  // The store's own proxies outlive the test: they pass everything again.
+  ~FaultProxies() {
+    for (TcpProxy* proxy : store_proxies_) {
+      proxy->thaw();
+      proxy->accept_connections();
+      proxy->answer_connections();
+    }
+  }
+  FaultProxies(const FaultProxies&) = delete;
+  FaultProxies& operator=(const FaultProxies&) = delete;
 
   // The URL, through the proxies.
   const std::string& url() const { return url_; }
@@ -57,6 +73,7 @@ class FaultProxies {
   std::vector<std::string> addresses() const {
     std::vector<std::string> shown;
     for (const auto& proxy : proxies_) shown.push_back(proxy->address());
+    for (const TcpProxy* proxy : store_proxies_) shown.push_back(proxy->address());
     return shown;
   }
 
@@ -70,17 +87,19 @@ class FaultProxies {
  private:
   void each(void (TcpProxy::*fault)()) {
     for (const auto& proxy : proxies_) (*proxy.*fault)();
+    for (TcpProxy* proxy : store_proxies_) (proxy->*fault)();
   }
 
   std::string url_;
   std::vector<std::unique_ptr<TcpProxy>> proxies_;
+  std::vector<TcpProxy*> store_proxies_;
 };
 
 class RideThrough : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     try {
-      server_url_ = url_of(GetParam());
+      store_ = faultable_store(GetParam());
     } catch (const std::exception& e) {
       FAIL() << "cannot start the server: " << e.what();
     }
@@ -107,7 +126,7 @@ class RideThrough : public ::testing::TestWithParam<Backend> {
                                 : "connect_timeout=60s&command_timeout=60s");
   }
 
-  FaultProxies proxies() const { return FaultProxies(server_url_); }
+  FaultProxies proxies() const { return FaultProxies(store_); }
 
   // An acquisition of `type` waiting 2 s with the server out of reach fails as unavailable,
   // well before the minute its steps' own timeouts would take.
@@ -125,7 +144,7 @@ class RideThrough : public ::testing::TestWithParam<Backend> {
   std::string key_;
 
  private:
-  std::string server_url_;
+  FaultableStore store_;
 };
 
 // What an operation logs when it begins to ride an outage through.
@@ -263,17 +282,14 @@ TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) 
 // The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
 // the executor's thread while they wait for the session: issue 45).
 bool async_rides_through(Backend backend) {
-  return reached_as_its_url_says(backend) && backend != Backend::zookeeper;
+  return faultable(backend) && backend != Backend::zookeeper;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, RideThrough,
-                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound,
-                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound,
-                         ::testing::ValuesIn(built_backends(reached_as_its_url_says)),
+INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough,
                          ::testing::ValuesIn(built_backends(async_rides_through)), backend_name);

@@ -155,6 +155,30 @@ bool reached_as_its_url_says(Backend backend) {
   }
 }
 
+bool faultable(Backend backend) {
+  return reached_as_its_url_says(backend) || backend == Backend::redis_sentinel ||
+         backend == Backend::redis_cluster;
+}
+
+FaultableStore faultable_store(Backend backend) {
+  BackendServers& servers = backend_servers();
+  switch (backend) {
+    case Backend::redis_sentinel: {
+      const SentinelGroup& group = servers.proxied_sentinel_group.get();
+      return {group.url(), group.server_proxies()};
+    }
+    case Backend::redis_cluster: {
+      const RedisCluster& cluster = servers.proxied_cluster.get();
+      return {cluster.url(), cluster.server_proxies()};
+    }
+    default:
+      if (!reached_as_its_url_says(backend))
+        throw std::logic_error(std::string("no fault proxy stands before every server of ") +
+                               described(backend).scheme);
+      return {url_of(backend), {}};
+  }
+}
+
 std::vector<Backend> built_backends(const std::function<bool(Backend)>& wanted) {
   std::vector<Backend> kept;
   for (const Backend backend :

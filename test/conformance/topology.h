@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tcp_proxy.h"
+
 namespace distlock::testing {
 
 // rediss..., etcds: the same topologies over TLS (test/support/tls_files.h), in a build with
@@ -54,6 +56,20 @@ bool has_every_lock_kind(Backend backend);
 // stands between the client and the whole store. Not so for Sentinel and Cluster, whose
 // clients connect where the servers tell them, nor memory://, which has no server.
 bool reached_as_its_url_says(Backend backend);
+
+// A fault proxy can stand between a client and every server it reaches: each server its URL
+// names, or, for Sentinel and Cluster, each server of a group whose servers announce their
+// proxies (faultable_store). The TLS groups are left out: a fault below TLS is the one their
+// plain twins meet, and rediss:// meets it through TLS.
+bool faultable(Backend backend);
+// A store of a faultable backend for the fault rules: its URL, and the proxies its servers stand
+// behind that the URL does not name (a Sentinel group's or a Cluster's own, which the client
+// learns of from the servers; none for the others, whose URL names every server).
+struct FaultableStore {
+  std::string url;
+  std::vector<TcpProxy*> server_proxies;
+};
+FaultableStore faultable_store(Backend backend);
 
 // The backends this build has (TLS, libpq, gRPC, ZooKeeper's C client each optional) for
 // which `wanted` holds, in the order of the enum.

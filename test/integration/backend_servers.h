@@ -38,6 +38,9 @@ struct BackendServers {
   SuiteTlsSentinelGroup tls_sentinel_group;
   SuiteRedlockMasters tls_redlock_masters{ServerTls::of_test_ca()};
   SuiteTlsRedisCluster tls_cluster;
+  // For the fault rules (test/conformance/topology.h: faultable_store).
+  SuiteProxiedSentinelGroup proxied_sentinel_group;
+  SuiteProxiedRedisCluster proxied_cluster;
   SuiteZooKeeper zookeeper;
 #if DISTLOCK_TEST_POSTGRESQL
   SuiteService<PostgresServer> postgres;

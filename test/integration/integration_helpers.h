@@ -169,9 +169,25 @@ struct StartTlsRedisCluster {
     return std::make_unique<RedisCluster>(3, 1, ServerTls::of_test_ca());
   }
 };
+// Each server behind a fault proxy of its group's, which the servers announce (ServerReach): the
+// smallest groups that have what the fault rules test, a failover's parts and slots on three
+// masters.
+struct StartProxiedSentinelGroup {
+  std::unique_ptr<SentinelGroup> operator()() const {
+    return std::make_unique<SentinelGroup>(1, std::vector<std::string>{}, std::nullopt,
+                                           ServerReach::through_proxies);
+  }
+};
+struct StartProxiedRedisCluster {
+  std::unique_ptr<RedisCluster> operator()() const {
+    return std::make_unique<RedisCluster>(3, 0, std::nullopt, ServerReach::through_proxies);
+  }
+};
 using SuiteTlsRedis = SuiteService<RedisServer, StartTlsRedis>;
 using SuiteTlsSentinelGroup = SuiteService<SentinelGroup, StartTlsSentinelGroup>;
 using SuiteTlsRedisCluster = SuiteService<RedisCluster, StartTlsRedisCluster>;
+using SuiteProxiedSentinelGroup = SuiteService<SentinelGroup, StartProxiedSentinelGroup>;
+using SuiteProxiedRedisCluster = SuiteService<RedisCluster, StartProxiedRedisCluster>;
 
 // A rediss... URL of a test server, with the test CA to verify it by.
 inline std::string with_test_ca(const std::string& url) {

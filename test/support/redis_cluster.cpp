@@ -18,7 +18,8 @@ constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
 }  // namespace
 
-RedisCluster::RedisCluster(int masters, int replicas_per_master, std::optional<ServerTls> tls) {
+RedisCluster::RedisCluster(int masters, int replicas_per_master,
+                           const std::optional<ServerTls>& tls, ServerReach reach) {
   const int count = masters * (1 + replicas_per_master);
   for (int i = 0; i < count; ++i) {
     std::vector<std::string> args = {
@@ -28,7 +29,15 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master, std::optional<S
         // A replica syncs at once, not after the default 5 s.
         "--repl-diskless-sync-delay", "0"};
     if (tls) args.insert(args.end(), {"--tls-cluster", "yes", "--tls-replication", "yes"});
-    servers_.push_back(std::make_unique<RedisServer>(args, tls));
+    const RedisServer& server = *servers_.emplace_back(std::make_unique<RedisServer>(args, tls));
+    if (reach == ServerReach::through_proxies) {
+      const TcpProxy& proxy =
+          *proxies_.emplace(&server, std::make_unique<TcpProxy>(server.port())).first->second;
+      // The bus port announced stays the node's own (--cluster-port).
+      server.cli({"CONFIG", "SET", "cluster-announce-ip", "127.0.0.1",
+                  tls ? "cluster-announce-tls-port" : "cluster-announce-port",
+                  std::to_string(proxy.port())});
+    }
   }
   std::vector<std::string> create = {"--cluster", "create"};
   for (const auto& server : servers_)
@@ -39,7 +48,7 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master, std::optional<S
 
   url_ = tls ? "rediss+cluster://" : "redis+cluster://";
   for (int i = 0; i < masters; ++i)
-    url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(servers_[i]->port());
+    url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(announced_port(*servers_[i]));
 
   const auto deadline = Clock::now() + kReadyLimit;
   for (const auto& server : servers_) {
@@ -55,6 +64,18 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master, std::optional<S
 RedisCluster::~RedisCluster() = default;
 
 std::string RedisCluster::url() const { return url_; }
+
+std::vector<TcpProxy*> RedisCluster::server_proxies() const {
+  std::vector<TcpProxy*> proxies;
+  proxies.reserve(proxies_.size());
+  for (const auto& [server, proxy] : proxies_) proxies.push_back(proxy.get());
+  return proxies;
+}
+
+std::uint16_t RedisCluster::announced_port(const RedisServer& server) const {
+  const auto proxy = proxies_.find(&server);
+  return proxy == proxies_.end() ? server.port() : proxy->second->port();
+}
 
 RedisServer* RedisCluster::master_seen_for(int slot) const {
   const RedisServer* asked = nullptr;
@@ -81,7 +102,7 @@ RedisServer* RedisCluster::master_seen_for(int slot) const {
       const std::string port =
           address.substr(address.find(':') + 1, address.find('@') - address.find(':') - 1);
       for (const auto& server : servers_)
-        if (server && std::to_string(server->port()) == port) return server.get();
+        if (server && std::to_string(announced_port(*server)) == port) return server.get();
     }
   }
   return nullptr;
@@ -97,6 +118,7 @@ RedisServer& RedisCluster::master_of(int slot) const {
 RedisServer& RedisCluster::kill_master_of(int slot, std::chrono::seconds limit) {
   RedisServer* old = &master_of(slot);
   ::kill(old->pid(), SIGKILL);
+  proxies_.erase(old);
   for (auto& server : servers_)
     if (server.get() == old) server.reset();
   const auto deadline = Clock::now() + limit;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "redis_server.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 
@@ -21,9 +23,12 @@ class RedisCluster {
  public:
   // Returns once every node reports cluster_state:ok and all slots are served. Throws
   // std::runtime_error with what did not come up. With `tls`, every node speaks TLS only, to
-  // its clients and on the cluster bus.
+  // its clients and on the cluster bus. Through proxies, each node announces its proxy's address
+  // to clients and to its replicas (the cluster bus stays direct: a fault on the proxies cuts
+  // the clients off, it does not fail a master over).
   explicit RedisCluster(int masters = 3, int replicas_per_master = 1,
-                        std::optional<ServerTls> tls = std::nullopt);
+                        const std::optional<ServerTls>& tls = std::nullopt,
+                        ServerReach reach = ServerReach::direct);
   // What a test that cannot start it says it could not start.
   static constexpr std::string_view kName = "Redis Cluster";
   ~RedisCluster();
@@ -31,8 +36,11 @@ class RedisCluster {
   RedisCluster& operator=(const RedisCluster&) = delete;
 
   // "redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,..." naming every master;
-  // "rediss+cluster://..." with TLS, whose client adds ?cacert=... to it.
+  // "rediss+cluster://..." with TLS, whose client adds ?cacert=... to it. Through proxies, the
+  // masters' proxies.
   std::string url() const;
+  // The proxies in front of the nodes (none when reached directly).
+  std::vector<TcpProxy*> server_proxies() const;
   // The master that serves `slot` now (CLUSTER SLOTS).
   RedisServer& master_of(int slot) const;
   // The same, as the first surviving node sees it; nullptr when none does yet.
@@ -49,7 +57,11 @@ class RedisCluster {
   RedisServer& kill_master_of(int slot, std::chrono::seconds limit);
 
  private:
+  // The port the node is known by: its proxy's, through proxies.
+  std::uint16_t announced_port(const RedisServer& server) const;
+
   std::vector<std::unique_ptr<RedisServer>> servers_;  // a killed one is null
+  std::map<const RedisServer*, std::unique_ptr<TcpProxy>> proxies_;
   std::string url_;
 };
 

@@ -52,35 +52,63 @@ std::string password_in(const std::vector<std::string>& args) {
 }  // namespace
 
 SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args,
-                             std::optional<ServerTls> tls)
-    : tls_(std::move(tls)) {
-  const std::string password = password_in(server_args);
+                             std::optional<ServerTls> tls, ServerReach reach)
+    : tls_(std::move(tls)), reach_(reach) {
   // Replicas sync at once rather than after the default 5 s, which waits for more replicas
   // to share one transfer; any server may be master after a failover.
   server_args.insert(server_args.end(), {"--repl-diskless-sync-delay", "0"});
   if (tls_) server_args.insert(server_args.end(), {"--tls-replication", "yes"});
   server_args_ = server_args;
-  servers_.push_back(std::make_unique<RedisServer>(server_args, tls_));
-  master_port_ = servers_.front()->port();
-  for (int i = 0; i < replicas; ++i) {
-    auto args = server_args;
-    args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
-    if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
-    servers_.push_back(std::make_unique<RedisServer>(args, tls_));
-  }
+  master_port_ = announced_port(start_server(server_args));
+  for (int i = 0; i < replicas; ++i) start_replica();
   if (!wait_for_replicas(*servers_.front(), replicas, kStartLimit))
     throw std::runtime_error("sentinel group: the replicas did not sync with the master");
 
+  const bool proxied = reach_ == ServerReach::through_proxies;
   std::string config = "sentinel monitor " + std::string(kMasterName) + " 127.0.0.1 " +
                        std::to_string(master_port_) + " 2\n";
-  config += "sentinel down-after-milliseconds " + std::string(kMasterName) + " 1000\n";
+  config += "sentinel down-after-milliseconds " + std::string(kMasterName) +
+            (proxied ? " 30000\n" : " 1000\n");
   config += "sentinel failover-timeout " + std::string(kMasterName) + " 10000\n";
+  const std::string password = password_in(server_args_);
   if (!password.empty())
     config += "sentinel auth-pass " + std::string(kMasterName) + " " + password + "\n";
   // A sentinel reaches the servers and the other sentinels over TLS too.
   if (tls_) config += "tls-replication yes\n";
   for (int i = 0; i < 3; ++i) sentinels_.push_back(RedisServer::sentinel(config, tls_));
   wait_until_ready(kStartLimit);
+}
+
+RedisServer& SentinelGroup::start_server(std::vector<std::string> args) {
+  const std::string password = password_in(args);
+  if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
+  RedisServer& server = *servers_.emplace_back(std::make_unique<RedisServer>(args, tls_));
+  if (reach_ == ServerReach::through_proxies) {
+    const TcpProxy& proxy =
+        *proxies_.emplace(&server, std::make_unique<TcpProxy>(server.port())).first->second;
+    // What a replica tells its master (and so the sentinels) to reach it at.
+    server.cli({"CONFIG", "SET", "replica-announce-ip", "127.0.0.1", "replica-announce-port",
+                std::to_string(proxy.port())});
+  }
+  return server;
+}
+
+RedisServer& SentinelGroup::start_replica() {
+  RedisServer& replica = start_server(server_args_);
+  replica.cli({"REPLICAOF", "127.0.0.1", std::to_string(master_port_)});
+  return replica;
+}
+
+std::uint16_t SentinelGroup::announced_port(const RedisServer& server) const {
+  const auto proxy = proxies_.find(&server);
+  return proxy == proxies_.end() ? server.port() : proxy->second->port();
+}
+
+std::vector<TcpProxy*> SentinelGroup::server_proxies() const {
+  std::vector<TcpProxy*> proxies;
+  proxies.reserve(proxies_.size());
+  for (const auto& [server, proxy] : proxies_) proxies.push_back(proxy.get());
+  return proxies;
 }
 
 SentinelGroup::~SentinelGroup() = default;
@@ -108,19 +136,21 @@ std::string SentinelGroup::url() const {
 
 std::vector<std::uint16_t> SentinelGroup::sentinel_ports() const {
   std::vector<std::uint16_t> ports;
+  ports.reserve(sentinels_.size());
   for (const auto& sentinel : sentinels_) ports.push_back(sentinel->port());
   return ports;
 }
 
 std::vector<const RedisServer*> SentinelGroup::sentinels() const {
   std::vector<const RedisServer*> sentinels;
+  sentinels.reserve(sentinels_.size());
   for (const auto& sentinel : sentinels_) sentinels.push_back(sentinel.get());
   return sentinels;
 }
 
-RedisServer* SentinelGroup::server_on(std::uint16_t port) {
+RedisServer* SentinelGroup::server_on(std::uint16_t announced) {
   for (const auto& server : servers_)
-    if (server && server->port() == port) return server.get();
+    if (server && announced_port(*server) == announced) return server.get();
   return nullptr;
 }
 
@@ -133,20 +163,16 @@ RedisServer& SentinelGroup::master() {
 std::vector<RedisServer*> SentinelGroup::replicas() {
   std::vector<RedisServer*> replicas;
   for (const auto& server : servers_)
-    if (server && server->port() != master_port_) replicas.push_back(server.get());
+    if (server && announced_port(*server) != master_port_) replicas.push_back(server.get());
   return replicas;
 }
 
 RedisServer& SentinelGroup::add_replica() {
   RedisServer& master = this->master();
-  auto args = server_args_;
-  args.insert(args.end(), {"--replicaof", "127.0.0.1", std::to_string(master_port_)});
-  const std::string password = password_in(server_args_);
-  if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
-  auto& replica = servers_.emplace_back(std::make_unique<RedisServer>(args, tls_));
+  RedisServer& replica = start_replica();
   if (!wait_for_replicas(master, static_cast<int>(replicas().size()), kStartLimit))
     throw std::runtime_error("sentinel group: the new replica did not sync with the master");
-  return *replica;
+  return replica;
 }
 
 std::uint16_t SentinelGroup::master_port_by_sentinels() const {
@@ -164,9 +190,11 @@ std::uint16_t SentinelGroup::master_port_by_sentinels() const {
 
 RedisServer& SentinelGroup::kill_master_and_wait_for_failover(std::chrono::seconds limit) {
   const std::uint16_t old_port = master_port_;
-  ::kill(master().pid(), SIGKILL);
+  RedisServer& killed = master();
+  ::kill(killed.pid(), SIGKILL);
+  proxies_.erase(&killed);
   for (auto& server : servers_)
-    if (server && server->port() == old_port) server.reset();
+    if (server.get() == &killed) server.reset();
   return wait_for_new_master(old_port, limit);
 }
 
@@ -190,8 +218,10 @@ RedisServer& SentinelGroup::wait_for_new_master(std::uint16_t old_port,
   wait_for([&] { return role_of(promoted) == "master"; }, deadline,
            "the promoted replica does not answer ROLE as master");
   master_port_ = new_port;
-  const int others = static_cast<int>(std::count_if(
-      servers_.begin(), servers_.end(), [&](const auto& s) { return s && s->port() != new_port; }));
+  const int others =
+      static_cast<int>(std::count_if(servers_.begin(), servers_.end(), [&](const auto& s) {
+        return s && announced_port(*s) != new_port;
+      }));
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (!wait_for_replicas(promoted, others, std::max(left, std::chrono::milliseconds(0))))
     throw std::runtime_error(

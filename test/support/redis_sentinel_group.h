@@ -2,17 +2,19 @@
 // A replicated Redis watched by Sentinel, for tests and benchmarks: one master, its
 // replicas and three sentinels (quorum 2), each a private process on a free loopback port,
 // all stopped when the group goes away. Failover is quick: a master is down after 1 s
-// without replies.
+// without replies (30 s, Redis's shipped value, for a group reached through proxies).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "redis_server.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 
@@ -23,9 +25,13 @@ class SentinelGroup {
   // Starts the master, `replicas` replicas (in sync before this returns) and three
   // sentinels that know of each other and of every replica. Throws std::runtime_error
   // with what did not come up. With `tls`, every server and sentinel speaks TLS only, to its
-  // clients and to each other.
+  // clients and to each other. Through proxies, each server announces its proxy's address, the
+  // sentinels watch the master and its replicas through them too (a fault on the proxies is a
+  // partition of the servers from everyone), and a master is down after 30 s: a fault of
+  // seconds is an outage to ride through, not a failover.
   explicit SentinelGroup(int replicas = 2, std::vector<std::string> server_args = {},
-                         std::optional<ServerTls> tls = std::nullopt);
+                         std::optional<ServerTls> tls = std::nullopt,
+                         ServerReach reach = ServerReach::direct);
   ~SentinelGroup();
   SentinelGroup(const SentinelGroup&) = delete;
   SentinelGroup& operator=(const SentinelGroup&) = delete;
@@ -36,6 +42,9 @@ class SentinelGroup {
   std::vector<std::uint16_t> sentinel_ports() const;
   // The sentinels' processes (to freeze one), in the URL's order.
   std::vector<const RedisServer*> sentinels() const;
+
+  // The proxies in front of the master and the replicas (none when reached directly).
+  std::vector<TcpProxy*> server_proxies() const;
 
   // The server the sentinels name as master now, and the others.
   RedisServer& master();
@@ -51,19 +60,27 @@ class SentinelGroup {
   // sentinels learn of it within their 10 s INFO period; clients' WAIT counts it at once).
   RedisServer& add_replica();
 
-  // The master's port as the first answering sentinel says.
+  // The master's port as the first answering sentinel says (its proxy's, through proxies).
   std::uint16_t master_port_by_sentinels() const;
 
  private:
   RedisServer& wait_for_new_master(std::uint16_t old_port, std::chrono::seconds limit);
-  RedisServer* server_on(std::uint16_t port);
+  // Starts a server of the group (behind its proxy, through proxies).
+  RedisServer& start_server(std::vector<std::string> args);
+  // Starts a replica of the current master.
+  RedisServer& start_replica();
+  // The port the server is known by: its proxy's, through proxies.
+  std::uint16_t announced_port(const RedisServer& server) const;
+  RedisServer* server_on(std::uint16_t announced);
   void wait_until_ready(std::chrono::seconds limit) const;
 
   std::vector<std::unique_ptr<RedisServer>> servers_;  // master first at the start
+  std::map<const RedisServer*, std::unique_ptr<TcpProxy>> proxies_;
   std::vector<std::unique_ptr<RedisServer>> sentinels_;
-  std::uint16_t master_port_ = 0;
+  std::uint16_t master_port_ = 0;  // announced
   std::vector<std::string> server_args_;
   std::optional<ServerTls> tls_;
+  ServerReach reach_;
 };
 
 }  // namespace distlock::testing

@@ -21,6 +21,12 @@
 
 namespace distlock::testing {
 
+// How a group of servers (Sentinel's, a Cluster) is reached: directly, or each server through a
+// TcpProxy of the group's own whose address the servers announce (Sentinel and Cluster tell
+// their clients where to connect), so that a fault made on the proxies stands between a client
+// and every server it reaches.
+enum class ServerReach { direct, through_proxies };
+
 class TcpProxy {
  public:
   // Listens on a free loopback port and forwards each connection to 127.0.0.1:upstream_port.

@@ -22,6 +22,8 @@
 #include "backends/redis/transport/connection_settings.h"
 #include "backends/redis/transport/server_error.h"
 #include "core/async_executor.h"
+#include "core/ride_through.h"
+#include "core/step_deadline.h"
 
 namespace distlock::detail::redis {
 namespace {
@@ -56,16 +58,23 @@ class ClusterBackend final : public Backend {
 
   // Runs `operation(master, asking)` on the backend of the master of `name`'s slot,
   // following MOVED (the map is read again) and ASK (once, on the master named, with
-  // Asking::yes) redirects.
+  // Asking::yes) redirects. Connecting to a master and reading the map end by
+  // `caller_deadline` (core/step_deadline.h) when that comes first.
   template <class Operation>
-  auto on_master_of(std::string_view name, Operation&& operation);
-  RedisBackend& master_of(int slot);
-  RedisBackend& backend_for(const Address& address);
+  auto on_master_of(std::string_view name, SteadyClock::time_point caller_deadline,
+                    Operation&& operation);
+  RedisBackend& master_of(int slot, SteadyClock::time_point caller_deadline);
+  RedisBackend& backend_for(const Address& address, SteadyClock::time_point caller_deadline);
   // CLUSTER SLOTS from the first known node that answers.
-  void read_slot_map();
-  void learn(const Redirect& redirect);
+  void read_slot_map(SteadyClock::time_point caller_deadline);
+  void learn(const Redirect& redirect, SteadyClock::time_point caller_deadline);
   // Reads the map again; true when `slot` has another master now.
-  bool slot_moved_on(int slot);
+  bool slot_moved_on(int slot, SteadyClock::time_point caller_deadline);
+  // The cluster's one classification of its failures, told of the lock: a refusal (Refused,
+  // or a node's refusing answer) is final; any other failure (a master or every node out of
+  // reach, no master for the slot yet, TRYAGAIN that did not pass) is transient, ridden through
+  // (core/ride_through.h) while the caller's wait lasts: a failover or an outage.
+  std::exception_ptr for_lock(std::string_view lock, const std::exception_ptr& failure) const;
 
   const Url url_;
   const std::string server_;
@@ -92,10 +101,10 @@ ClusterBackend::ClusterBackend(Url url, const Options& options, StatsCounters& s
               url_, {url_.endpoints.front().host, url_.endpoints.front().port.value_or(6379), {}}),
           options)) {
   slot_master_.fill(-1);
-  read_slot_map();
+  read_slot_map(kNoCallerDeadline);
 }
 
-void ClusterBackend::read_slot_map() {
+void ClusterBackend::read_slot_map(SteadyClock::time_point caller_deadline) {
   std::vector<Address> candidates;
   {
     std::shared_lock lock(slots_mutex_);
@@ -103,16 +112,16 @@ void ClusterBackend::read_slot_map() {
   }
   const std::vector<Address> seeds = seeds_of(url_);
   candidates.insert(candidates.end(), seeds.begin(), seeds.end());
-  SlotMap map = redis::read_slot_map(settings_, candidates, server_);
+  SlotMap map = redis::read_slot_map(settings_, candidates, server_, caller_deadline);
   std::unique_lock lock(slots_mutex_);
   slot_master_ = map.master_of_slot;
   masters_ = std::move(map.masters);
 }
 
-void ClusterBackend::learn(const Redirect& redirect) {
+void ClusterBackend::learn(const Redirect& redirect, SteadyClock::time_point caller_deadline) {
   // The whole map is read again: a slot seldom moves alone (a resharding, a failover).
   try {
-    read_slot_map();
+    read_slot_map(caller_deadline);
   } catch (const BackendUnavailable&) {
     // Keep at least what the redirect says.
   }
@@ -125,7 +134,7 @@ void ClusterBackend::learn(const Redirect& redirect) {
       static_cast<int>(found - masters_.begin());
 }
 
-RedisBackend& ClusterBackend::master_of(int slot) {
+RedisBackend& ClusterBackend::master_of(int slot, SteadyClock::time_point caller_deadline) {
   Address address;
   {
     std::shared_lock lock(slots_mutex_);
@@ -136,10 +145,11 @@ RedisBackend& ClusterBackend::master_of(int slot) {
                                    " (the cluster is not fully set up, or is failing over)");
     address = masters_[static_cast<std::size_t>(index)];
   }
-  return backend_for(address);
+  return backend_for(address, caller_deadline);
 }
 
-RedisBackend& ClusterBackend::backend_for(const Address& address) {
+RedisBackend& ClusterBackend::backend_for(const Address& address,
+                                          SteadyClock::time_point caller_deadline) {
   const std::pair<std::string, std::uint16_t> node{address.host, address.port};
   {
     std::lock_guard lock(backends_mutex_);
@@ -153,7 +163,7 @@ RedisBackend& ClusterBackend::backend_for(const Address& address) {
   // A master that does not answer may be replaced by its replica: riding through on it alone
   // would never find the new one. The cluster rides through instead (acquire).
   settings.outage_limit = Millis::zero();
-  auto made = std::make_unique<RedisBackend>(std::move(settings), stats_);
+  auto made = std::make_unique<RedisBackend>(std::move(settings), stats_, caller_deadline);
   std::lock_guard lock(backends_mutex_);
   auto& backend = backends_[node];
   if (!backend) backend = std::move(made);
@@ -161,13 +171,14 @@ RedisBackend& ClusterBackend::backend_for(const Address& address) {
 }
 
 template <class Operation>
-auto ClusterBackend::on_master_of(std::string_view name, Operation&& operation) {
+auto ClusterBackend::on_master_of(std::string_view name, SteadyClock::time_point caller_deadline,
+                                  Operation&& operation) {
   const int slot = hash_slot(lock_key(name));
   RedisBackend* master = nullptr;
   Asking asking = Asking::no;
   for (int redirects = 0;; ++redirects) {
     try {
-      return operation(master != nullptr ? *master : master_of(slot), asking);
+      return operation(master != nullptr ? *master : master_of(slot, caller_deadline), asking);
     } catch (const TryAgain& busy) {
       // Some of the lock's keys are on either side of a migration: shortly they are not.
       if (redirects + 1 >= kMostRedirects)
@@ -181,22 +192,24 @@ auto ClusterBackend::on_master_of(std::string_view name, Operation&& operation) 
                                      " times in a row (last: " + redirected.reason() + ")");
       const Redirect& redirect = redirected.redirect();
       if (redirect.ask) {
-        master = &backend_for({redirect.host, redirect.port, {}});
+        master = &backend_for({redirect.host, redirect.port, {}}, caller_deadline);
         asking = Asking::yes;
       } else {
-        learn(redirect);
+        learn(redirect, caller_deadline);
         master = nullptr;
         asking = Asking::no;
       }
     } catch (const BackendUnavailable&) {
       // A master that does not answer may have been replaced by its replica: when the map
       // read now names another master for the slot, the command goes there.
-      if (redirects + 1 >= kMostRedirects || master != nullptr || !slot_moved_on(slot)) throw;
+      if (redirects + 1 >= kMostRedirects || master != nullptr ||
+          !slot_moved_on(slot, caller_deadline))
+        throw;
     }
   }
 }
 
-bool ClusterBackend::slot_moved_on(int slot) {
+bool ClusterBackend::slot_moved_on(int slot, SteadyClock::time_point caller_deadline) {
   const auto master_address = [&]() -> std::optional<Address> {
     std::shared_lock lock(slots_mutex_);
     const int index = slot_master_[static_cast<std::size_t>(slot)];
@@ -205,38 +218,66 @@ bool ClusterBackend::slot_moved_on(int slot) {
   };
   const auto before = master_address();
   try {
-    read_slot_map();
+    read_slot_map(caller_deadline);
   } catch (const BackendUnavailable&) {
     return false;
   }
   return master_address() != before;
 }
 
+std::exception_ptr ClusterBackend::for_lock(std::string_view lock,
+                                            const std::exception_ptr& failure) const {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Refused&) {
+    return failure;
+  } catch (const TransientUnavailable&) {
+    return failure;
+  } catch (const ServerError& error) {
+    try {
+      error.throw_for_lock(lock);
+    } catch (const BackendUnavailable&) {
+      return std::current_exception();
+    }
+  } catch (const BackendUnavailable& error) {
+    return std::make_exception_ptr(
+        TransientUnavailable(std::string(lock), server_, error.reason()));
+  } catch (...) {
+    return failure;
+  }
+}
+
 std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
   Outage outage(options_.outage_limit);
+  const AcquisitionDeadline deadline(request.deadline);
   for (;;) {
     std::optional<Grant> grant;
     bool settled = false;
     try {
-      settled = on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
-        if (asking == Asking::no) {
-          grant = master.acquire(request);
-          return true;
-        }
-        // The lock's keys are on the importing master already: one try there.
-        try {
-          grant = master.try_acquire(request, Asking::yes).grant;
-        } catch (const TryAgain&) {
-          return false;  // some of its keys are still on the old master
-        }
-        return grant.has_value();
-      });
+      try {
+        settled = on_master_of(request.hold.name, deadline.for_steps(),
+                               [&](RedisBackend& master, Asking asking) {
+                                 if (asking == Asking::no) {
+                                   grant = master.acquire(request);
+                                   return true;
+                                 }
+                                 // The lock's keys are on the importing master already: one try
+                                 // there.
+                                 try {
+                                   grant = master.try_acquire(request, Asking::yes).grant;
+                                 } catch (const TryAgain&) {
+                                   return false;  // some of its keys are still on the old master
+                                 }
+                                 return grant.has_value();
+                               });
+      } catch (const BackendUnavailable&) {
+        std::rethrow_exception(for_lock(request.hold.name, std::current_exception()));
+      }
       outage.succeeded();
-    } catch (const Refused&) {
-      throw;
-    } catch (const BackendUnavailable& error) {
-      // A master failing over: the slot map names its replica once it is promoted.
-      if (!outage.pause_before_retry(request.deadline, error.what())) throw;
+    } catch (const TransientUnavailable& failure) {
+      // A master failing over (the slot map names its replica once it is promoted), or the
+      // cluster out of reach.
+      if (!outage.pause_before_retry(request.deadline, failure.what())) throw;
       continue;
     }
     if (settled || SteadyClock::now() >= request.deadline) return grant;
@@ -247,8 +288,10 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
 
 // An acquisition waiting without a thread on the master of its lock's slot (async_waiter.h),
 // as acquire() does: MOVED reads the slot map again and goes on at the master it names, ASK
-// makes one try on the importing master, TRYAGAIN pauses, and a master that stopped answering
-// is left for its promoted replica. Its steps run on the executor.
+// makes one try on the importing master, TRYAGAIN pauses, a master that stopped answering is
+// left for its promoted replica, and a transient failure is ridden through while the wait
+// lasts. Its steps run on the executor; connecting to a master and reading the slot map there
+// end by the wait's deadline.
 class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
                                             public std::enable_shared_from_this<AsyncOnMaster> {
  public:
@@ -258,7 +301,9 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
         request_(request),
         executor_(executor),
         done_(std::move(done)),
-        slot_(hash_slot(lock_key(request.hold.name))) {}
+        slot_(hash_slot(lock_key(request.hold.name))),
+        deadline_(request.deadline),
+        outage_(cluster.options_.outage_limit) {}
 
   void start() {
     executor_.post([self = shared_from_this()] { self->on_master(); });
@@ -296,6 +341,7 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
         } catch (const TryAgain&) {
           // Some of its keys are still on the old master.
         }
+        outage_.succeeded();
         if (grant || SteadyClock::now() >= request_.deadline) {
           finish(grant, nullptr);
           return;
@@ -303,16 +349,18 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
         again_after(kMigrationPause);
         return;
       }
-      auto waiting = cluster_.master_of(slot_).acquire_async(
-          request_, executor_,
-          [self = shared_from_this()](std::optional<Grant> grant, const std::exception_ptr& error) {
-            self->heard(grant, error);
-          });
+      auto waiting =
+          cluster_.master_of(slot_, deadline_.for_steps())
+              .acquire_async(request_, executor_,
+                             [self = shared_from_this()](std::optional<Grant> grant,
+                                                         const std::exception_ptr& error) {
+                               self->heard(grant, error);
+                             });
       std::lock_guard lock(mutex_);
       waiting_ = std::move(waiting);
       if (withdrawn_) waiting_->withdraw(withdrawn_);
-    } catch (const BackendUnavailable& error) {
-      finish(std::nullopt, named(error));
+    } catch (const BackendUnavailable&) {
+      ride_through(std::current_exception());
     } catch (...) {
       finish(std::nullopt, std::current_exception());
     }
@@ -334,40 +382,62 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
       return;
     }
     try {
+      go_on_after(error);
+    } catch (const BackendUnavailable&) {
+      ride_through(std::current_exception());
+    } catch (...) {
+      finish(std::nullopt, std::current_exception());
+    }
+  }
+
+  // The next step after the master's waiter ended with `error`.
+  void go_on_after(const std::exception_ptr& error) {
+    try {
       std::rethrow_exception(error);
     } catch (const Redirected& redirected) {
-      if (++redirects_ >= kMostRedirects) {
-        finish(std::nullopt, named(BackendUnavailable(
-                                 "", cluster_.server_,
+      outage_.succeeded();
+      if (++redirects_ >= kMostRedirects)
+        throw BackendUnavailable("", cluster_.server_,
                                  "slot " + std::to_string(slot_) + " was redirected " +
                                      std::to_string(kMostRedirects) +
-                                     " times in a row (last: " + redirected.reason() + ")")));
-        return;
-      }
+                                     " times in a row (last: " + redirected.reason() + ")");
       const Redirect& redirect = redirected.redirect();
       if (redirect.ask)
-        asked_ = &cluster_.backend_for({redirect.host, redirect.port, {}});
+        asked_ = &cluster_.backend_for({redirect.host, redirect.port, {}}, deadline_.for_steps());
       else
-        cluster_.learn(redirect);
+        cluster_.learn(redirect, deadline_.for_steps());
       again_after(Millis::zero());
-    } catch (const TryAgain& busy) {
-      if (++redirects_ >= kMostRedirects) {
-        finish(std::nullopt, named(busy));
-        return;
-      }
+    } catch (const TryAgain&) {
+      if (++redirects_ >= kMostRedirects) throw;
       again_after(kMigrationPause);
     } catch (const Refused&) {
-      finish(std::nullopt, error);
+      throw;
     } catch (const BackendUnavailable&) {
       // A master that does not answer may have been replaced by its replica.
-      if (++redirects_ < kMostRedirects && cluster_.slot_moved_on(slot_)) {
+      if (++redirects_ < kMostRedirects && cluster_.slot_moved_on(slot_, deadline_.for_steps())) {
         again_after(Millis::zero());
         return;
       }
-      finish(std::nullopt, error);
-    } catch (...) {
-      finish(std::nullopt, error);
+      throw;
     }
+  }
+
+  // The step failed with `error`: made again after the policy's pause while the wait lasts
+  // (core/ride_through.h) if the cluster calls it transient, else the acquisition ends with it.
+  void ride_through(const std::exception_ptr& error) {
+    const std::exception_ptr failure = cluster_.for_lock(request_.hold.name, error);
+    try {
+      std::rethrow_exception(failure);
+    } catch (const TransientUnavailable& transient) {
+      if (const auto retry_at = outage_.next_try(request_.deadline, transient.what())) {
+        redirects_ = 0;
+        executor_.post_at(*retry_at, [self = shared_from_this()] { self->on_master(); });
+        return;
+      }
+    } catch (...) {
+      // Final: the acquisition ends with it.
+    }
+    finish(std::nullopt, failure);
   }
 
   void again_after(Millis pause) {
@@ -381,12 +451,6 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
   std::exception_ptr withdrawn() {
     std::lock_guard lock(mutex_);
     return withdrawn_;
-  }
-
-  // A failure told of the lock.
-  std::exception_ptr named(const BackendUnavailable& error) const {
-    return std::make_exception_ptr(
-        BackendUnavailable(std::string(request_.hold.name), cluster_.server_, error.reason()));
   }
 
   void finish(std::optional<Grant> grant, std::exception_ptr error) {
@@ -404,7 +468,9 @@ class ClusterBackend::AsyncOnMaster final : public PendingAcquisition,
   AsyncExecutor& executor_;
   AcquireCompletion done_;
   const int slot_;
+  const AcquisitionDeadline deadline_;
   // The executor's: steps run one at a time.
+  RideThrough outage_;
   int redirects_ = 0;
   RedisBackend* asked_ = nullptr;  // the importing master an ASK named, for the next step
 
@@ -426,9 +492,9 @@ ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
   Outage outage(options_.outage_limit);
   for (;;) {
     try {
-      return on_master_of(request.hold.name, [&](RedisBackend& master, Asking asking) {
-        return master.release(request, asking);
-      });
+      return on_master_of(
+          request.hold.name, kNoCallerDeadline,
+          [&](RedisBackend& master, Asking asking) { return master.release(request, asking); });
     } catch (const Refused&) {
       throw;
     } catch (const BackendUnavailable& error) {
@@ -442,7 +508,7 @@ void ClusterBackend::renew_on_importing_master(RenewItem& item, const Redirect& 
                                                SteadyClock::time_point deadline) {
   std::vector<std::optional<Redirect>> asked(1);
   try {
-    backend_for({redirect.host, redirect.port, {}})
+    backend_for({redirect.host, redirect.port, {}}, deadline)
         .renew(std::span(&item, 1), deadline, Asking::yes, asked);
   } catch (const BackendUnavailable& error) {
     item.outcome = RenewItem::Outcome::failed;
@@ -455,7 +521,7 @@ void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
   std::map<RedisBackend*, std::vector<std::size_t>> by_master;
   for (std::size_t i = 0; i < items.size(); ++i) {
     try {
-      by_master[&master_of(hash_slot(lock_key(items[i].hold.name)))].push_back(i);
+      by_master[&master_of(hash_slot(lock_key(items[i].hold.name)), deadline)].push_back(i);
     } catch (const BackendUnavailable& error) {
       items[i].outcome = RenewItem::Outcome::failed;
       items[i].error = error.reason();
@@ -480,7 +546,7 @@ void ClusterBackend::renew(std::span<RenewItem> items, SteadyClock::time_point d
   // goes where the cluster says now.
   if (any_failed) {
     try {
-      read_slot_map();
+      read_slot_map(deadline);
     } catch (const BackendUnavailable&) {
       // The renewal queue tries again; so will this.
     }

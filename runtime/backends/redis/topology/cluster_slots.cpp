@@ -13,14 +13,22 @@
 namespace distlock::detail::redis {
 
 SlotMap read_slot_map(const ConnectionSettings& settings, const std::vector<Address>& candidates,
-                      const std::string& server) {
+                      const std::string& server, SteadyClock::time_point caller_deadline) {
   std::string failures;
   const auto failed = [&](const Address& node, const std::string& why) {
     failures += (failures.empty() ? "" : "; ") + node.describe() + why;
   };
+  std::vector<Address> asked;
   for (const auto& node : candidates) {
+    if (std::find(asked.begin(), asked.end(), node) != asked.end()) continue;
+    asked.push_back(node);
+    if (caller_deadline != kNoCallerDeadline && SteadyClock::now() >= caller_deadline) {
+      failed(node, " not asked: the wait ended first");
+      continue;
+    }
     try {
-      Connection connection(settings, node);
+      Connection connection(settings, node, 0, caller_deadline);
+      const auto limit = connection.limit_to_caller(caller_deadline);
       const std::string_view ask[] = {"CLUSTER", "SLOTS"};
       const Reply reply = connection.command(ask);
       if (is_error(*reply)) {

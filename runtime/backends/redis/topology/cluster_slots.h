@@ -12,6 +12,7 @@
 
 #include "backends/redis/topology/hash_slot.h"
 #include "backends/redis/transport/connection_settings.h"
+#include "core/step_deadline.h"
 #include "util/url.h"
 
 namespace distlock::detail::redis {
@@ -21,11 +22,14 @@ struct SlotMap {
   std::array<int, kHashSlots> master_of_slot{};  // index into masters; -1: no master
 };
 
-// CLUSTER SLOTS from the first of `candidates` that answers, connecting with `settings`'
-// credentials and timeouts. Throws BackendUnavailable naming `server` and each node's failure
-// (one that is no cluster node included).
+// CLUSTER SLOTS from the first of `candidates` that answers (each node asked once), connecting
+// with `settings`' credentials and timeouts, each step cut at `caller_deadline` when that comes
+// first (core/step_deadline.h); nodes left when it has passed are not asked. Throws
+// BackendUnavailable naming `server` and each node's failure (one that is no cluster node
+// included).
 SlotMap read_slot_map(const ConnectionSettings& settings, const std::vector<Address>& candidates,
-                      const std::string& server);
+                      const std::string& server,
+                      SteadyClock::time_point caller_deadline = kNoCallerDeadline);
 
 // The cluster URL's credentials and options, for one of its nodes (a redis:// URL).
 Url url_of_node(const Url& cluster, const Address& address);

@@ -49,8 +49,10 @@ void log_withdrawal_failure(const std::string& failure) {
 
 // The server is checked once per backend, on its first connection: its version, then whether it
 // may evict lock keys.
-ScriptRunner load_scripts(ConnectionPool& pool, const ConnectionSettings& settings) {
-  const auto connection = pool.borrow();
+ScriptRunner load_scripts(ConnectionPool& pool, const ConnectionSettings& settings,
+                          SteadyClock::time_point caller_deadline) {
+  const auto connection = pool.borrow(caller_deadline);
+  const auto limit = connection->limit_to_caller(caller_deadline);
   require_supported_version(*connection);
   warn_if_locks_may_be_evicted(*connection, settings.sentinel());
   return ScriptRunner(*connection);
@@ -69,7 +71,8 @@ SteadyClock::time_point holder_gone(long long pttl, Millis ttl) {
   return now + Millis(pttl + 1);
 }
 
-RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
+RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats,
+                           SteadyClock::time_point caller_deadline)
     : settings_(std::move(settings)),
       stats_(stats),
       holder_(process_label() + ' '),
@@ -82,7 +85,7 @@ RedisBackend::RedisBackend(ConnectionSettings settings, StatsCounters& stats)
       courier_outage_(settings_.outage_limit),
       pool_(settings_, locator_,
             shares_lock_connection() ? settings_.max_connections - 1 : settings_.max_connections),
-      scripts_(load_scripts(pool_, settings_)),
+      scripts_(load_scripts(pool_, settings_, caller_deadline)),
       async_steps_(make_async_steps(Asking::no)),
       async_steps_asking_(make_async_steps(Asking::yes)),
       listener_(settings_, locator_, stats_) {
@@ -328,11 +331,7 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking,
         // A pooled connection's replies, as the shared connection's, are awaited no longer than
         // the caller waits (core/step_deadline.h). A grant made after that holds until its ttl,
         // or until the owner's next grant takes it over.
-        const Millis left = std::max(
-            std::chrono::ceil<Millis>(step_deadline(caller_deadline, settings_.command_timeout) -
-                                      SteadyClock::now()),
-            Millis{1});
-        const auto limit = connection.limit_command_timeout(left, "the caller's deadline");
+        const auto limit = connection.limit_to_caller(caller_deadline);
         if (asking == Asking::yes) send_asking(connection);
         const Reply reply = scripts_.run(connection, call);
         Attempt attempt = read_acquire_reply(*reply, sent_at);

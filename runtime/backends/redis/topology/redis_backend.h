@@ -66,7 +66,10 @@ struct AsyncWaitSteps;
 
 class RedisBackend final : public Backend {
  public:
-  RedisBackend(ConnectionSettings settings, StatsCounters& stats);
+  // Connects, and checks and loads what the locks need, by `caller_deadline` when that comes
+  // before connect_timeout and command_timeout (a Cluster's master met first by a wait).
+  RedisBackend(ConnectionSettings settings, StatsCounters& stats,
+               SteadyClock::time_point caller_deadline = kNoCallerDeadline);
   // The locator outlives the release listener it tells of moves: it is told to stop first.
   ~RedisBackend() override;
 

@@ -105,6 +105,15 @@ Connection::CommandTimeoutLimit Connection::limit_command_timeout(Millis timeout
   return CommandTimeoutLimit(*this);
 }
 
+Connection::CommandTimeoutLimit Connection::limit_to_caller(
+    SteadyClock::time_point caller_deadline) {
+  if (caller_deadline == kNoCallerDeadline) return CommandTimeoutLimit(*this);
+  const auto until = step_deadline(caller_deadline, settings_.command_timeout);
+  return limit_command_timeout(
+      std::max(std::chrono::ceil<Millis>(until - SteadyClock::now()), Millis{1}),
+      "the caller's deadline");
+}
+
 Connection::CommandTimeoutLimit::~CommandTimeoutLimit() {
   connection_.set_timeout(connection_.settings_.command_timeout, "command_timeout");
 }

@@ -107,6 +107,10 @@ class Connection {
   };
   [[nodiscard]] CommandTimeoutLimit limit_command_timeout(
       Millis timeout, std::string_view why = "the lease's validity");
+  // The same for a step begun now for a caller with `caller_deadline` (core/step_deadline.h):
+  // replies are awaited no longer than the caller waits, and a second at least; without a
+  // caller's deadline (kNoCallerDeadline), command_timeout.
+  [[nodiscard]] CommandTimeoutLimit limit_to_caller(SteadyClock::time_point caller_deadline);
 
   bool broken() const { return broken_; }
   const Address& address() const { return address_; }

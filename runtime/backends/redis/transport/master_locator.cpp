@@ -125,13 +125,6 @@ Address MasterLocator::ask_sentinels(SteadyClock::time_point caller_deadline) co
   const auto note = [&](const Address& sentinel, const std::string& answer) {
     answers += (answers.empty() ? "" : "; ") + ("sentinel " + sentinel.describe() + ": ") + answer;
   };
-  // A command's reply is awaited no longer than the caller waits, as on a pooled connection.
-  const auto limited = [&](Connection& connection) {
-    const auto until = step_deadline(caller_deadline, settings_.command_timeout);
-    return connection.limit_command_timeout(
-        std::max(std::chrono::ceil<Millis>(until - SteadyClock::now()), Millis{1}),
-        "the caller's deadline");
-  };
   for (const auto& sentinel : settings_.sentinels) {
     if (caller_deadline != kNoCallerDeadline && SteadyClock::now() >= caller_deadline) {
       note(sentinel, "not asked: the wait ended first");
@@ -139,7 +132,7 @@ Address MasterLocator::ask_sentinels(SteadyClock::time_point caller_deadline) co
     }
     try {
       Connection connection(sentinel_settings_, sentinel, 0, caller_deadline);
-      const auto sentinel_limit = limited(connection);
+      const auto sentinel_limit = connection.limit_to_caller(caller_deadline);
       const std::string_view ask[] = {"SENTINEL", "get-master-addr-by-name", settings_.master_name};
       const Reply named = connection.command(ask);
       if (named->type == REDIS_REPLY_NIL) {
@@ -156,7 +149,7 @@ Address MasterLocator::ask_sentinels(SteadyClock::time_point caller_deadline) co
       Address master{std::string(reply_text(*named->element[0])), *port, {}};
       // A sentinel that has not yet heard of a failover names the old master.
       Connection candidate(settings_, master, 0, caller_deadline);
-      const auto candidate_limit = limited(candidate);
+      const auto candidate_limit = candidate.limit_to_caller(caller_deadline);
       const std::string_view role[] = {"ROLE"};
       const Reply answer = candidate.command(role);
       const std::string_view kind = answer->type == REDIS_REPLY_ARRAY && answer->elements > 0
