@@ -38,8 +38,10 @@ struct Options {
   // limit, a release) keeps trying while the server cannot be reached or cannot serve yet (a
   // restart, a failover), counted from its first failure since an exchange last got through; then
   // BackendUnavailable. An acquisition with a wait keeps trying while the wait lasts. Zero:
-  // the first failure is the caller's. Every backend but Redlock.
-  Millis outage_limit = std::chrono::seconds(10);
+  // the first failure is the caller's. Every backend but Redlock. The default outlasts a
+  // Sentinel failover at Redis's shipped settings (30 s before the master is judged down, then
+  // the election).
+  Millis outage_limit = std::chrono::seconds(60);
   // Connections kept for commands; callers beyond it wait for a free one.
   unsigned max_connections = 16;
   // A lease is renewed once this fraction of its ttl has passed since the last grant.

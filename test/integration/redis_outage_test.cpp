@@ -92,6 +92,25 @@ TEST(RedisSentinelOutage, PlainAcquisitionsRideThroughAFailover) {
                                    [&] { group.kill_master_and_wait_for_failover(60s); });
 }
 
+// With the sentinels' shipped down-after (30 s) and the URL's defaults: a wait of a minute and a
+// wait without limit (outage_limit, 60 s by default), both begun as the master dies, are
+// granted by the replica promoted half a minute later.
+TEST(RedisSentinelOutage, WaitsRideThroughAFailoverAtTheShippedDownAfter) {
+  SentinelGroup group(1);
+  group.judge_master_down_after(30s);
+  auto client = Client::connect(group.url());
+  { Lease before = client->acquire(spec("failover", 10s), "shipped"); }
+  const std::uint16_t old_master = group.master_port_by_sentinels();
+  ::kill(group.master().pid(), SIGKILL);
+  auto without_limit = std::async(std::launch::async, [&] {
+    return client->acquire(spec("failover", 10s), "unlimited").valid();
+  });
+  Lease lease = client->acquire(spec("failover", 10s, wait(60s)), "shipped");
+  EXPECT_TRUE(lease.valid());
+  EXPECT_TRUE(without_limit.get());
+  EXPECT_NE(group.master_port_by_sentinels(), old_master) << "granted without a failover";
+}
+
 // On a Cluster: the master of the lock's slot is SIGKILLed.
 TEST(RedisClusterOutage, PlainAcquisitionsRideThroughAPromotion) {
   RedisCluster cluster;

@@ -64,11 +64,9 @@ SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args,
   if (!wait_for_replicas(*servers_.front(), replicas, kStartLimit))
     throw std::runtime_error("sentinel group: the replicas did not sync with the master");
 
-  const bool proxied = reach_ == ServerReach::through_proxies;
   std::string config = "sentinel monitor " + std::string(kMasterName) + " 127.0.0.1 " +
                        std::to_string(master_port_) + " 2\n";
-  config += "sentinel down-after-milliseconds " + std::string(kMasterName) +
-            (proxied ? " 30000\n" : " 1000\n");
+  config += "sentinel down-after-milliseconds " + std::string(kMasterName) + " 1000\n";
   config += "sentinel failover-timeout " + std::string(kMasterName) + " 10000\n";
   const std::string password = password_in(server_args_);
   if (!password.empty())
@@ -102,6 +100,12 @@ RedisServer& SentinelGroup::start_replica() {
 std::uint16_t SentinelGroup::announced_port(const RedisServer& server) const {
   const auto proxy = proxies_.find(&server);
   return proxy == proxies_.end() ? server.port() : proxy->second->port();
+}
+
+void SentinelGroup::judge_master_down_after(std::chrono::milliseconds silence) {
+  for (const auto& sentinel : sentinels_)
+    sentinel->cli({"SENTINEL", "SET", kMasterName, "down-after-milliseconds",
+                   std::to_string(silence.count())});
 }
 
 std::vector<TcpProxy*> SentinelGroup::server_proxies() const {

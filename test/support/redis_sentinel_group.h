@@ -2,7 +2,7 @@
 // A replicated Redis watched by Sentinel, for tests and benchmarks: one master, its
 // replicas and three sentinels (quorum 2), each a private process on a free loopback port,
 // all stopped when the group goes away. Failover is quick: a master is down after 1 s
-// without replies (30 s, Redis's shipped value, for a group reached through proxies).
+// without replies, unless the test says otherwise (judge_master_down_after).
 #pragma once
 
 #include <chrono>
@@ -25,10 +25,9 @@ class SentinelGroup {
   // Starts the master, `replicas` replicas (in sync before this returns) and three
   // sentinels that know of each other and of every replica. Throws std::runtime_error
   // with what did not come up. With `tls`, every server and sentinel speaks TLS only, to its
-  // clients and to each other. Through proxies, each server announces its proxy's address, the
-  // sentinels watch the master and its replicas through them too (a fault on the proxies is a
-  // partition of the servers from everyone), and a master is down after 30 s: a fault of
-  // seconds is an outage to ride through, not a failover.
+  // clients and to each other. Through proxies, each server announces its proxy's address, and
+  // the sentinels watch the master and its replicas through them too (a fault on the proxies is
+  // a partition of the servers from everyone).
   explicit SentinelGroup(int replicas = 2, std::vector<std::string> server_args = {},
                          std::optional<ServerTls> tls = std::nullopt,
                          ServerReach reach = ServerReach::direct);
@@ -42,6 +41,10 @@ class SentinelGroup {
   std::vector<std::uint16_t> sentinel_ports() const;
   // The sentinels' processes (to freeze one), in the URL's order.
   std::vector<const RedisServer*> sentinels() const;
+
+  // How long the sentinels wait for a silent master before they fail it over (SENTINEL SET
+  // down-after-milliseconds): Redis ships 30 s.
+  void judge_master_down_after(std::chrono::milliseconds silence);
 
   // The proxies in front of the master and the replicas (none when reached directly).
   std::vector<TcpProxy*> server_proxies() const;
