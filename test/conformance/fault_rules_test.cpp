@@ -279,20 +279,14 @@ TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) 
   EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
-// The backends whose asynchronous acquisitions ride an outage through (ZooKeeper's would hold
-// the executor's thread while they wait for the session: issue 45).
-bool async_rides_through(Backend backend) {
-  return faultable(backend) && backend != Backend::zookeeper;
-}
-
 INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough,
-                         ::testing::ValuesIn(built_backends(async_rides_through)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough, ::testing::ValuesIn(built_backends(faultable)),
+                         backend_name);
 
 }  // namespace
 }  // namespace distlock::testing

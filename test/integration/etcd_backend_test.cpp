@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -398,6 +399,36 @@ TEST(EtcdAuthentication, CredentialsAreUsedAndAWrongPasswordIsRefusedWithoutShow
     EXPECT_NE(std::string(error.what()).find("user name is empty"), std::string::npos)
         << error.what();
   }
+}
+
+// etcd judges each watch by the token its stream was opened with: once that token has expired
+// (simple tokens expire when idle for --auth-token-ttl), every new watch on the stream is
+// refused. A waiter whose watch was refused is still woken by the release, not by its timer a
+// third of its ttl later: the watch stream is opened again with a new token.
+TEST(EtcdAuthentication, AWaiterIsWokenByTheReleaseAfterItsWatchStreamsTokenExpired) {
+  EtcdConfig config;
+  config.authentication = true;
+  config.extra_args = {"--auth-token-ttl=1"};
+  std::unique_ptr<EtcdServer> server;
+  try {
+    server = std::make_unique<EtcdServer>(config);
+  } catch (const std::exception& e) {
+    FAIL() << "cannot start etcd with authentication: " << e.what();
+  }
+  const std::string key = unique_name("key");
+  auto holder = Client::connect(server->url_with_credentials());
+  auto waiter = Client::connect(server->url_with_credentials());
+  std::optional<Lease> held = holder->acquire(spec("stale", 60s), key);
+  // The token the waiter's watch stream was opened with expires: nothing tells a client so
+  // until it is refused.
+  std::this_thread::sleep_for(3s);
+  auto waiting = std::async(std::launch::async,
+                            [&] { return waiter->acquire(spec("stale", 60s, wait(40s)), key); });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  held.reset();
+  // Its timer would have it look again 20 s on.
+  ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready) << "the release did not wake it";
+  EXPECT_TRUE(waiting.get().valid());
 }
 
 // A lock is the cluster's data: the leader's death keeps it, the holder's keep-alives go on

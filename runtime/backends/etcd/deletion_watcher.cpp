@@ -2,13 +2,18 @@
 #include "backends/etcd/deletion_watcher.h"
 
 #include <chrono>
+#include <cstdint>
 #include <utility>
+
+#include <distlock/error.h>
 
 namespace distlock::detail::etcd {
 namespace {
 
 // How long the thread waits before opening a new stream after one failed.
 constexpr auto kReopenDelay = std::chrono::milliseconds(200);
+// The id of a watch the member would not create.
+constexpr std::int64_t kRefusedWatch = -1;
 
 }  // namespace
 
@@ -99,7 +104,16 @@ void DeletionWatcher::run() {
         if (!watch.woken) send_create_locked(id, watch);
     }
     etcdserverpb::WatchResponse response;
+    bool refused = false;
     while (stream->Read(&response)) {
+      // etcd judges each watch by the token the stream was opened with: once that token has
+      // expired (a simple token idle past --auth-token-ttl), it refuses every new watch on the
+      // stream, naming none of ours. The stream is opened again with a new token.
+      if (response.created() && response.canceled() && response.watch_id() == kRefusedWatch) {
+        refused = true;
+        context->TryCancel();
+        continue;
+      }
       const std::lock_guard lock(mutex_);
       const auto found = watches_.find(response.watch_id());
       if (found == watches_.end()) continue;
@@ -116,6 +130,13 @@ void DeletionWatcher::run() {
     for (auto& [id, watch] : watches_) wake_locked(watch);
     if (stopping_) return;
     stop_requested_.wait_for(lock, kReopenDelay, [this] { return stopping_; });
+    if (stopping_ || !refused) continue;
+    lock.unlock();
+    try {
+      rpc_.renew_token();
+    } catch (const Error&) {
+      // The next stream is opened with the token there is; a refusal on it comes back here.
+    }
   }
 }
 

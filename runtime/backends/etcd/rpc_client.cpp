@@ -101,16 +101,18 @@ void RpcClient::authenticate(TimePoint deadline) {
   request.set_name(*settings_.user);
   request.set_password(*settings_.password);
   etcdserverpb::AuthenticateResponse response;
-  {
-    const std::lock_guard lock(token_mutex_);
-    token_.clear();
-  }
   grpc::ClientContext context;
-  prepare(context, deadline);
+  // Without the token it replaces, which the server may no longer take; that one stays until
+  // the new one comes, so that a failure here leaves no call without a token.
+  context.set_deadline(wall_clock(deadline));
   const grpc::Status status =
       members_[current_.load()].auth->Authenticate(&context, request, &response);
   // Credentials given to a cluster without authentication are not needed.
-  if (!status.ok() && status.error_message().find(kAuthNotEnabled) != std::string::npos) return;
+  if (!status.ok() && status.error_message().find(kAuthNotEnabled) != std::string::npos) {
+    const std::lock_guard lock(token_mutex_);
+    token_.clear();
+    return;
+  }
   check(status, settings_);
   const std::lock_guard lock(token_mutex_);
   token_ = response.token();
@@ -269,6 +271,10 @@ std::vector<std::int64_t> RpcClient::keep_alive(std::span<const std::int64_t> le
         return std::pair{status, std::move(left)};
       },
       deadline);
+}
+
+void RpcClient::renew_token() {
+  if (settings_.user) authenticate(command_deadline());
 }
 
 etcdserverpb::Watch::Stub& RpcClient::watch_stub() { return *members_[current_.load()].watch; }

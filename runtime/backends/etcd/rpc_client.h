@@ -75,6 +75,10 @@ class RpcClient {
   // The etcd version of the member that answers.
   std::string server_version(TimePoint deadline);
 
+  // Fetches a new authentication token with the URL's credentials (nothing without them): for a
+  // stream whose token the server stopped taking. Throws as a call does when it cannot.
+  void renew_token();
+
   // For the watcher's stream: the member to use, and a context with the token attached.
   etcdserverpb::Watch::Stub& watch_stub();
   std::unique_ptr<grpc::ClientContext> stream_context();

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "backends/zookeeper/status.h"
+
 namespace distlock::detail::zookeeper {
 
 AsyncContention::AsyncContention(const ZkContext& context, const AcquireRequest& request,
@@ -12,7 +14,8 @@ AsyncContention::AsyncContention(const ZkContext& context, const AcquireRequest&
       request_(request),
       context_(context),
       contention_(context, request_, std::move(path), std::move(write_hold),
-                  AcquisitionDeadline(request_.deadline)) {}
+                  AcquisitionDeadline(request_.deadline)),
+      outage_(context.settings.outage_limit) {}
 
 void AsyncContention::withdraw(std::exception_ptr why) {
   // On the executor, after any step in flight: the acquisition's state is that thread's.
@@ -24,6 +27,8 @@ void AsyncContention::withdraw(std::exception_ptr why) {
 void AsyncContention::round(bool first) {
   for (;; first = false) {
     own_.reset();
+    // First: a wait that ends while the session is away ends as unavailable, not as timed out.
+    if (!session_ready_now()) return;
     if (!first && SteadyClock::now() >= request_.deadline) {
       finish(std::nullopt, nullptr);
       return;
@@ -38,6 +43,43 @@ void AsyncContention::round(bool first) {
     }
     if (consider(std::exchange(entered_->listed, std::nullopt))) return;
   }
+}
+
+bool AsyncContention::session_ready_now() {
+  next_round_.reset();
+  if (context_.keeper.ready(SteadyClock::now())) {
+    outage_.succeeded();
+    return true;
+  }
+  const auto current = context_.keeper.current();
+  const BackendUnavailable failure = status::unavailable(
+      request_.hold.name, context_.settings.server,
+      current && current->auth_failed() ? current->auth_error() : "not connected to ZooKeeper");
+  if (!ride_through(failure)) throw failure;
+  return false;
+}
+
+void AsyncContention::failed(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const BackendUnavailable& failure) {
+    if (!context_.keeper.ready(SteadyClock::now()) && ride_through(failure)) return;
+  } catch (...) {
+    // Not the outage's: it ends the acquisition.
+  }
+  finish(std::nullopt, std::move(error));
+}
+
+bool AsyncContention::ride_through(const BackendUnavailable& failure) {
+  const auto current = context_.keeper.current();
+  if (current && current->auth_failed()) return false;
+  const auto retry_at = outage_.next_try(request_.deadline, failure.what());
+  if (!retry_at) return false;
+  stop_waiting();
+  next_round_ = executor_.post_at(*retry_at, [self = shared_from_this()] {
+    if (!self->finished_) self->guarded([&] { self->round(false); });
+  });
+  return true;
 }
 
 bool AsyncContention::consider(std::optional<ChildrenReply> next) {
@@ -85,6 +127,8 @@ void AsyncContention::stop_waiting() {
 
 void AsyncContention::finish(std::optional<Won> won, std::exception_ptr error) {
   stop_waiting();
+  if (next_round_) executor_.cancel(*next_round_);
+  next_round_.reset();
   // A node not won goes now: a waiter that gave up keeps no place in the queue.
   own_.reset();
   complete(std::move(won), contention_.contended(), std::move(error));

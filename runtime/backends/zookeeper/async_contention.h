@@ -10,8 +10,11 @@
 // delete of a node given up) are the blocking path's own, made on the executor's thread: each
 // is short, and taking them as the waiting thread takes them keeps the protocol (a create
 // whose reply was lost, a disconnection ridden out, a session that ends) in one place rather
-// than in a second, callback-driven copy. A disconnection stalls that thread, as it stalls a
-// waiting thread, for up to connect_timeout.
+// than in a second, callback-driven copy. A round begins only with a session ready: while none
+// is, the round is tried again on a timer as core/ride_through.h says, holding no thread, until
+// the wait (or outage_limit) ends. A disconnection in the middle of a round stalls the
+// executor's thread, as it stalls a waiting thread, up to connect_timeout or the deadline,
+// whichever comes first (issue 45), and is then ridden through the same way.
 #pragma once
 
 #include <memory>
@@ -24,6 +27,7 @@
 #include "backends/zookeeper/context.h"
 #include "backends/zookeeper/own_node.h"
 #include "core/async_executor.h"
+#include "core/ride_through.h"
 
 namespace distlock::detail::zookeeper {
 
@@ -41,6 +45,16 @@ class AsyncContention final : public AsyncSteps<AsyncContention> {
 
   // From the session and a new contender node on; `first`: no deadline check before it.
   void round(bool first);
+  // Whether a session is ready now. If none is, the round is tried again after the pause the
+  // policy gives (a timer: no thread waits), or, once the time is up, it throws
+  // BackendUnavailable.
+  bool session_ready_now();
+  // A step threw `error`. A BackendUnavailable met while no session is ready is the outage's:
+  // ridden through as above; anything else ends the acquisition.
+  void failed(std::exception_ptr error);
+  // After `failure`, the next round on a timer after the policy's pause; false when the time is
+  // up, or the credentials were refused.
+  bool ride_through(const BackendUnavailable& failure);
   // Judges listings (`next`: one in hand) until the acquisition ends or waits; false when a
   // new round must start.
   bool consider(std::optional<ChildrenReply> next);
@@ -55,6 +69,8 @@ class AsyncContention final : public AsyncSteps<AsyncContention> {
   Contention contention_;
 
   // Everything below is the executor thread's.
+  RideThrough outage_;
+  std::optional<AsyncExecutor::TimerId> next_round_;
   std::shared_ptr<Session> session_;
   std::optional<Contention::Entered> entered_;
   std::optional<OwnNode> own_;

@@ -52,6 +52,8 @@ class AsyncSemaphoreContention final : public AsyncSteps<AsyncSemaphoreContentio
   void stop_waiting();
   // Ends it: the lease node goes unless won, the mutex goes, and `done` is posted.
   void finish(std::optional<Won> won, std::exception_ptr error);
+  // A step threw: it ends here (the mutex's contention rides outages through).
+  void failed(std::exception_ptr error) { finish(std::nullopt, std::move(error)); }
 
   const AcquireRequest request_;
   const ZkContext& context_;

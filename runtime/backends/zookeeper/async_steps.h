@@ -26,7 +26,8 @@ namespace distlock::detail::zookeeper {
 using ContentionDone = std::function<void(std::optional<Won>, bool contended, std::exception_ptr)>;
 
 // `Derived` has round(bool first), the first step; woken(std::uint64_t generation), the step
-// after a wait; and finish(std::optional<Won>, std::exception_ptr), which ends it by complete().
+// after a wait; failed(std::exception_ptr), told what a step threw; and
+// finish(std::optional<Won>, std::exception_ptr), which ends it by complete().
 template <class Derived>
 class AsyncSteps : public PendingAcquisition, public std::enable_shared_from_this<Derived> {
  public:
@@ -41,13 +42,13 @@ class AsyncSteps : public PendingAcquisition, public std::enable_shared_from_thi
   AsyncSteps(AsyncExecutor& executor, ContentionDone done)
       : executor_(executor), done_(std::move(done)) {}
 
-  // Runs a step; what it throws ends the acquisition.
+  // Runs a step; what it throws goes to failed().
   template <class Step>
   void guarded(Step&& step) {
     try {
       step();
     } catch (...) {
-      if (!finished_) derived().finish(std::nullopt, std::current_exception());
+      if (!finished_) derived().failed(std::current_exception());
     }
   }
 

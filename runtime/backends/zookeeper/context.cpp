@@ -43,6 +43,18 @@ std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock) const {
   throw status::unavailable(lock, settings.server, not_connected(keeper, since, true, settings));
 }
 
+std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock,
+                                                  const AcquisitionDeadline& deadline) const {
+  const auto since = SteadyClock::now();
+  const auto caller = deadline.for_steps();
+  const auto until = step_deadline(caller, settings.connect_timeout);
+  if (auto session = keeper.ready(until)) return session;
+  throw status::unavailable(
+      lock, settings.server,
+      not_connected(keeper, since, !cut_by_caller(until, caller, settings.connect_timeout),
+                    settings));
+}
+
 std::shared_ptr<Session> ZkContext::ready_session(std::string_view lock, RideThrough& outage,
                                                   const AcquisitionDeadline& deadline) const {
   const auto since = SteadyClock::now();
@@ -82,7 +94,7 @@ std::shared_ptr<Session> ZkContext::ready_session_after_trouble(
 std::shared_ptr<Session> ZkContext::session_for(std::string_view lock, RideThrough* outage,
                                                 const AcquisitionDeadline& deadline,
                                                 Trouble trouble) const {
-  if (!outage) return ready_session(lock);
+  if (!outage) return ready_session(lock, deadline);
   if (trouble == Trouble::met) return ready_session_after_trouble(lock, *outage, deadline);
   return ready_session(lock, *outage, deadline);
 }

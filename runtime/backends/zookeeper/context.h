@@ -32,6 +32,10 @@ struct ZkContext {
 
   // A ready session, waiting up to connect_timeout; BackendUnavailable naming `lock` if none.
   std::shared_ptr<Session> ready_session(std::string_view lock) const;
+  // The same, the wait ending by an acquisition's `deadline` when that comes first
+  // (core/step_deadline.h).
+  std::shared_ptr<Session> ready_session(std::string_view lock,
+                                         const AcquisitionDeadline& deadline) const;
   // The same for an acquisition with `deadline`, whose first wait ends by the deadline when
   // that comes first (core/step_deadline.h), and which goes on waiting while `outage` lets
   // (core/ride_through.h): the client reconnects meanwhile, a restart or a leader's election
@@ -43,8 +47,9 @@ struct ZkContext {
   std::shared_ptr<Session> ready_session_after_trouble(std::string_view lock, RideThrough& outage,
                                                        const AcquisitionDeadline& deadline) const;
   // An acquisition's session: through `outage` when it rides outages through (a blocking
-  // acquisition), else within connect_timeout (the asynchronous steps, which must not hold the
-  // executor's thread, and a semaphore's mutex, whose semaphore rides them through).
+  // acquisition), else within connect_timeout or the deadline, whichever comes first (the
+  // asynchronous steps, which ride outages through on timers rather than hold the executor's
+  // thread, and a semaphore's mutex, whose semaphore rides them through).
   enum class Trouble { none, met };
   std::shared_ptr<Session> session_for(std::string_view lock, RideThrough* outage,
                                        const AcquisitionDeadline& deadline, Trouble trouble) const;
