@@ -252,24 +252,24 @@ std::optional<Grant> ClusterBackend::acquire(const AcquireRequest& request) {
   const AcquisitionDeadline deadline(request.deadline);
   for (;;) {
     std::optional<Grant> grant;
+    // Whether the attempt settled the acquisition (a grant, or the lock busy on its master).
+    const auto attempt = [&](RedisBackend& master, Asking asking) {
+      if (asking == Asking::no) {
+        grant = master.acquire(request);
+        return true;
+      }
+      // The lock's keys are on the importing master already: one try there.
+      try {
+        grant = master.try_acquire(request, Asking::yes).grant;
+      } catch (const TryAgain&) {
+        return false;  // some of its keys are still on the old master
+      }
+      return grant.has_value();
+    };
     bool settled = false;
     try {
       try {
-        settled = on_master_of(request.hold.name, deadline.for_steps(),
-                               [&](RedisBackend& master, Asking asking) {
-                                 if (asking == Asking::no) {
-                                   grant = master.acquire(request);
-                                   return true;
-                                 }
-                                 // The lock's keys are on the importing master already: one try
-                                 // there.
-                                 try {
-                                   grant = master.try_acquire(request, Asking::yes).grant;
-                                 } catch (const TryAgain&) {
-                                   return false;  // some of its keys are still on the old master
-                                 }
-                                 return grant.has_value();
-                               });
+        settled = on_master_of(request.hold.name, deadline.for_steps(), attempt);
       } catch (const BackendUnavailable&) {
         std::rethrow_exception(for_lock(request.hold.name, std::current_exception()));
       }
@@ -492,14 +492,16 @@ ReleaseOutcome ClusterBackend::release(const ReleaseRequest& request) {
   Outage outage(options_.outage_limit);
   for (;;) {
     try {
-      return on_master_of(
-          request.hold.name, kNoCallerDeadline,
-          [&](RedisBackend& master, Asking asking) { return master.release(request, asking); });
-    } catch (const Refused&) {
-      throw;
-    } catch (const BackendUnavailable& error) {
+      try {
+        return on_master_of(
+            request.hold.name, kNoCallerDeadline,
+            [&](RedisBackend& master, Asking asking) { return master.release(request, asking); });
+      } catch (const BackendUnavailable&) {
+        std::rethrow_exception(for_lock(request.hold.name, std::current_exception()));
+      }
+    } catch (const TransientUnavailable& failure) {
       // A master failing over, as for acquire: else the lock stays taken until its ttl.
-      if (!outage.pause_before_retry(SteadyClock::time_point::max(), error.what())) throw;
+      if (!outage.pause_before_retry(SteadyClock::time_point::max(), failure.what())) throw;
     }
   }
 }

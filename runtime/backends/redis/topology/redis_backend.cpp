@@ -324,7 +324,7 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking,
             throw;
           }
         },
-        request.deadline);
+        caller_deadline);
   return with_connection(
       Retry::after_reset,
       [&](Connection& connection) {
@@ -351,7 +351,7 @@ Attempt RedisBackend::attempt(const AcquireRequest& request, Asking asking,
                                 script_failure("release", *withdrawn) + ")");
         throw ServerError(settings_.server, too_few + "; the grant was withdrawn");
       },
-      request.hold.name, request.deadline);
+      request.hold.name, caller_deadline);
 }
 
 Attempt RedisBackend::read_acquire_reply(const redisReply& reply,
