@@ -24,6 +24,12 @@ inline constexpr SteadyClock::time_point kNoCallerDeadline{};
 // The least a step cut by its caller's deadline gets.
 inline constexpr Millis kStepGrace{1000};
 
+// Whether a caller's wait has ended, so that a step not yet begun for it (asking the next of
+// several servers) is not begun at all. A caller without a deadline never ends.
+inline bool caller_wait_over(SteadyClock::time_point caller) {
+  return caller != kNoCallerDeadline && SteadyClock::now() >= caller;
+}
+
 // `own` zero or less: the step has no timeout of its own.
 inline SteadyClock::time_point step_deadline(SteadyClock::time_point caller, Millis own) {
   const auto now = SteadyClock::now();

@@ -31,8 +31,7 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master,
     if (tls) args.insert(args.end(), {"--tls-cluster", "yes", "--tls-replication", "yes"});
     const RedisServer& server = *servers_.emplace_back(std::make_unique<RedisServer>(args, tls));
     if (reach == ServerReach::through_proxies) {
-      const TcpProxy& proxy =
-          *proxies_.emplace(&server, std::make_unique<TcpProxy>(server.port())).first->second;
+      const TcpProxy& proxy = proxies_.put_before(server.port());
       // The bus port announced stays the node's own (--cluster-port).
       server.cli({"CONFIG", "SET", "cluster-announce-ip", "127.0.0.1",
                   tls ? "cluster-announce-tls-port" : "cluster-announce-port",
@@ -48,7 +47,8 @@ RedisCluster::RedisCluster(int masters, int replicas_per_master,
 
   url_ = tls ? "rediss+cluster://" : "redis+cluster://";
   for (int i = 0; i < masters; ++i)
-    url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") + std::to_string(announced_port(*servers_[i]));
+    url_ += (i == 0 ? "127.0.0.1:" : ",127.0.0.1:") +
+            std::to_string(proxies_.announced_port(servers_[i]->port()));
 
   const auto deadline = Clock::now() + kReadyLimit;
   for (const auto& server : servers_) {
@@ -65,17 +65,7 @@ RedisCluster::~RedisCluster() = default;
 
 std::string RedisCluster::url() const { return url_; }
 
-std::vector<TcpProxy*> RedisCluster::server_proxies() const {
-  std::vector<TcpProxy*> proxies;
-  proxies.reserve(proxies_.size());
-  for (const auto& [server, proxy] : proxies_) proxies.push_back(proxy.get());
-  return proxies;
-}
-
-std::uint16_t RedisCluster::announced_port(const RedisServer& server) const {
-  const auto proxy = proxies_.find(&server);
-  return proxy == proxies_.end() ? server.port() : proxy->second->port();
-}
+std::vector<TcpProxy*> RedisCluster::server_proxies() const { return proxies_.all(); }
 
 RedisServer* RedisCluster::master_seen_for(int slot) const {
   const RedisServer* asked = nullptr;
@@ -102,7 +92,8 @@ RedisServer* RedisCluster::master_seen_for(int slot) const {
       const std::string port =
           address.substr(address.find(':') + 1, address.find('@') - address.find(':') - 1);
       for (const auto& server : servers_)
-        if (server && std::to_string(announced_port(*server)) == port) return server.get();
+        if (server && std::to_string(proxies_.announced_port(server->port())) == port)
+          return server.get();
     }
   }
   return nullptr;
@@ -118,7 +109,7 @@ RedisServer& RedisCluster::master_of(int slot) const {
 RedisServer& RedisCluster::kill_master_of(int slot, std::chrono::seconds limit) {
   RedisServer* old = &master_of(slot);
   ::kill(old->pid(), SIGKILL);
-  proxies_.erase(old);
+  proxies_.remove(old->port());
   for (auto& server : servers_)
     if (server.get() == old) server.reset();
   const auto deadline = Clock::now() + limit;

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,11 +56,8 @@ class RedisCluster {
   RedisServer& kill_master_of(int slot, std::chrono::seconds limit);
 
  private:
-  // The port the node is known by: its proxy's, through proxies.
-  std::uint16_t announced_port(const RedisServer& server) const;
-
   std::vector<std::unique_ptr<RedisServer>> servers_;  // a killed one is null
-  std::map<const RedisServer*, std::unique_ptr<TcpProxy>> proxies_;
+  ServerProxies proxies_;
   std::string url_;
 };
 

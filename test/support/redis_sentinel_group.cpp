@@ -59,7 +59,7 @@ SentinelGroup::SentinelGroup(int replicas, std::vector<std::string> server_args,
   server_args.insert(server_args.end(), {"--repl-diskless-sync-delay", "0"});
   if (tls_) server_args.insert(server_args.end(), {"--tls-replication", "yes"});
   server_args_ = server_args;
-  master_port_ = announced_port(start_server(server_args));
+  master_port_ = proxies_.announced_port(start_server(server_args).port());
   for (int i = 0; i < replicas; ++i) start_replica();
   if (!wait_for_replicas(*servers_.front(), replicas, kStartLimit))
     throw std::runtime_error("sentinel group: the replicas did not sync with the master");
@@ -82,8 +82,7 @@ RedisServer& SentinelGroup::start_server(std::vector<std::string> args) {
   if (!password.empty()) args.insert(args.end(), {"--masterauth", password});
   RedisServer& server = *servers_.emplace_back(std::make_unique<RedisServer>(args, tls_));
   if (reach_ == ServerReach::through_proxies) {
-    const TcpProxy& proxy =
-        *proxies_.emplace(&server, std::make_unique<TcpProxy>(server.port())).first->second;
+    const TcpProxy& proxy = proxies_.put_before(server.port());
     // What a replica tells its master (and so the sentinels) to reach it at.
     server.cli({"CONFIG", "SET", "replica-announce-ip", "127.0.0.1", "replica-announce-port",
                 std::to_string(proxy.port())});
@@ -97,23 +96,13 @@ RedisServer& SentinelGroup::start_replica() {
   return replica;
 }
 
-std::uint16_t SentinelGroup::announced_port(const RedisServer& server) const {
-  const auto proxy = proxies_.find(&server);
-  return proxy == proxies_.end() ? server.port() : proxy->second->port();
-}
-
 void SentinelGroup::judge_master_down_after(std::chrono::milliseconds silence) {
   for (const auto& sentinel : sentinels_)
     sentinel->cli({"SENTINEL", "SET", kMasterName, "down-after-milliseconds",
                    std::to_string(silence.count())});
 }
 
-std::vector<TcpProxy*> SentinelGroup::server_proxies() const {
-  std::vector<TcpProxy*> proxies;
-  proxies.reserve(proxies_.size());
-  for (const auto& [server, proxy] : proxies_) proxies.push_back(proxy.get());
-  return proxies;
-}
+std::vector<TcpProxy*> SentinelGroup::server_proxies() const { return proxies_.all(); }
 
 SentinelGroup::~SentinelGroup() = default;
 
@@ -154,7 +143,7 @@ std::vector<const RedisServer*> SentinelGroup::sentinels() const {
 
 RedisServer* SentinelGroup::server_on(std::uint16_t announced) {
   for (const auto& server : servers_)
-    if (server && announced_port(*server) == announced) return server.get();
+    if (server && proxies_.announced_port(server->port()) == announced) return server.get();
   return nullptr;
 }
 
@@ -167,7 +156,8 @@ RedisServer& SentinelGroup::master() {
 std::vector<RedisServer*> SentinelGroup::replicas() {
   std::vector<RedisServer*> replicas;
   for (const auto& server : servers_)
-    if (server && announced_port(*server) != master_port_) replicas.push_back(server.get());
+    if (server && proxies_.announced_port(server->port()) != master_port_)
+      replicas.push_back(server.get());
   return replicas;
 }
 
@@ -196,7 +186,7 @@ RedisServer& SentinelGroup::kill_master_and_wait_for_failover(std::chrono::secon
   const std::uint16_t old_port = master_port_;
   RedisServer& killed = master();
   ::kill(killed.pid(), SIGKILL);
-  proxies_.erase(&killed);
+  proxies_.remove(killed.port());
   for (auto& server : servers_)
     if (server.get() == &killed) server.reset();
   return wait_for_new_master(old_port, limit);
@@ -224,7 +214,7 @@ RedisServer& SentinelGroup::wait_for_new_master(std::uint16_t old_port,
   master_port_ = new_port;
   const int others =
       static_cast<int>(std::count_if(servers_.begin(), servers_.end(), [&](const auto& s) {
-        return s && announced_port(*s) != new_port;
+        return s && proxies_.announced_port(s->port()) != new_port;
       }));
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (!wait_for_replicas(promoted, others, std::max(left, std::chrono::milliseconds(0))))

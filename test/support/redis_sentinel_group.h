@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,13 +71,11 @@ class SentinelGroup {
   RedisServer& start_server(std::vector<std::string> args);
   // Starts a replica of the current master.
   RedisServer& start_replica();
-  // The port the server is known by: its proxy's, through proxies.
-  std::uint16_t announced_port(const RedisServer& server) const;
   RedisServer* server_on(std::uint16_t announced);
   void wait_until_ready(std::chrono::seconds limit) const;
 
   std::vector<std::unique_ptr<RedisServer>> servers_;  // master first at the start
-  std::map<const RedisServer*, std::unique_ptr<TcpProxy>> proxies_;
+  ServerProxies proxies_;
   std::vector<std::unique_ptr<RedisServer>> sentinels_;
   std::uint16_t master_port_ = 0;  // announced
   std::vector<std::string> server_args_;

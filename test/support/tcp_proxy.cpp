@@ -463,4 +463,20 @@ void TcpProxy::run() {
   }
 }
 
+const TcpProxy& ServerProxies::put_before(std::uint16_t port) {
+  return *(proxies_[port] = std::make_unique<TcpProxy>(port));
+}
+
+std::uint16_t ServerProxies::announced_port(std::uint16_t port) const {
+  const auto proxy = proxies_.find(port);
+  return proxy == proxies_.end() ? port : proxy->second->port();
+}
+
+std::vector<TcpProxy*> ServerProxies::all() const {
+  std::vector<TcpProxy*> proxies;
+  proxies.reserve(proxies_.size());
+  for (const auto& [port, proxy] : proxies_) proxies.push_back(proxy.get());
+  return proxies;
+}
+
 }  // namespace distlock::testing

@@ -14,10 +14,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace distlock::testing {
 
@@ -85,6 +87,22 @@ class TcpProxy {
   std::uint16_t port_ = 0;
   std::unique_ptr<State> state_;
   std::thread thread_;
+};
+
+// The proxies in front of a group's servers (ServerReach::through_proxies), each found by its
+// server's own port.
+class ServerProxies {
+ public:
+  // Puts a proxy in front of the server on `port`.
+  const TcpProxy& put_before(std::uint16_t port);
+  // Takes away the proxy in front of the server on `port` (a server killed).
+  void remove(std::uint16_t port) { proxies_.erase(port); }
+  // The port the server on `port` is known by: its proxy's, or its own without one.
+  std::uint16_t announced_port(std::uint16_t port) const;
+  std::vector<TcpProxy*> all() const;
+
+ private:
+  std::map<std::uint16_t, std::unique_ptr<TcpProxy>> proxies_;
 };
 
 }  // namespace distlock::testing

@@ -22,7 +22,7 @@ SlotMap read_slot_map(const ConnectionSettings& settings, const std::vector<Addr
   for (const auto& node : candidates) {
     if (std::find(asked.begin(), asked.end(), node) != asked.end()) continue;
     asked.push_back(node);
-    if (caller_deadline != kNoCallerDeadline && SteadyClock::now() >= caller_deadline) {
+    if (caller_wait_over(caller_deadline)) {
       failed(node, " not asked: the wait ended first");
       continue;
     }

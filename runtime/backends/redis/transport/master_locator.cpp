@@ -126,7 +126,7 @@ Address MasterLocator::ask_sentinels(SteadyClock::time_point caller_deadline) co
     answers += (answers.empty() ? "" : "; ") + ("sentinel " + sentinel.describe() + ": ") + answer;
   };
   for (const auto& sentinel : settings_.sentinels) {
-    if (caller_deadline != kNoCallerDeadline && SteadyClock::now() >= caller_deadline) {
+    if (caller_wait_over(caller_deadline)) {
       note(sentinel, "not asked: the wait ended first");
       continue;
     }
