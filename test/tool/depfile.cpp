@@ -4,6 +4,7 @@
 // RUN: %weave %s -o %t/out.cpp --depfile %t/out.d -- -std=c++20 -I%inputs
 // RUN: FileCheck %s --input-file %t/out.d
 // RUN: %clangxx-syntax -I%inputs %t/out.cpp
+// RUN: %gxx-syntax -I%inputs %t/out.cpp
 
 // CHECK: {{.*}}out.cpp: \
 // CHECK-NEXT: {{.*}}depfile.cpp \

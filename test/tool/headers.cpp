@@ -11,6 +11,7 @@
 // RUN: FileCheck %s --check-prefix=CATALOG --input-file %t/app/catalog.h
 // RUN: FileCheck %s --check-prefix=MAIN --input-file %t/app/main.cpp
 // RUN: %gxx-link -I%inputs/headers/include %t/app/main.cpp %runtime -o %t/main
+// RUN: %clangxx-syntax -I%inputs/headers/include %t/app/main.cpp
 // RUN: %t/main | FileCheck %s --check-prefix=OUTPUT
 
 // STOCK: #include <distlock/woven.h>

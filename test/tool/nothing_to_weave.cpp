@@ -5,6 +5,7 @@
 // RUN: diff %t.body %s
 // RUN: FileCheck %s --input-file %t.cpp --match-full-lines
 // RUN: %clangxx-syntax %t.cpp
+// RUN: %gxx-syntax %t.cpp
 
 // CHECK: #line 1 "{{.*}}nothing_to_weave.cpp"
 // CHECK-NOT: {{^#include}}

@@ -3,6 +3,7 @@
 // RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %clangxx-run %t.cpp %runtime -o %t.exe
+// RUN: %gxx-syntax %t.cpp
 // RUN: %t.exe | FileCheck %s
 
 #include <cstdio>

@@ -2,6 +2,7 @@
 // RUN: %weave %s -o %t.cpp -- %flags
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=GUARD --strict-whitespace --match-full-lines
 // RUN: %gxx-link %t.cpp %runtime -o %t.exe
+// RUN: %clangxx-syntax %t.cpp
 // RUN: %t.exe | FileCheck %s
 
 #include <cstdio>

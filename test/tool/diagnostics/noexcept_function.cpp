@@ -6,6 +6,7 @@
 // RUN: %weave %s -o %t.cpp -- -std=c++20 -DONLY_WOVEN
 // RUN: grep -v "^ *//" %t.cpp | FileCheck %s --check-prefix=WOVEN
 // RUN: %gxx-syntax -DONLY_WOVEN %t.cpp
+// RUN: %clangxx-syntax -DONLY_WOVEN %t.cpp
 
 #ifndef ONLY_WOVEN
 // CHECK: noexcept_function.cpp:[[@LINE+1]]:3: error: 'distlock::lock' on a noexcept function: taking the lock can throw (LockTimeout, BackendUnavailable), which would end the program; lock in a function that may throw and call it from here, handling the error
