@@ -494,6 +494,24 @@ TEST_F(PostgresBackend, APlainReleaseWakesAFairWaiter) {
   EXPECT_GE(waiter->stats().woken_by_release, 1u);
 }
 
+// Several fair waiters of one client behind a plain holder: the plain release wakes the first in
+// line, whose turn it is, not whichever of them the listener would wake for a plain waiter. The
+// first in line looks again on its timer (a third of the holder's ttl) before the others do, and
+// so waits behind them for the next wake-up: woken in its stead, they would find it is not their
+// turn, and it would wait for its next look.
+TEST_F(PostgresBackend, APlainReleaseWakesTheFirstInLineOfSeveralFairWaiters) {
+  constexpr auto kTtl = 6s;
+  auto holder = Client::connect(url_);
+  auto waiters = Client::connect(url_);
+  const auto fair_lock = spec("mixed_queue", kTtl, fair, wait(30s));
+  Lease held = holder->acquire(spec("mixed_queue", kTtl), key_);
+  std::vector<std::unique_ptr<Holder>> queued;
+  ASSERT_TRUE(queue_waiters(*waiters, fair_lock, 3, queued));
+  ASSERT_TRUE(eventually([&] { return waiters->stats().woken_by_timeout >= 1; }));
+  held.release();
+  EXPECT_TRUE(queued[0]->granted_within(kTtl / 6)) << "the first in line was not woken";
+}
+
 TEST_F(PostgresBackend, PermitsTakenByManyThreadsAtOnceNeverExceedTheirNumber) {
   const int most = most_permits_held_at_once(url_, key_, 2);
   EXPECT_LE(most, 2);

@@ -27,7 +27,8 @@ bool DeletionWatcher::Ticket::wait(SteadyClock::time_point until) const {
   });
 }
 
-DeletionWatcher::DeletionWatcher(RpcClient& rpc) : rpc_(rpc), thread_([this] { run(); }) {}
+DeletionWatcher::DeletionWatcher(RpcClient& rpc)
+    : rpc_(rpc), reader_([this] { read_streams(); }), writer_([this] { write_requests(); }) {}
 
 DeletionWatcher::~DeletionWatcher() {
   {
@@ -36,7 +37,9 @@ DeletionWatcher::~DeletionWatcher() {
     if (context_) context_->TryCancel();
   }
   stop_requested_.notify_all();
-  thread_.join();
+  outbox_filled_.notify_all();
+  writer_.join();
+  reader_.join();
 }
 
 std::unique_ptr<DeletionWatcher::Ticket> DeletionWatcher::watch(const WatchTarget& target,
@@ -65,14 +68,15 @@ void DeletionWatcher::send_create_locked(std::int64_t id, const Watch& watch) {
   create->set_start_revision(watch.from_revision);
   create->add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
   create->set_watch_id(id);
-  // A failed write shows as a failed read on the thread, which wakes everyone.
-  stream_->Write(request);
+  outbox_.push_back(std::move(request));
+  outbox_filled_.notify_one();
 }
 
 void DeletionWatcher::send_cancel_locked(std::int64_t id) {
   etcdserverpb::WatchRequest request;
   request.mutable_cancel_request()->set_watch_id(id);
-  stream_->Write(request);
+  outbox_.push_back(std::move(request));
+  outbox_filled_.notify_one();
 }
 
 void DeletionWatcher::wake_locked(Watch& watch) {
@@ -82,7 +86,27 @@ void DeletionWatcher::wake_locked(Watch& watch) {
   woken_.notify_all();
 }
 
-void DeletionWatcher::run() {
+void DeletionWatcher::write_requests() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    outbox_filled_.wait(lock, [this] { return stopping_ || (stream_ && !outbox_.empty()); });
+    if (stopping_) return;
+    Stream* stream = stream_.get();
+    const etcdserverpb::WatchRequest request = std::move(outbox_.front());
+    outbox_.pop_front();
+    writing_ = true;
+    lock.unlock();
+    // Waits while the member's flow-control window is shut; the reader goes on reading.
+    const bool written = stream->Write(request);
+    lock.lock();
+    writing_ = false;
+    write_ended_.notify_all();
+    // The stream broke: the reader sees it too, and the next stream asks for every watch.
+    if (!written) outbox_.clear();
+  }
+}
+
+void DeletionWatcher::read_streams() {
   for (;;) {
     grpc::ClientContext* context = nullptr;
     {
@@ -123,9 +147,13 @@ void DeletionWatcher::run() {
       if (deleted || response.canceled()) wake_locked(found->second);
     }
     std::unique_lock lock(mutex_);
+    // A write still waiting for the member ends, and the stream is finished after it.
+    context->TryCancel();
+    write_ended_.wait(lock, [this] { return !writing_; });
     stream_->Finish();
     stream_.reset();
     context_.reset();
+    outbox_.clear();
     // Events may have been missed while no stream was open: every waiter looks again.
     for (auto& [id, watch] : watches_) wake_locked(watch);
     if (stopping_) return;

@@ -240,16 +240,31 @@ SELECT NULL, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (COALESCE(
          (SELECT min(expires_at) FROM live WHERE id <> $4), clock.now) - clock.now)) * 1000))::bigint
   FROM clock WHERE NOT EXISTS (SELECT 1 FROM taken))";
 
+// An exclusive lock's release notification, in every statement that releases one: {payload}
+// is 'n', the acquisition id of the first live place in the fair queue ({next_in_line}, joined
+// as n), a newline and the lock's name, so that the listener wakes that waiter alone, with the
+// plain waiters of the lock, whoever releases; with nobody queued, the name after `how` ('f':
+// freed, 'k': kept); empty when the name is too long for a payload (8,000 bytes), which wakes
+// every waiter. A plain release that named the lock only would have each client wake one of its
+// waiters, maybe a fair one whose turn it is not, and the first in line wait for its next look.
+constexpr std::string_view kNextInLine = R"(
+  SELECT id FROM {holds}
+   WHERE name = $1 AND kind = 'queued' AND expires_at > clock_timestamp()
+   ORDER BY place LIMIT 1)";
+constexpr std::string_view kReleasePayload = R"(CASE
+           WHEN octet_length($1) + COALESCE(octet_length(n.id), 0) >= 7900 THEN ''
+           WHEN n.id IS NULL THEN how || $1
+           ELSE 'n' || n.id || E'\n' || $1 END)";
+
 // The common release: this acquisition is the lock's only hold, and the lock is freed now. It
 // deletes the row, and notifies only when someone waits (the row is marked); no row comes back
-// when the row is not so, and kRelease decides. The payload names the lock ('f': freed, 'k':
-// kept), unless the name is too long for a payload (8,000 bytes): then it names none, which
-// wakes every waiter. $1 name, $2 acquisition id.
+// when the row is not so, and kRelease decides. $1 name, $2 acquisition id.
 constexpr std::string_view kReleaseSole = R"(
 DELETE FROM {table}
  WHERE name = $1 AND holds = ARRAY[$2::text] AND expires_at > clock_timestamp()
-RETURNING CASE WHEN waited THEN pg_notify('{channel}', 'f' || CASE WHEN octet_length($1) < 7900
-                                                                  THEN $1 ELSE '' END) IS NOT NULL
+RETURNING CASE WHEN waited THEN pg_notify('{channel}', (
+                 SELECT {payload} FROM (SELECT 'f'::text AS how) AS ended
+                   LEFT JOIN ({next_in_line}) AS n ON true)) IS NOT NULL
                ELSE false END)";
 
 // Every release of an exclusive lock: the hold is counted down (a reentry's), or the lock is
@@ -272,16 +287,15 @@ freed AS (
      AND expires_at > clock_timestamp()
   RETURNING 'f'::text AS how, waited),
 told AS (
-  SELECT pg_notify('{channel}', how || CASE WHEN octet_length($1) < 7900 THEN $1 ELSE '' END)
+  SELECT pg_notify('{channel}', {payload})
     FROM (SELECT how, waited FROM kept UNION ALL SELECT how, waited FROM freed) AS ended
-   WHERE waited)
+    LEFT JOIN ({next_in_line}) AS n ON true
+   WHERE ended.waited)
 SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
 
-// A fair lock's release is kRelease, whose notification names the first live place in the
-// queue ('n', its acquisition id, a newline, the lock's name), so that the listener wakes that
-// waiter alone, with the plain waiters of the lock; with nobody queued it names the lock only.
-// It runs after the name's turn, so it sees every place that committed before.
+// A fair lock's release is kRelease, which also notifies when a place is queued and the row is
+// not marked. It runs after the name's turn, so it sees every place that committed before.
 constexpr std::string_view kReleaseFair = R"(
 WITH counted_down AS (
   UPDATE {table} SET holds = array_remove(holds, $2::text)
@@ -299,17 +313,10 @@ freed AS (
    WHERE name = $1 AND holds = ARRAY[$2::text] AND $3::bigint = 0
      AND expires_at > clock_timestamp()
   RETURNING 'f'::text AS how, waited),
-next_in_line AS (
-  SELECT id FROM {holds}
-   WHERE name = $1 AND kind = 'queued' AND expires_at > clock_timestamp()
-   ORDER BY place LIMIT 1),
 told AS (
-  SELECT pg_notify('{channel}', CASE
-           WHEN octet_length($1) + COALESCE(octet_length(n.id), 0) >= 7900 THEN ''
-           WHEN n.id IS NULL THEN how || $1
-           ELSE 'n' || n.id || E'\n' || $1 END)
+  SELECT pg_notify('{channel}', {payload})
     FROM (SELECT how, waited FROM kept UNION ALL SELECT how, waited FROM freed) AS ended
-    LEFT JOIN next_in_line n ON true
+    LEFT JOIN ({next_in_line}) AS n ON true
    WHERE ended.waited OR n.id IS NOT NULL)
 SELECT (SELECT count(*) FROM counted_down) + (SELECT count(*) FROM kept) +
        (SELECT count(*) FROM freed), (SELECT count(*) FROM told))";
@@ -461,11 +468,13 @@ std::string with_names(std::string_view text, const PostgresSettings& settings) 
     if (open == std::string_view::npos) break;
     const auto close = text.find('}', open);
     const std::string_view name = text.substr(open + 1, close - open - 1);
-    written += name == "table"       ? quoted_identifier(settings.table)
-               : name == "holds"     ? quoted_identifier(settings.holds_table)
-               : name == "fence"     ? quoted_identifier(settings.fence_sequence)
-               : name == "table_key" ? settings.table
-                                     : settings.channel;
+    written += name == "table"          ? quoted_identifier(settings.table)
+               : name == "holds"        ? quoted_identifier(settings.holds_table)
+               : name == "fence"        ? quoted_identifier(settings.fence_sequence)
+               : name == "table_key"    ? settings.table
+               : name == "next_in_line" ? with_names(kNextInLine, settings)
+               : name == "payload"      ? std::string(kReleasePayload)
+                                        : settings.channel;
     text = text.substr(close + 1);
   }
   return written;

@@ -20,12 +20,12 @@
 // semaphore ('p') wakes one local waiter of it, in turn (one thread and one waiter without a
 // thread): what was freed has one taker, and a woken waiter that loses to another client is
 // woken by that client's release (a winner of an exclusive lock while others here wait marks its
-// grant so that its release is told, `watched`; a permit's release is always told). A fair
-// release that names the next waiter in line wakes the named waiter and the plain waiters of
-// the lock, not the other fair ones. Any other release (a kept one, a read-write lock's, a
-// forced one of a semaphore's permits) wakes every local waiter of the lock: they all ask, and
-// learn what they may. Each LISTEN that takes hold moves every lock's on, since a waiter may
-// have missed a release while nobody listened.
+// grant so that its release is told, `watched`; a permit's release is always told). A release
+// of an exclusive lock with a fair queue, plain or fair, names the next waiter in line ('n'): it
+// wakes the named waiter and the plain waiters of the lock, not the other fair ones. Any other
+// release (a kept one, a read-write lock's, a forced one of a semaphore's permits) wakes every
+// local waiter of the lock: they all ask, and learn what they may. Each LISTEN that takes hold
+// moves every lock's on, since a waiter may have missed a release while nobody listened.
 // Correctness never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
 
