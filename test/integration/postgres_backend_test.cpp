@@ -32,6 +32,7 @@
 #include "loopback_socket.h"
 #include "postgres_channel.h"
 #include "postgres_server.h"
+#include "tcp_proxy.h"
 
 namespace distlock::testing {
 namespace {
@@ -510,6 +511,28 @@ TEST_F(PostgresBackend, APlainReleaseWakesTheFirstInLineOfSeveralFairWaiters) {
   ASSERT_TRUE(eventually([&] { return waiters->stats().woken_by_timeout >= 1; }));
   held.release();
   EXPECT_TRUE(queued[0]->granted_within(kTtl / 6)) << "the first in line was not woken";
+}
+
+// The connection that listens for releases can go silent without a word to either end (a NAT or
+// a load balancer that forgot it): the listener asks it a heartbeat after a command timeout of
+// silence, gives it up when no answer comes, and listens on a new one; the waiter hears of the
+// release then, not on its next look a third of the holder's ttl (20 s) later.
+TEST_F(PostgresBackend, AListenerWhoseConnectionWentSilentListensAgainAndItsWaiterIsWoken) {
+  TcpProxy proxy(server().port());
+  auto holder = Client::connect(url_);
+  Options options;
+  options.command_timeout = 1s;
+  auto waiter = Client::connect("postgresql://distlock@" + proxy.address() + "/postgres", options);
+  const auto lock = spec("silenced", 60s, wait(60s));
+  Lease held = holder->acquire(lock, key_);
+  auto waited = std::async(std::launch::async, [&] { return waiter->acquire(lock, key_); });
+  ASSERT_TRUE(eventually([&] { return waiter->stats().waiting == 1; }));
+  proxy.silence_established();
+  held.release();
+  ASSERT_EQ(waited.wait_for(15s), std::future_status::ready)
+      << "the waiter did not hear of the release";
+  EXPECT_TRUE(waited.get().valid());
+  EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
 }
 
 TEST_F(PostgresBackend, PermitsTakenByManyThreadsAtOnceNeverExceedTheirNumber) {

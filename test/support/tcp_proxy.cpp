@@ -80,6 +80,7 @@ struct TcpProxy::State {
     std::set<std::int32_t> cut_xids;
     // cut_after_reply_to: the next bytes from the server are a reply to drop.
     bool cut_at_reply = false;
+    bool silenced = false;  // silence_established(): never forwarded again, never closed
     bool dead = false;
   };
 
@@ -226,6 +227,12 @@ void TcpProxy::freeze() {
   execute([](State& s) { s.frozen = true; });
 }
 
+void TcpProxy::silence_established() {
+  execute([](State& s) {
+    for (auto& c : s.connections) c.silenced = true;
+  });
+}
+
 void TcpProxy::thaw() {
   execute([](State& s) { s.frozen = false; });
 }
@@ -343,6 +350,7 @@ void TcpProxy::run() {
     owners.push_back(nullptr);
     if (!s.frozen) {
       for (auto& c : s.connections) {
+        if (c.silenced) continue;
         fds.push_back(
             {c.client, static_cast<short>(POLLIN | (c.to_client.empty() ? 0 : POLLOUT)), 0});
         owners.push_back(&c);

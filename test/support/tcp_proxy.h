@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A TCP proxy on a loopback port in front of one server, for provoking network failures:
 // cut every connection, freeze traffic (a partition: nothing passes, new connections hang),
+// silence the connections open now while new ones pass (a NAT that forgot them),
 // drop new connections' SYNs (a blackhole: connecting hangs), refuse new connections (while a
 // server restarts: a ZooKeeper that is still starting accepts connections and leaves them
 // unanswered, and its clients wait two thirds of their session timeout before they try again), or,
@@ -47,6 +48,10 @@ class TcpProxy {
   // A partition: from now on nothing is read or written on any connection, and new
   // connections are accepted but not forwarded.
   void freeze();
+  // The connections open now go silent for good, without a word to either end (a NAT or a load
+  // balancer that forgot them, a host gone): nothing more passes on them. New connections are
+  // forwarded as before.
+  void silence_established();
   // Ends freeze(): traffic flows again, connections accepted meanwhile are forwarded.
   void thaw();
   // From now on, new connections are closed as soon as they are accepted (the client sees its

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include <distlock/log.h>
@@ -24,6 +27,16 @@ constexpr std::chrono::milliseconds kLongestPause{1000};
 std::string listened_lock(const HoldId& hold) {
   const char kind = hold.kind.semaphore() ? 'p' : hold.kind.mode == Mode::exclusive ? 'x' : 'r';
   return kind + std::string(hold.name);
+}
+
+// Reads what the server sent for the heartbeat query on `connection`; whether all of it came.
+bool answered(const Connection& connection) {
+  while (PQisBusy(connection.native()) == 0) {
+    PGresult* result = PQgetResult(connection.native());
+    if (result == nullptr) return true;
+    PQclear(result);
+  }
+  return false;
 }
 
 }  // namespace
@@ -140,21 +153,49 @@ void ReleaseListener::serve() {
   Connection connection(settings_, kNoCallerDeadline, stop_.fd());
   connection.execute("LISTEN \"" + settings_.channel + "\"");
   set_listening(true);
+  // A connection nothing arrives on may have died without a word (a NAT or a load balancer that
+  // forgot it, a host gone), and the releases sent to it are lost: after a command timeout of
+  // silence it is asked an empty query, and one that does not answer within another is given up
+  // for a new one (whose LISTEN wakes every waiter to look again).
+  const Millis silence = settings_.command_timeout;
+  SteadyClock::time_point heard_at = SteadyClock::now();
+  std::optional<SteadyClock::time_point> asked_at;
   pollfd wanted[2] = {{PQsocket(connection.native()), POLLIN, 0}, {stop_.fd(), POLLIN, 0}};
   for (;;) {
-    if (::poll(wanted, 2, -1) < 0) continue;
+    int timeout_ms = -1;
+    if (silence.count() > 0) {
+      const auto due = asked_at.value_or(heard_at) + silence;
+      timeout_ms = static_cast<int>(
+          std::max<std::int64_t>(0, std::chrono::ceil<Millis>(due - SteadyClock::now()).count()));
+    }
+    if (::poll(wanted, 2, timeout_ms) < 0) continue;
     if ((wanted[1].revents & POLLIN) != 0) {
       stop_.drain();
       std::lock_guard lock(mutex_);
       if (stopping_) return;
       continue;
     }
-    if (!connection.consume_input())
-      throw ServerError("the connection that listens for releases broke: " +
-                        error_text(PQerrorMessage(connection.native())));
-    while (PGnotify* notification = PQnotifies(connection.native())) {
-      released(notification->extra != nullptr ? notification->extra : "");
-      PQfreemem(notification);
+    if (wanted[0].revents != 0) {
+      if (!connection.consume_input())
+        throw ServerError("the connection that listens for releases broke: " +
+                          error_text(PQerrorMessage(connection.native())));
+      heard_at = SteadyClock::now();
+      if (asked_at && answered(connection)) asked_at.reset();
+      while (PGnotify* notification = PQnotifies(connection.native())) {
+        released(notification->extra != nullptr ? notification->extra : "");
+        PQfreemem(notification);
+      }
+      continue;
+    }
+    if (asked_at) {
+      if (SteadyClock::now() - *asked_at >= silence)
+        throw ServerError("the connection that listens for releases did not answer within " +
+                          std::to_string(silence.count()) + " ms (command_timeout)");
+    } else if (SteadyClock::now() - heard_at >= silence) {
+      if (PQsendQuery(connection.native(), "") != 1)
+        throw ServerError("the connection that listens for releases broke: " +
+                          error_text(PQerrorMessage(connection.native())));
+      asked_at = SteadyClock::now();
     }
   }
 }

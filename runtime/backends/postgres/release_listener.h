@@ -26,6 +26,8 @@
 // release (a kept one, a read-write lock's, a forced one of a semaphore's permits) wakes every
 // local waiter of the lock: they all ask, and learn what they may. Each LISTEN that takes hold
 // moves every lock's on, since a waiter may have missed a release while nobody listened.
+// A listening connection silent for a command timeout is asked an empty query, and given up for
+// a new one when it does not answer within another (serve()).
 // Correctness never rests on notifications alone: waiters bound every wait by the holder's ttl.
 #pragma once
 
@@ -115,7 +117,7 @@ class ReleaseListener {
 
  private:
   void run();
-  // Listens on one connection until it fails or the listener stops.
+  // Listens on one connection until it fails, stops answering, or the listener stops.
   void serve();
   // A notification's payload: 'f' or 'k' and the name of an exclusive lock, 'r' and that of a
   // read-write lock, 'p' (a permit freed) or 'q' (kept, or several freed) and that of a
