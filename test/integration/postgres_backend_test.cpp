@@ -9,8 +9,10 @@
 // counting after its ttl, the place of a fair waiter and the mark of a waiting writer that died
 // hold nobody back past theirs, a writer whose wait ran out stops holding readers back at once, a
 // fair release wakes the next waiter and no other waiter of the same client, a release notifies
-// only when someone waits (a fair waiter too, when the holder is plain), and permits taken by many
-// threads at once never exceed their number. (The behaviours every backend shares:
+// only when someone waits (a fair waiter too, when the holder is plain) and names the first in
+// line, a listening connection gone silent is replaced, a release sent again after a lost reply
+// tells a release from a loss, and permits taken by many threads at once never exceed their
+// number. (The behaviours every backend shares:
 // lock_behaviour_test and async_acquire_test.)
 #include <gtest/gtest.h>
 
@@ -533,6 +535,32 @@ TEST_F(PostgresBackend, AListenerWhoseConnectionWentSilentListensAgainAndItsWait
       << "the waiter did not hear of the release";
   EXPECT_TRUE(waited.get().valid());
   EXPECT_EQ(waiter->stats().woken_by_timeout, 0u);
+}
+
+// A release whose reply is lost is sent again; finding the hold gone then, it tells by when its
+// first send went out whether that send removed the hold (sent while the lease was valid: no
+// loss) or the hold had run out before (a loss, as a first send finding it gone reports).
+TEST_F(PostgresBackend, AReleaseSentAgainAfterItsHoldRanOutReportsTheLoss) {
+  TcpProxy proxy(server().port());
+  auto client = Client::connect("postgresql://distlock@" + proxy.address() + "/postgres");
+  Lease lease = client->acquire(spec("ran_out", 1s, renew(false)), key_);
+  const std::string live_rows =
+      "SELECT count(*) FROM distlock_locks WHERE name = 'ran_out:" + key_ +
+      "' AND expires_at > clock_timestamp()";
+  ASSERT_TRUE(eventually([&] { return !lease.valid() && server().psql(live_rows) == "0"; }));
+  proxy.cut_after_reply_to("distlock_release");
+  EXPECT_THROW(lease.release(), LockLost);
+  EXPECT_EQ(proxy.reply_cuts(), 1) << "the release's reply was not cut";
+}
+
+TEST_F(PostgresBackend, AReleaseWhoseReplyIsLostIsReleasedNotLost) {
+  TcpProxy proxy(server().port());
+  auto client = Client::connect("postgresql://distlock@" + proxy.address() + "/postgres");
+  Lease lease = client->acquire(spec("reply_lost", 60s), key_);
+  proxy.cut_after_reply_to("distlock_release");
+  EXPECT_NO_THROW(lease.release());
+  EXPECT_EQ(proxy.reply_cuts(), 1) << "the release's reply was not cut";
+  EXPECT_EQ(client->stats().lost, 0u);
 }
 
 TEST_F(PostgresBackend, PermitsTakenByManyThreadsAtOnceNeverExceedTheirNumber) {

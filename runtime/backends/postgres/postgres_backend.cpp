@@ -370,12 +370,14 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
   // The common case first: the acquisition is the lock's only hold and frees it.
   const bool sole_first = &statement == &statements_.release && request.keep_for.count() == 0;
   // A release sent again after the first went out and its reply was lost: the first may have
-  // removed the hold, so "not held" then means released.
+  // removed the hold, so "not held" then means released if the first went out while the lease
+  // was valid; else the hold had run out before, a loss (as on Redis).
   bool sent_before = false;
+  bool first_sent_while_valid = false;
   try {
     return with_connection(kNoCallerDeadline, [&](Connection& connection) {
-      const bool retried = sent_before;
-      sent_before = true;
+      const bool retried = std::exchange(sent_before, true);
+      if (!retried) first_sent_while_valid = SteadyClock::now() < request.valid_until;
       if (sole_first) {
         const Result deleted = connection.run(statements_.release_sole, std::span(params).first(2));
         if (PQntuples(deleted.get()) == 1) return ReleaseOutcome::released;
@@ -383,7 +385,8 @@ ReleaseOutcome PostgresBackend::release(const ReleaseRequest& request) {
       }
       const Result result = run_statement(connection, statement, request.hold.name, params);
       const bool removed = std::string_view(PQgetvalue(result.get(), 0, 0)) != "0";
-      return removed || retried ? ReleaseOutcome::released : ReleaseOutcome::not_held;
+      return removed || (retried && first_sent_while_valid) ? ReleaseOutcome::released
+                                                            : ReleaseOutcome::not_held;
     });
   } catch (const ServerError& error) {
     throw_for_lock(error, request.hold.name);
