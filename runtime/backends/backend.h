@@ -130,8 +130,12 @@ class Backend {
   // user of the connection the request went out on, or a thread of the backend's own). The
   // request has left for the server before this returns, or is sent again by the backend; an
   // outcome of none says it never got there. `report` must not throw. By default, the release
-  // is made at once, as release().
+  // is made at once, as release(): the core calls it only where sends_releases_unawaited().
   virtual void release_unawaited(const ReleaseRequest& request, const ReleaseReportHandler& report);
+  // Whether release_unawaited() returns without waiting for the server (it sends the request
+  // and reads the reply later, or its release is in-process). Else the core makes the release
+  // on a thread of its own (core/unawaited_releases.h).
+  virtual bool sends_releases_unawaited() const { return false; }
 
   // Extends each lease to its ttl if this acquisition still holds it, in one batch
   // (pipelined where the protocol allows). Sets each item's outcome; never throws. Gives up

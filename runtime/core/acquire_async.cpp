@@ -11,6 +11,7 @@
 
 #include "core/async_operation.h"
 #include "core/client_core.h"
+#include "core/deferred_acquisition.h"
 
 namespace distlock::detail {
 namespace {
@@ -69,33 +70,60 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
       if (!started) core.async_ended(serial);
     }
   } started{*this, serial};
-  auto pending = backend_->acquire_async(
-      request_for(job->preparation, job->deadline), async_executor_,
-      [this, core = weak_from_this(), serial, job](std::optional<Grant> grant,
-                                                   std::exception_ptr error) mutable {
-        std::shared_ptr<ClientCore> self = core.lock();
-        if (!self && !error) {
-          if (grant) give_back(job->preparation.identity);
-          error = std::make_exception_ptr(AcquisitionCancelled(
-              job->preparation.identity.name, server(), "the client closed while it waited"));
-        }
-        std::optional<Lease> lease;
-        if (!error) {
+  const AcquireCompletion completion = [this, core = weak_from_this(), serial, job](
+                                           std::optional<Grant> grant,
+                                           std::exception_ptr error) mutable {
+    std::shared_ptr<ClientCore> self = core.lock();
+    if (!self && !error) {
+      if (grant) give_back(job->preparation.identity);
+      error = std::make_exception_ptr(AcquisitionCancelled(job->preparation.identity.name, server(),
+                                                           "the client closed while it waited"));
+    }
+    std::optional<Lease> lease;
+    if (!error) {
+      try {
+        lease = self->settle(job->preparation, job->spec, grant, job->start, job->deadline,
+                             IfBusy::wait_then_throw);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    // The lease owns the client now. Kept past the handler, this owner could be the last
+    // one, dropped on this thread after the handler let its caller go on and drop the
+    // client: the client would then close on a thread of its own, perhaps after the
+    // process's exit began.
+    self.reset();
+    deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
+    async_ended(serial);
+  };
+  const AcquireRequest request = request_for(job->preparation, job->deadline);
+  std::shared_ptr<PendingAcquisition> pending;
+  // This client's own release of the lock, still on its way, goes first: the acquisition starts
+  // on the releases' thread once it is made.
+  if (unawaited_releases_.releasing(request.hold.name)) {
+    auto deferred = std::make_shared<DeferredAcquisition>([this,
+                                                           completion](std::exception_ptr why) {
+      async_executor_.post([completion, why = std::move(why)] { completion(std::nullopt, why); });
+    });
+    unawaited_releases_.start_after_release(
+        request.hold.name, [this, request, completion, deferred, job] {
+          if (!deferred->begin_start()) return;
+          std::shared_ptr<PendingAcquisition> acquisition;
           try {
-            lease = self->settle(job->preparation, job->spec, grant, job->start, job->deadline,
-                                 IfBusy::wait_then_throw);
+            acquisition = backend_->acquire_async(request, async_executor_, completion);
           } catch (...) {
-            error = std::current_exception();
+            deferred->started(nullptr);
+            async_executor_.post([completion, error = std::current_exception()] {
+              completion(std::nullopt, error);
+            });
+            return;
           }
-        }
-        // The lease owns the client now. Kept past the handler, this owner could be the last
-        // one, dropped on this thread after the handler let its caller go on and drop the
-        // client: the client would then close on a thread of its own, perhaps after the
-        // process's exit began.
-        self.reset();
-        deliver_to_handler(job->handler, std::move(error), lease ? std::move(*lease) : Lease());
-        async_ended(serial);
-      });
+          deferred->started(std::move(acquisition));
+        });
+    pending = std::move(deferred);
+  } else {
+    pending = backend_->acquire_async(request, async_executor_, completion);
+  }
   started.started = true;
   async_pending(serial, pending);
   return AsyncAcquisition(
@@ -140,7 +168,7 @@ void ClientCore::end_pending_async() {
 }
 
 void ClientCore::give_back(const LeaseIdentity& identity) {
-  backend_->release_unawaited(
+  send_unawaited(
       ReleaseRequest{identity.hold()}, [name = identity.name](const ReleaseReport& report) {
         if (report.outcome) return;
         log(LogLevel::error, report.failure + " (giving back the lock '" + name +

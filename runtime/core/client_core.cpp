@@ -71,7 +71,9 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
       events_(options.on_event),
       backend_(make_backend(url, options, stats_)),
       server_(std::make_shared<const std::string>(backend_->server())),
-      renewals_(*backend_, stats_, events_, options.renew_fraction) {
+      renewals_(*backend_, stats_, events_, options.renew_fraction),
+      unawaited_releases_(*backend_, *server_),
+      command_timeout_(options.command_timeout) {
   backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
 }
 
@@ -79,6 +81,7 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
 // meanwhile.
 ClientCore::~ClientCore() {
   end_pending_async();
+  unawaited_releases_.stop(SteadyClock::now() + command_timeout_);
   async_executor_.stop();
   backend_->set_loss_alarm({});
 }
@@ -207,7 +210,14 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   Preparation preparation = prepare(spec, key, true);
   const auto start = SteadyClock::now();
   const auto deadline = deadline_for(spec, if_busy, start);
-  const auto grant = backend_->acquire(request_for(preparation, deadline));
+  const AcquireRequest request = request_for(preparation, deadline);
+  // This client's own release of the lock, still on its way, goes first; a try waits for it
+  // too, as a command waits behind the release on Redis's one connection, for as long as a
+  // command may take.
+  if (!unawaited_releases_.wait_until_released(request.hold.name,
+                                               std::max(deadline, start + command_timeout_)))
+    return settle(preparation, spec, std::nullopt, start, deadline, if_busy);
+  const auto grant = backend_->acquire(request);
   return settle(preparation, spec, grant, start, deadline, if_busy);
 }
 
@@ -246,22 +256,29 @@ void ClientCore::release_unawaited(LeaseState& lease) {
   events_.emit(EventKind::released, type, Millis{0}, millis_since(lease.granted_at()));
   // The report may come after the lease and its state are gone: it keeps what it names. The
   // backend it comes from goes before the events it counts (the members' order).
-  backend_->release_unawaited(
-      release_request(lease), [this, type, name = lease.identity().name, server = server_,
-                               lost_before = lease.lost()](const ReleaseReport& report) {
-        if (report.outcome == ReleaseOutcome::released) return;
-        if (report.outcome == ReleaseOutcome::not_held) {
-          if (!lost_before) events_.emit(EventKind::lost, type);
-          log(LogLevel::error, std::string(not_held_at_release(name, *server).what()) +
-                                   " (while releasing on scope exit)");
-          return;
-        }
-        ++stats_.release_failures;
-        events_.emit(EventKind::release_failed, type);
-        log(LogLevel::error, report.failure +
-                                 " (while releasing on scope exit: the lock stays taken "
-                                 "until its ttl runs out)");
-      });
+  send_unawaited(release_request(lease),
+                 [this, type, name = lease.identity().name, server = server_,
+                  lost_before = lease.lost()](const ReleaseReport& report) {
+                   if (report.outcome == ReleaseOutcome::released) return;
+                   if (report.outcome == ReleaseOutcome::not_held) {
+                     if (!lost_before) events_.emit(EventKind::lost, type);
+                     log(LogLevel::error, std::string(not_held_at_release(name, *server).what()) +
+                                              " (while releasing on scope exit)");
+                     return;
+                   }
+                   ++stats_.release_failures;
+                   events_.emit(EventKind::release_failed, type);
+                   log(LogLevel::error, report.failure +
+                                            " (while releasing on scope exit: the lock stays taken "
+                                            "until its ttl runs out)");
+                 });
+}
+
+void ClientCore::send_unawaited(const ReleaseRequest& request, ReleaseReportHandler report) {
+  if (backend_->sends_releases_unawaited())
+    backend_->release_unawaited(request, report);
+  else
+    unawaited_releases_.release(request, std::move(report));
 }
 
 }  // namespace distlock::detail

@@ -41,6 +41,7 @@
 #include "core/owner_token.h"
 #include "core/renewal_queue.h"
 #include "core/stats.h"
+#include "core/unawaited_releases.h"
 
 namespace distlock::detail {
 
@@ -124,6 +125,9 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   void end_pending_async();
   // A grant that came as the core closed, with nobody left to hold it: given back.
   void give_back(const LeaseIdentity& identity);
+  // Sends a release nobody waits for: by the backend, when it can without waiting for the
+  // reply, else on unawaited_releases_'s thread.
+  void send_unawaited(const ReleaseRequest& request, ReleaseReportHandler report);
 
   ClientCore(std::string_view url, const Options& options);
   ~ClientCore();
@@ -142,6 +146,9 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   const std::shared_ptr<const std::string> server_;
   // Declared after the backend: its thread stops before the backend goes.
   RenewalQueue renewals_;
+  // The same; stopped as the core closes, which gives what is queued a command timeout.
+  UnawaitedReleases unawaited_releases_;
+  const Millis command_timeout_;
   std::atomic<std::uint64_t> next_serial_{1};
   std::mutex async_mutex_;
   std::condition_variable async_ended_;

@@ -7,7 +7,8 @@
 // the store is back; a wait without a deadline gives up after outage_limit with a
 // BackendUnavailable that names the lock and the server; every wait ends by its deadline, whether
 // the store refuses, never answers or freezes, and what a frozen store grants to a wait that ended
-// is given back; the same for asynchronous acquisitions, and a cancel ends one at once.
+// is given back; the same for asynchronous acquisitions, and a cancel ends one at once; a lease
+// dropped while the store is frozen goes at once, and its release arrives once the store is back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -279,11 +281,101 @@ TEST_P(AsyncRideThrough, AnAsyncWaitEndsByItsDeadlineWhenTheServerNeverAnswers) 
   EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
 }
 
+// A Lease leaving its scope (a woven coroutine's co_return, a lease dropped on an io_context's
+// thread) does not wait for its release: with the store frozen, the drop returns at once, and the
+// release reaches the store once it answers again (another client takes the lock long before
+// the ttl would free it).
+class UnawaitedRelease : public RideThrough {};
+
+TEST_P(UnawaitedRelease, ALeaseDroppedWhileTheStoreIsFrozenGoesAtOnceAndItsReleaseArrives) {
+  FaultProxies proxy = proxies();
+  auto client = Client::connect(with_minute_timeouts(proxy));
+  std::optional<Lease> lease = client->acquire(spec("dropped", 60s), key_);
+  proxy.freeze();
+  auto dropped = std::async(std::launch::async, [&] { lease.reset(); });
+  const bool went_at_once = dropped.wait_for(10s) == std::future_status::ready;
+  proxy.thaw();
+  dropped.wait();
+  EXPECT_TRUE(went_at_once) << "the drop waited for the frozen store";
+  auto other = Client::connect(through(proxy));
+  EXPECT_NO_THROW((void)other->acquire(spec("dropped", 60s, wait(20s)), key_))
+      << "the release did not arrive";
+}
+
+// The client's next acquisition of a lock whose release is still on its way comes after it: it
+// does not find its own owner holding the lock and take the hold over (the release, coming late,
+// would then report a loss). An acquisition, blocking or not, is granted once the release is
+// made, with a new fence.
+TEST_P(UnawaitedRelease, AnAcquisitionWhileTheClientsOwnReleaseIsOnItsWayComesAfter) {
+  FaultProxies proxy = proxies();
+  auto client = Client::connect(with_minute_timeouts(proxy));
+  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
+  const std::uint64_t first_fence = lease->fence();
+  proxy.freeze();
+  lease.reset();
+  auto again = std::async(std::launch::async, [&] {
+    return client->acquire(spec("again", 60s, wait(20s)), key_).fence();
+  });
+  proxy.thaw();
+  std::uint64_t fence = 0;
+  ASSERT_NO_THROW(fence = again.get());
+  EXPECT_GT(fence, first_fence);
+  EXPECT_EQ(client->stats().lost, 0u);
+  EXPECT_EQ(client->stats().release_failures, 0u);
+}
+
+TEST_P(UnawaitedRelease, AnAsyncAcquisitionStartedWhileTheClientsOwnReleaseIsOnItsWayComesAfter) {
+  FaultProxies proxy = proxies();
+  auto client = Client::connect(with_minute_timeouts(proxy));
+  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
+  const std::uint64_t first_fence = lease->fence();
+  proxy.freeze();
+  lease.reset();
+  auto granted = start_acquisition(*client, spec("again", 60s, wait(20s)), key_);
+  proxy.thaw();
+  Outcome outcome = outcome_of(granted);
+  ASSERT_FALSE(outcome.error) << error_of_type<Error>(outcome);
+  EXPECT_GT(outcome.lease.fence(), first_fence);
+  EXPECT_EQ(client->stats().lost, 0u);
+  EXPECT_EQ(client->stats().release_failures, 0u);
+}
+
+// Where the client makes the release itself, an asynchronous acquisition waits for it without
+// having asked the store anything, and a cancel ends it at once.
+class ReleaseMadeByTheClient : public RideThrough {};
+
+TEST_P(ReleaseMadeByTheClient, ACancelEndsAnAsyncAcquisitionWaitingForItsClientsOwnRelease) {
+  FaultProxies proxy = proxies();
+  auto client = Client::connect(with_minute_timeouts(proxy));
+  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
+  proxy.freeze();
+  lease.reset();
+  AsyncAcquisition handle;
+  auto cancelled = start_acquisition(*client, spec("again", 60s, wait(60s)), key_, &handle);
+  handle.cancel();
+  const bool ended = cancelled.wait_for(10s) == std::future_status::ready;
+  proxy.thaw();
+  ASSERT_TRUE(ended) << "the cancel did not end the acquisition";
+  Outcome outcome = outcome_of(cancelled);
+  ASSERT_TRUE(outcome.error);
+  EXPECT_NO_THROW(
+      try { std::rethrow_exception(outcome.error); } catch (const AcquisitionCancelled&){})
+      << error_of_type<Error>(outcome);
+  EXPECT_NO_THROW((void)client->acquire(spec("again", 60s, wait(20s)), key_));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, FreezeBound, ::testing::ValuesIn(built_backends(faultable)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, UnawaitedRelease, ::testing::ValuesIn(built_backends(faultable)),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, ReleaseMadeByTheClient,
+                         ::testing::ValuesIn(built_backends([](Backend backend) {
+                           return faultable(backend) && releases_wait_on_the_client(backend);
+                         })),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);

@@ -160,6 +160,21 @@ bool faultable(Backend backend) {
          backend == Backend::redis_cluster;
 }
 
+bool releases_wait_on_the_client(Backend backend) {
+  switch (backend) {
+    case Backend::redis_redlock:
+    case Backend::redis_cluster:
+    case Backend::rediss_redlock:
+    case Backend::rediss_cluster:
+    case Backend::etcd:
+    case Backend::etcds:
+    case Backend::postgresql:
+      return true;
+    default:
+      return false;
+  }
+}
+
 FaultableStore faultable_store(Backend backend) {
   BackendServers& servers = backend_servers();
   switch (backend) {

@@ -70,6 +70,10 @@ struct FaultableStore {
   std::vector<TcpProxy*> server_proxies;
 };
 FaultableStore faultable_store(Backend backend);
+// The backends whose releases nobody waits for (a Lease leaving its scope) are made on a thread
+// of the client's own (runtime/core/unawaited_releases.h): the client's next acquisition of the
+// same lock waits for that release.
+bool releases_wait_on_the_client(Backend backend);
 
 // The backends this build has (TLS, libpq, gRPC, ZooKeeper's C client each optional) for
 // which `wanted` holds, in the order of the enum.

@@ -35,6 +35,8 @@ class MemoryBackend final : public Backend {
     return table_->acquire_async(request, stats_, executor, std::move(done));
   }
 
+  // In-process: the default release_unawaited(), made at once, waits for nobody.
+  bool sends_releases_unawaited() const override { return true; }
   ReleaseOutcome release(const ReleaseRequest& request) override {
     return table_->release(request);
   }

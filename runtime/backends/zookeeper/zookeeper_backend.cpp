@@ -38,6 +38,7 @@ class ZooKeeperBackend final : public Backend {
   // not wait a round trip); the reply reports.
   void release_unawaited(const ReleaseRequest& request,
                          const ReleaseReportHandler& report) override;
+  bool sends_releases_unawaited() const override { return true; }
   void renew(std::span<RenewItem> items, SteadyClock::time_point deadline) override;
   const std::string& server() const override { return settings_.server; }
   bool supports_read_write() const override { return true; }

@@ -28,7 +28,7 @@
 #include <unordered_map>
 
 #include "backends/backend.h"
-#include "backends/redis/locks/kept_release.h"
+#include "backends/kept_release.h"
 #include "backends/redis/transport/connection.h"
 #include "util/steady_clock.h"
 

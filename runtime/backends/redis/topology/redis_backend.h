@@ -94,6 +94,7 @@ class RedisBackend final : public Backend {
   // courier sees it delivered (release_courier.h).
   void release_unawaited(const ReleaseRequest& request,
                          const ReleaseReportHandler& report) override;
+  bool sends_releases_unawaited() const override { return true; }
   bool supports_keeping() const override { return true; }
   bool supports_read_write() const override { return true; }
   bool supports_permits() const override { return true; }

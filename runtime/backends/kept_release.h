@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A release request that keeps its texts (a ReleaseRequest only points at its caller's): for a
-// release read or sent again after the Lease that made it is gone.
+// release read, sent again or made later after the Lease that made it is gone.
 #pragma once
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "backends/backend.h"
 #include "util/steady_clock.h"
 
-namespace distlock::detail::redis {
+namespace distlock::detail {
 
 class KeptRelease {
  public:
@@ -44,4 +44,4 @@ class KeptRelease {
   bool sent_while_valid_;
 };
 
-}  // namespace distlock::detail::redis
+}  // namespace distlock::detail
