@@ -24,16 +24,17 @@ class DeferredAcquisition final : public PendingAcquisition {
   // started().
   bool begin_start() {
     const std::lock_guard lock(mutex_);
-    if (withdrawn_) return false;
+    if (settled_) return false;
     starting_ = true;
     return true;
   }
-  // The acquisition has started as `pending` (null: it could not start).
+  // The acquisition has started as `pending` (null: it could not start, and has completed).
   void started(std::shared_ptr<PendingAcquisition> pending) {
     std::exception_ptr withdrawn_meanwhile;
     {
       const std::lock_guard lock(mutex_);
       starting_ = false;
+      settled_ = !pending;
       pending_ = pending;
       withdrawn_meanwhile = std::exchange(withdrawn_while_starting_, nullptr);
     }
@@ -44,13 +45,13 @@ class DeferredAcquisition final : public PendingAcquisition {
     std::shared_ptr<PendingAcquisition> pending;
     {
       const std::lock_guard lock(mutex_);
-      if (withdrawn_) return;
+      if (settled_) return;
       if (starting_) {
         withdrawn_while_starting_ = std::move(why);
         return;
       }
       pending = pending_;
-      if (!pending) withdrawn_ = true;
+      if (!pending) settled_ = true;
     }
     if (pending)
       pending->withdraw(std::move(why));
@@ -61,7 +62,8 @@ class DeferredAcquisition final : public PendingAcquisition {
  private:
   const std::function<void(std::exception_ptr)> complete_withdrawn_;
   std::mutex mutex_;
-  bool withdrawn_ = false;  // under mutex_, as all below
+  // Nothing is left to withdraw: it was withdrawn before it started, or could not start.
+  bool settled_ = false;  // under mutex_, as all below
   bool starting_ = false;
   std::exception_ptr withdrawn_while_starting_;
   std::shared_ptr<PendingAcquisition> pending_;
