@@ -4,7 +4,8 @@
 // client's executor. It tries; finding the lock busy, it watches the lock's releases, whose
 // notifications and the LISTEN taking hold post its next try, and arms a timer for when the
 // holder's lease would run out by itself. Each try is a statement the executor's thread waits
-// for; an outage is not ridden through (the acquisition fails with BackendUnavailable).
+// for; while the server is unavailable it tries again after a pause, as core/ride_through.h
+// says.
 #pragma once
 
 #include <cstdint>
