@@ -23,6 +23,7 @@ DISTLOCK_PACKAGES=(
   postgresql libpq-dev
   etcd-server etcd-client libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   faketime doxygen libasio-dev libboost-dev
+  file  # cpack's DEB generator (package.deb) asks file(1) which files are programs
   "llvm-${DISTLOCK_LLVM_VERSION}-dev" "libclang-${DISTLOCK_LLVM_VERSION}-dev"
   "clang-${DISTLOCK_LLVM_VERSION}" "llvm-${DISTLOCK_LLVM_VERSION}-tools"
   "libclang-rt-${DISTLOCK_LLVM_VERSION}-dev" "lld-${DISTLOCK_LLVM_VERSION}"
