@@ -44,13 +44,15 @@ std::shared_ptr<ClientCore> ClientCore::connect(std::string_view url, const Opti
 }
 
 void ClientCore::destroy(ClientCore* core) noexcept {
-  if (!core->renewals_.on_its_thread() && !core->async_executor_.on_its_thread()) {
+  if (!core->renewals_.on_its_thread() && !core->async_executor_.on_its_thread() &&
+      !core->unawaited_releases_.on_its_thread()) {
     delete core;
     return;
   }
   // The last owner went on the renewal thread (a lost callback that owned the last owning
   // Lease), where the queue would join the thread it runs on; or on the async executor's (an
-  // acquisition's handler that dropped the last Client or Lease), likewise. A thread of its own
+  // acquisition's handler that dropped the last Client or Lease), likewise, or on the releases'
+  // thread (a deferred acquisition's handler, going with its start). A thread of its own
   // destroys the core instead: the queue's join there waits until the renewal thread, which goes on
   // with its batch and uses the core meanwhile, is back in its loop, sees it must stop and ends.
   log(LogLevel::debug,

@@ -51,6 +51,7 @@ class UnawaitedReleases {
   // Makes what is queued until `deadline`, reports the rest as not made, and runs what waits
   // to start; releases queued later are reported at once.
   void stop(SteadyClock::time_point deadline);
+  bool on_its_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
 
  private:
   struct Queued {
