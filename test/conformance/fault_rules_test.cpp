@@ -143,6 +143,16 @@ class RideThrough : public ::testing::TestWithParam<Backend> {
     EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
   }
 
+  // Freezes the store behind `proxy` and drops `client`'s lease of "again" (taken before):
+  // its release is on its way until the store thaws. The dropped lease's fence.
+  std::uint64_t drop_while_frozen(FaultProxies& proxy, Client& client) const {
+    std::optional<Lease> lease = client.acquire(spec("again", 60s), key_);
+    const std::uint64_t fence = lease->fence();
+    proxy.freeze();
+    lease.reset();
+    return fence;
+  }
+
   std::string key_;
 
  private:
@@ -309,10 +319,7 @@ TEST_P(UnawaitedRelease, ALeaseDroppedWhileTheStoreIsFrozenGoesAtOnceAndItsRelea
 TEST_P(UnawaitedRelease, AnAcquisitionWhileTheClientsOwnReleaseIsOnItsWayComesAfter) {
   FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
-  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
-  const std::uint64_t first_fence = lease->fence();
-  proxy.freeze();
-  lease.reset();
+  const std::uint64_t first_fence = drop_while_frozen(proxy, *client);
   auto again = std::async(std::launch::async, [&] {
     return client->acquire(spec("again", 60s, wait(20s)), key_).fence();
   });
@@ -327,10 +334,7 @@ TEST_P(UnawaitedRelease, AnAcquisitionWhileTheClientsOwnReleaseIsOnItsWayComesAf
 TEST_P(UnawaitedRelease, AnAsyncAcquisitionStartedWhileTheClientsOwnReleaseIsOnItsWayComesAfter) {
   FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
-  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
-  const std::uint64_t first_fence = lease->fence();
-  proxy.freeze();
-  lease.reset();
+  const std::uint64_t first_fence = drop_while_frozen(proxy, *client);
   auto granted = start_acquisition(*client, spec("again", 60s, wait(20s)), key_);
   proxy.thaw();
   Outcome outcome = outcome_of(granted);
@@ -347,9 +351,7 @@ class ReleaseMadeByTheClient : public RideThrough {};
 TEST_P(ReleaseMadeByTheClient, ACancelEndsAnAsyncAcquisitionWaitingForItsClientsOwnRelease) {
   FaultProxies proxy = proxies();
   auto client = Client::connect(with_minute_timeouts(proxy));
-  std::optional<Lease> lease = client->acquire(spec("again", 60s), key_);
-  proxy.freeze();
-  lease.reset();
+  drop_while_frozen(proxy, *client);
   AsyncAcquisition handle;
   auto cancelled = start_acquisition(*client, spec("again", 60s, wait(60s)), key_, &handle);
   handle.cancel();
