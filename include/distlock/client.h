@@ -21,6 +21,7 @@
 
 #include <distlock/async_acquisition.h>
 #include <distlock/duration.h>
+#include <distlock/election.h>
 #include <distlock/events.h>
 #include <distlock/key.h>
 #include <distlock/lease.h>
@@ -111,6 +112,14 @@ class Client {
   // its last owner (this Client, or a Lease) goes, each one ends as AcquisitionCancelled,
   // holding nothing, before the client closes.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key, AcquireHandler handler);
+
+  // Campaigns in the election (distlock/election.h): waits as the spec says to be elected, then
+  // returns the term, renewed while it is held. Throws LockTimeout when the wait runs out,
+  // naming the election's lock ("elections:<name>"). A campaign never re-enters: a second one
+  // of the same thread waits for the first term to end like anyone else's.
+  Leadership campaign(const ElectionSpec& election);
+  // Never waits, whatever the spec says: nullopt when another campaigner leads.
+  std::optional<Leadership> try_campaign(const ElectionSpec& election);
 
   // The server as error messages name it: the URL without its password.
   const std::string& server() const;

@@ -6,6 +6,7 @@
 #include <distlock/client.h>
 #include <distlock/current.h>
 #include <distlock/duration.h>
+#include <distlock/election.h>
 #include <distlock/error.h>
 #include <distlock/events.h>
 #include <distlock/key.h>

@@ -20,6 +20,7 @@ class HeldLeases;
 }  // namespace detail
 
 class Client;
+class Leadership;
 class LockedCall;
 
 // One held lock: its name, fence and validity. Move-only; the lock is released when the
@@ -100,6 +101,7 @@ class Lease {
 
  private:
   friend class detail::HeldLeases;
+  friend class Leadership;  // its StopToken reads the lease's state
   struct Borrowed {};
   // A view that current() hands out: it never releases, and does not keep the client.
   Lease(Borrowed, std::shared_ptr<detail::LeaseState> state);

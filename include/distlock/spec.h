@@ -4,7 +4,8 @@
 //   constexpr auto order_lock = distlock::spec("order", 30s, distlock::wait(5s));
 //
 // spec() is constexpr: evaluated as a constant (a constexpr variable, or woven code), an empty
-// type or a non-positive ttl is a compile-time error; evaluated at run time, ConfigError.
+// type, the type "elections" (elections' own: distlock/election.h) or a non-positive ttl is a
+// compile-time error; evaluated at run time, ConfigError.
 #pragma once
 
 #include <chrono>
@@ -105,7 +106,9 @@ class TypeName {
   template <std::size_t N>
   DISTLOCK_CONSTEVAL TypeName(const char (&literal)[N])  // NOLINT(google-explicit-constructor)
       : value_(literal, N - 1) {
-    static_assert(N > 1, "distlock::spec: the lock type must not be empty");
+    static_assert(N > 1,
+                  "distlock::spec, distlock::election: the lock type must not be empty (nor the "
+                  "election name)");
   }
   // A string read at run time: spec() checks it then.
   // NOLINTNEXTLINE(google-explicit-constructor)
@@ -215,6 +218,12 @@ namespace detail {
   spec_error(type.substr(0, 64),
              "the lock type is longer than " + std::to_string(kMaxLockTypeLength) + " bytes");
 }
+[[noreturn]] inline void error_lock_type_elections_is_reserved_for_leader_election(
+    std::string_view type) {
+  spec_error(type,
+             "the lock type \"elections\" is reserved: elections' locks have it "
+             "(distlock/election.h); choose another type");
+}
 [[noreturn]] inline void error_ttl_must_be_positive(std::string_view type) {
   spec_error(type, "the ttl must be positive");
 }
@@ -273,6 +282,8 @@ constexpr LockSpec spec(TypeName type, DurationArg ttl, Options... options) {
   result.type = LockType(type.value());
   result.ttl = ttl.value();
   if (result.type.empty()) detail::error_lock_type_must_not_be_empty(result.type);
+  if (result.type == "elections")
+    detail::error_lock_type_elections_is_reserved_for_leader_election(result.type);
   if (result.ttl <= Millis::zero()) detail::error_ttl_must_be_positive(result.type);
   (detail::apply(result, options), ...);
   if (result.permits > 0 && result.mode != Mode::exclusive)

@@ -32,6 +32,14 @@ AsyncAcquisition Client::acquire_async(const LockSpec& spec, const Key& key,
   return core_->acquire_async(spec, key, std::move(handler));
 }
 
+Leadership Client::campaign(const ElectionSpec& election) {
+  return std::move(*core_->campaign(election, detail::IfBusy::wait_then_throw));
+}
+
+std::optional<Leadership> Client::try_campaign(const ElectionSpec& election) {
+  return core_->campaign(election, detail::IfBusy::return_empty_at_once);
+}
+
 const std::string& Client::server() const { return core_->server(); }
 
 ClientStats Client::stats() const { return core_->stats().snapshot(); }

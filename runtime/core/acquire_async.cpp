@@ -45,7 +45,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   job->spec = spec;
   job->handler = std::move(handler);
   try {
-    job->preparation = prepare(spec, key, false);
+    job->preparation = prepare(spec, key, Holder::no_thread);
   } catch (...) {
     const std::uint64_t serial = async_began({});
     async_executor_.post([this, serial, job, error = std::current_exception()]() mutable {

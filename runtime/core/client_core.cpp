@@ -75,7 +75,8 @@ ClientCore::ClientCore(std::string_view url, const Options& options)
       server_(std::make_shared<const std::string>(backend_->server())),
       renewals_(*backend_, stats_, events_, options.renew_fraction),
       unawaited_releases_(*backend_, *server_),
-      command_timeout_(options.command_timeout) {
+      command_timeout_(options.command_timeout),
+      renew_fraction_(options.renew_fraction) {
   backend_->set_loss_alarm([this] { renewals_.renew_all_now(); });
 }
 
@@ -88,9 +89,13 @@ ClientCore::~ClientCore() {
   backend_->set_loss_alarm({});
 }
 
-void ClientCore::validate(const LockSpec& spec) const {
+void ClientCore::validate(const LockSpec& spec, Holder holder) const {
   const std::string type(spec.type);
   if (spec.type.empty()) throw ConfigError(type, server(), "the lock type is empty");
+  if (holder != Holder::election && spec.type == kElectionLockType)
+    throw ConfigError(type, server(),
+                      "the lock type \"elections\" is reserved: elections' locks have it "
+                      "(distlock/election.h); choose another type");
   if (spec.ttl <= Millis::zero()) throw ConfigError(type, server(), "the ttl must be positive");
   // What spec() checks when it builds a spec, for specs put together field by field.
   if (spec.permits > 0 && spec.mode != Mode::exclusive)
@@ -115,9 +120,8 @@ void ClientCore::validate(const LockSpec& spec) const {
                       "(redis://, its Sentinel, Cluster and Redlock kinds, or memory://)");
 }
 
-ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key,
-                                            bool on_this_thread) {
-  validate(spec);
+ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key, Holder holder) {
+  validate(spec, holder);
   std::string name;
   try {
     name = lock_name(spec.type, key);
@@ -128,7 +132,7 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
   Preparation preparation;
   std::string owner;
-  if (on_this_thread) {
+  if (holder == Holder::calling_thread) {
     owner = thread_owner_of(spec, name, preparation);
   } else {
     owner = async_owner_token(instance_id_, next_serial_++);
@@ -209,7 +213,33 @@ std::optional<Lease> ClientCore::settle(Preparation& preparation, const LockSpec
 }
 
 std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, IfBusy if_busy) {
-  Preparation preparation = prepare(spec, key, true);
+  Preparation preparation = prepare(spec, key, Holder::calling_thread);
+  return acquire_prepared(preparation, spec, if_busy);
+}
+
+std::optional<Leadership> ClientCore::campaign(const ElectionSpec& election, IfBusy if_busy) {
+  const std::string name(election.name);
+  // What election() checks, for specs put together field by field.
+  if (name.empty()) throw ConfigError(name, server(), "the election name is empty");
+  if (election.ttl <= Millis::zero())
+    throw ConfigError(name, server(), "the election's ttl must be positive");
+  LockSpec spec;
+  spec.type = LockType(kElectionLockType);
+  spec.ttl = election.ttl;
+  spec.wait = election.wait;
+  Preparation preparation = prepare(spec, Key(name), Holder::election);
+  auto lease = acquire_prepared(preparation, spec, if_busy);
+  if (!lease) return std::nullopt;
+  // Half the span between a renewal's due time and the end of the validity it would extend: the
+  // renewal's time to get through, and then the leader's to stop.
+  const auto stop_margin =
+      std::chrono::duration_cast<Millis>(lease->ttl() * ((1.0 - renew_fraction_) / 2.0));
+  return std::optional<Leadership>(std::in_place, name, election.stop_when, stop_margin,
+                                   std::move(*lease));
+}
+
+std::optional<Lease> ClientCore::acquire_prepared(Preparation& preparation, const LockSpec& spec,
+                                                  IfBusy if_busy) {
   const auto start = SteadyClock::now();
   const auto deadline = deadline_for(spec, if_busy, start);
   const AcquireRequest request = request_for(preparation, deadline);

@@ -33,6 +33,7 @@
 #include <string>
 
 #include <distlock/client.h>
+#include <distlock/election.h>
 
 #include "backends/backend.h"
 #include "core/async_executor.h"
@@ -67,6 +68,9 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
 
   // nullopt only with IfBusy::return_empty_at_once.
   std::optional<Lease> acquire(const LockSpec& spec, const Key& key, IfBusy if_busy);
+  // A term of the election's leadership: its lock taken by no thread (a campaign never
+  // re-enters). nullopt only with IfBusy::return_empty_at_once.
+  std::optional<Leadership> campaign(const ElectionSpec& election, IfBusy if_busy);
   // Waits without a thread (Client::acquire_async): `handler` is called once, on the async
   // executor's thread, with no lock of the runtime held. Never throws but for memory.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key,
@@ -95,10 +99,19 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
     std::shared_ptr<ThreadOwner> thread_owner;
   };
 
-  void validate(const LockSpec& spec) const;
-  // Checks the spec and key and names the lease: on the calling thread's owner token, or,
-  // for an asynchronous acquisition, on a token of its own.
-  Preparation prepare(const LockSpec& spec, const Key& key, bool on_this_thread);
+  // Who an acquisition's lease is for.
+  enum class Holder {
+    calling_thread,  // the thread: it re-enters, current() shows the lease
+    no_thread,       // an asynchronous acquisition: a token of its own
+    election,        // a campaign: a token of its own, and the election's reserved lock type
+  };
+  void validate(const LockSpec& spec, Holder holder) const;
+  // Checks the spec and key and names the lease: on the calling thread's owner token, or on a
+  // token of its own.
+  Preparation prepare(const LockSpec& spec, const Key& key, Holder holder);
+  // Acquires what `preparation` names, as the spec says.
+  std::optional<Lease> acquire_prepared(Preparation& preparation, const LockSpec& spec,
+                                        IfBusy if_busy);
   AcquireRequest request_for(const Preparation& preparation, SteadyClock::time_point deadline);
   // The owner token the calling thread acquires `name` under (its own, or that of the lease it
   // re-enters or reads under), the reentry noted in `preparation`.
@@ -149,6 +162,7 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // The same; stopped as the core closes, which gives what is queued a command timeout.
   UnawaitedReleases unawaited_releases_;
   const Millis command_timeout_;
+  const double renew_fraction_;
   std::atomic<std::uint64_t> next_serial_{1};
   std::mutex async_mutex_;
   std::condition_variable async_ended_;

@@ -70,6 +70,11 @@ class LeaseState {
   // The owning Lease was moved to `place`, on the calling thread.
   void moved_to(const void* place);
 
+  // Whether a renewal has failed since the grant (the server could not be asked): the lease
+  // may be valid still, but nothing proves the server still has it. Never cleared.
+  bool doubted() const { return doubted_.load(std::memory_order_acquire); }
+  void doubt() { doubted_.store(true, std::memory_order_release); }
+
   bool lost() const { return lost_.load(std::memory_order_acquire); }
   // Marks the lease lost; the first call reports it and runs the lost callback.
   void mark_lost(const std::string& reason);
@@ -92,6 +97,7 @@ class LeaseState {
   std::atomic<bool> released_{false};
   std::atomic<bool> handed_over_{false};
   std::atomic<bool> lost_{false};
+  std::atomic<bool> doubted_{false};
 
   mutable std::mutex callback_mutex_;
   Lease::LostCallback lost_callback_;

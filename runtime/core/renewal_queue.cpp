@@ -191,6 +191,7 @@ std::vector<std::pair<std::shared_ptr<LeaseState>, std::string>> RenewalQueue::s
         break;
       case RenewItem::Outcome::failed: {
         ++stats_.renewal_failures;
+        lease->doubt();
         const auto valid_until = lease->valid_until();
         if (now >= valid_until) {
           lost.emplace_back(lease, "renewals failed until the lease ran out: " + items[i].error);

@@ -8,7 +8,8 @@
 // BackendUnavailable that names the lock and the server; every wait ends by its deadline, whether
 // the store refuses, never answers or freezes, and what a frozen store grants to a wait that ended
 // is given back; the same for asynchronous acquisitions, and a cancel ends one at once; a lease
-// dropped while the store is frozen goes at once, and its release arrives once the store is back.
+// dropped while the store is frozen goes at once, and its release arrives once the store is back;
+// a leader is told to stop while its term is valid, before another can be elected.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -129,6 +130,9 @@ class RideThrough : public ::testing::TestWithParam<Backend> {
   }
 
   FaultProxies proxies() const { return FaultProxies(store_); }
+  // The store's URL without a proxy of the test's own: for a client the test's faults leave
+  // alone, where the client reaches the servers as its URL says (reached_as_its_url_says).
+  const std::string& unproxied_url() const { return store_.url; }
 
   // An acquisition of `type` waiting 2 s with the server out of reach fails as unavailable,
   // well before the minute its steps' own timeouts would take.
@@ -366,6 +370,55 @@ TEST_P(ReleaseMadeByTheClient, ACancelEndsAnAsyncAcquisitionWaitingForItsClients
   EXPECT_NO_THROW((void)client->acquire(spec("again", 60s, wait(20s)), key_));
 }
 
+// A leader that cannot prove its term is told to stop while the term is still valid, with the
+// rest of it to stop in, and before anyone else can be elected: the store's expiry of the term
+// comes after its local validity. Another campaigner that reaches the store without the frozen
+// proxy campaigns all along; on Sentinel and Cluster, whose clients meet the same frozen
+// servers, once they thaw.
+class LeaderUnderFault : public RideThrough {};
+
+TEST_P(LeaderUnderFault, AFrozenStoreStopsTheLeaderWhileItsTermIsValidAndBeforeAnotherLeads) {
+  FaultProxies proxy = proxies();
+  auto leader_client = Client::connect(through(proxy));
+  const auto term = election(std::string_view(key_), 2s);
+  std::optional<Leadership> leadership = leader_client->campaign(term);
+  const std::uint64_t first_epoch = leadership->epoch();
+  proxy.freeze();
+
+  const bool campaigns_meanwhile = reached_as_its_url_says(GetParam());
+  std::shared_ptr<Client> other_client;
+  const auto patient = election(std::string_view(key_), 2s, wait(30s));
+  std::future<Leadership> other;
+  if (campaigns_meanwhile) {
+    other_client = Client::connect(unproxied_url());
+    other = std::async(std::launch::async, [&] { return other_client->campaign(patient); });
+  }
+
+  bool valid_when_told = false;
+  bool other_elected_before = false;
+  const bool told = eventually(
+      [&] {
+        if (!leadership->stop_requested()) return false;
+        valid_when_told = leadership->valid();
+        other_elected_before = other.valid() && other.wait_for(0s) == std::future_status::ready;
+        return true;
+      },
+      20s);
+  // The leader stops and resigns; its release arrives once the store answers.
+  leadership.reset();
+  proxy.thaw();
+  EXPECT_TRUE(told) << "the frozen store's leader was never told to stop";
+  EXPECT_TRUE(valid_when_told) << "told only once its term had run out";
+  EXPECT_FALSE(other_elected_before) << "another was elected before the leader was told";
+  if (!campaigns_meanwhile) {
+    other_client = Client::connect(through(proxy));
+    other = std::async(std::launch::async, [&] { return other_client->campaign(patient); });
+  }
+  std::optional<Leadership> next;
+  ASSERT_NO_THROW(next.emplace(other.get()));
+  EXPECT_GT(next->epoch(), first_epoch);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, DeadlineBound, ::testing::ValuesIn(built_backends(faultable)),
@@ -378,6 +431,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, ReleaseMadeByTheClient,
                          ::testing::ValuesIn(built_backends([](Backend backend) {
                            return faultable(backend) && releases_wait_on_the_client(backend);
                          })),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, LeaderUnderFault, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);
 INSTANTIATE_TEST_SUITE_P(Backends, AsyncRideThrough, ::testing::ValuesIn(built_backends(faultable)),
                          backend_name);

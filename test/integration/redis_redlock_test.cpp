@@ -121,6 +121,20 @@ TEST_F(Redlock, AWaiterWhoseMasterDiesListensThroughAnother) {
   EXPECT_GT(waiter->stats().woken_by_release, woken_by_release);
 }
 
+// A round wins on a majority: a master that another client held the lock on then never has the
+// lease. Released with one of the masters that granted it down, the lease's release counts that
+// master's "not held" as the lock free there, not as a hold lost: released, not unavailable.
+TEST_F(Redlock, ALeaseABareMajorityGrantedIsReleasedWithOneOfThoseMastersDown) {
+  auto holder = Client::connect(url());
+  auto third_only = Client::connect("redis://127.0.0.1:" + std::to_string(ports_[2]));
+  Lease on_the_third = third_only->acquire(spec("bare", 60s), key_of("e"));
+  Lease held = holder->acquire(spec("bare", 60s), key_of("e"));
+  on_the_third.release();
+  masters_[0].reset();
+  EXPECT_NO_THROW(held.release());
+  EXPECT_FALSE(held_on(1, "distlock:{bare:e}"));
+}
+
 TEST_F(Redlock, TwoMastersDownIsBackendUnavailableNamingThem) {
   auto client = Client::connect(url());
   masters_[0].reset();

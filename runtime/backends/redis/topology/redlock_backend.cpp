@@ -15,6 +15,7 @@
 #include <distlock/error.h>
 
 #include "backends/redis/topology/async_waiter.h"
+#include "backends/redis/topology/granting_masters.h"
 #include "backends/redis/topology/master_round.h"
 #include "backends/redis/topology/master_worker.h"
 #include "backends/redis/topology/redis_backend.h"
@@ -159,6 +160,10 @@ class RedlockBackend final : public Backend {
   // that granted. Not awaited: a master's hold that it misses ends with its ttl. A question
   // whose reply was lost holds as on one server, until the ttl or the owner's next grant.
   void give_back(const HoldId& hold, MasterRound<Attempt>& round);
+  // Notes which masters granted the hold in a round that won (granting_), and has those whose
+  // answers come later add theirs.
+  void record_grants(const HoldId& hold, const std::vector<MasterAnswer<Attempt>>& answers,
+                     MasterRound<Attempt>& round);
   // Whose release notifications a waiter listens to: the first master connected that
   // answered its last round (a release reaches every master that answers; a dead master's
   // subscription would leave waiters to the holder's ttl, and a holder that takes the lock
@@ -174,6 +179,8 @@ class RedlockBackend final : public Backend {
   const Millis command_timeout_;
   const Millis outage_limit_;
   StatsCounters& stats_;
+  // Shared with the questions still under way when a round was won, which add their grants.
+  const std::shared_ptr<GrantingMasters> granting_ = std::make_shared<GrantingMasters>();
   // A round undoes what it took unless it won, so a waiter keeps nothing between rounds: there
   // is nothing to withdraw when it gives up.
   const AsyncWaitSteps async_steps_{
@@ -289,6 +296,7 @@ Attempt RedlockBackend::try_once(const AcquireRequest& request) {
   // The validity counts from before the masters were asked: what the round took is spent, and
   // the drift allowance is kept back.
   if (won && SteadyClock::now() < valid_until(sent_at, request.ttl)) {
+    record_grants(request.hold, answers, asking);
     round.grant = Grant{fence, sent_at};
     return round;
   }
@@ -314,6 +322,24 @@ void RedlockBackend::give_back(const HoldId& hold, MasterRound<Attempt>& round) 
       } catch (const Error&) {
         // That master's hold ends with its ttl.
       }
+    });
+  }
+}
+
+void RedlockBackend::record_grants(const HoldId& hold,
+                                   const std::vector<MasterAnswer<Attempt>>& answers,
+                                   MasterRound<Attempt>& round) {
+  const std::string id(hold.acquisition_id);
+  std::vector<bool> granted(masters_.size());
+  for (std::size_t m = 0; m < masters_.size(); ++m)
+    granted[m] = answers[m].answer && answers[m].answer->grant;
+  granting_->record(id, std::move(granted));
+  for (std::size_t m = 0; m < masters_.size(); ++m) {
+    if (answers[m].answered()) continue;
+    // Run on the master's worker before any later question of it, this acquisition's release
+    // among them.
+    round.then(m, *workers_[m], [granting = granting_, id, m](const MasterAnswer<Attempt>& late) {
+      if (late.answer && late.answer->grant) granting->add(id, m);
     });
   }
 }
@@ -356,9 +382,13 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   const auto answers = round.wait(until, [&](const std::vector<MasterAnswer<Released>>& answers) {
     return released_by(answers) >= majority();
   });
+  const std::vector<bool> granted = granting_->take(std::string(hold.acquisition_id));
+  const auto had_it = [&](std::size_t m) { return granted.empty() || granted[m]; };
   std::size_t released = 0;
   std::size_t answered = 0;
   std::size_t gone_by_then = 0;
+  std::size_t never_there = 0;
+  std::size_t missing = 0;
   std::vector<std::string> failures;
   for (std::size_t m = 0; m < masters_.size(); ++m) {
     const MasterAnswer<Released>& answer = answers[m];
@@ -366,8 +396,12 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
       ++answered;
       if (answer.answer->first == ReleaseOutcome::released)
         ++released;
+      else if (!had_it(m))
+        ++never_there;
       else if (answer.answer->second)
         ++gone_by_then;
+      else
+        ++missing;
       continue;
     }
     failures.push_back(masters_[m]->server() + ": " + answer.failure("no answer in time"));
@@ -376,6 +410,10 @@ ReleaseOutcome RedlockBackend::release(const ReleaseRequest& request) {
   // Gone from a majority, the lease valid when its release went out: nobody else held the lock
   // while this lease did.
   if (released + gone_by_then >= majority() && valid_when_sent) return ReleaseOutcome::released;
+  // Held by every master that granted it and answered, and free on a majority: a master that
+  // granted it but does not answer keeps its hold to its ttl, a minority.
+  if (missing == 0 && released + never_there >= majority() && valid_when_sent)
+    return ReleaseOutcome::released;
   if (answered - released >= majority()) return ReleaseOutcome::not_held;
   throw BackendUnavailable(std::string(hold.name), server_,
                            "the release reached " + std::to_string(released) + " of " +
