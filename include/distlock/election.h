@@ -135,11 +135,13 @@ class Leadership {
   Leadership() noexcept = default;
   // The library's own: Client::campaign makes them. `stop_margin`: as StopToken's margin.
   Leadership(std::string election, StopWhen stop_when, Millis stop_margin, Lease lease);
-  Leadership(Leadership&&) noexcept = default;
+  // Takes `other`'s term; `other` holds nothing after.
+  Leadership(Leadership&& other) noexcept = default;
   // Resigns the leadership this one held (as the destructor does), then takes `other`'s.
   Leadership& operator=(Leadership&& other) noexcept = default;
   Leadership(const Leadership&) = delete;
   Leadership& operator=(const Leadership&) = delete;
+  // Resigns, as the Lease it holds is released when destroyed.
   ~Leadership() = default;
 
   // The election's name, as election() was given it.

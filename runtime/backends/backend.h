@@ -27,6 +27,9 @@ struct LockKind {
   Mode mode = Mode::exclusive;  // read or write only where supports_read_write()
   std::uint32_t permits = 0;    // a semaphore (only where supports_permits()); 0: a lock
   bool fair = false;            // only where supports_fair()
+  // An election's term (an exclusive lock): ZooKeeper names its node as Curator's LeaderLatch
+  // does, so that Curator's participants elect with it.
+  bool election = false;
 
   bool semaphore() const { return permits > 0; }
 };

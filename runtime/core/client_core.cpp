@@ -142,7 +142,7 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
                           std::move(owner),
                           0,
                           ttl,
-                          {spec.mode, spec.permits, spec.fair},
+                          {spec.mode, spec.permits, spec.fair, holder == Holder::election},
                           std::string(spec.type)};
   return preparation;
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // distlock and Apache Curator (Debian's jars, driven by test/interop/CuratorContender.java) on
 // the same ZooKeeper lock paths: InterProcessMutex against distlock's exclusive lock,
-// InterProcessReadWriteLock against distlock::read / distlock::write, and
-// InterProcessSemaphoreV2 against distlock::permits. Each side must see the other's nodes as
-// contenders: a shared counter stays exact, no write hold overlaps another hold, and a
-// semaphore's holders of both sides together never exceed its permits.
+// InterProcessReadWriteLock against distlock::read / distlock::write, InterProcessSemaphoreV2
+// against distlock::permits, and LeaderLatch against Client::campaign. Each side must see the
+// other's nodes as contenders: a shared counter stays exact, no write hold overlaps another hold,
+// a semaphore's holders of both sides together never exceed its permits, and one side leads.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -170,6 +170,48 @@ TEST_F(CuratorInterop, EachSideWaitsForTheOthersMutexHolder) {
       << "Curator's hold began " << (released_at - *granted_at).count()
       << " ns before distlock's ended: it got the lock distlock held";
   EXPECT_FALSE(client->try_acquire(spec("interop", 30s), key).has_value());
+  follower->terminate(30s);
+}
+
+// Curator's LeaderLatch and distlock's campaign on the same election path elect one leader:
+// each waits while the other leads, and leads once the other resigns.
+TEST_F(CuratorInterop, CuratorsLeaderLatchAndDistlocksCampaignElectOneLeader) {
+  const std::string name = unique_name("latch");
+  const std::string path = zk_lock_path("elections", name);
+  auto client = Client::connect(url());
+  const auto scheduler = election(std::string_view(name), 30s);
+
+  // Curator leads: distlock is not elected, then is once Curator resigns.
+  auto leader = curator({"--path", path, "--mode", "latch", "--hold"});
+  const auto led = leader->read_line(kCuratorStep);
+  ASSERT_TRUE(led.has_value() && led->rfind("acquired ", 0) == 0)
+      << "Curator's latch did not lead: " << led.value_or("(no output)");
+  EXPECT_FALSE(client->try_campaign(scheduler).has_value())
+      << "distlock elected beside Curator's leader";
+  auto campaign = std::async(std::launch::async, [&] {
+    return client->campaign(election(std::string_view(name), 30s, wait(kCuratorStep)));
+  });
+  ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }, kCuratorStep))
+      << "distlock never joined the election: " << raw().children(path).size() << " nodes";
+  for (const auto& node : raw().children(path))
+    EXPECT_TRUE(is_curator_node(node, "latch-")) << node << " is not named as LeaderLatch names";
+  EXPECT_EQ(campaign.wait_for(0s), std::future_status::timeout);
+  leader->terminate(30s);  // the shutdown hook closes the latch
+  Leadership leadership = campaign.get();
+  EXPECT_TRUE(leadership.valid());
+
+  // distlock leads: Curator's latch waits, and leads once distlock resigns.
+  auto follower = curator({"--path", path, "--mode", "latch", "--hold"});
+  ASSERT_TRUE(eventually([&] { return raw().children(path).size() == 2; }, kCuratorStep))
+      << "Curator never joined the election: " << raw().children(path).size() << " nodes";
+  const auto resigned_at = Clock::now();
+  leadership.resign();
+  const auto line = follower->read_line(kCuratorStep);
+  const auto follower_led_at = curator_acquired_at(line);
+  ASSERT_TRUE(follower_led_at.has_value())
+      << "Curator did not lead after distlock resigned: " << line.value_or("(no output)");
+  EXPECT_GT(*follower_led_at, resigned_at) << "Curator led before distlock resigned";
+  EXPECT_FALSE(client->try_campaign(scheduler).has_value());
   follower->terminate(30s);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What is particular to etcd://, against private etcd servers: distlock and `etcdctl lock` on the
-// same prefix exclude each other both ways (etcd's Mutex layout), the fence is the holder key's
+// same prefix exclude each other both ways (etcd's Mutex layout), as `etcdctl elect` and a
+// campaign elect one leader (etcd's Election layout), the fence is the holder key's
 // create revision, the lock kinds' keys are where etcd's recipes put them, a semaphore wakes
 // two waiters at most per release, asynchronous waiters keep their leases alive together, a write
 // holder's read keeps the writers queued behind the write out, a lease revoked behind the holder's
@@ -83,6 +84,46 @@ TEST_F(EtcdBackend, EtcdctlLockWaitsForDistlocksHolderAndGetsTheLockOnRelease) {
   EXPECT_NE(*line, holder_key);
   etcdctl->kill(SIGINT);
   EXPECT_TRUE(etcdctl->wait(10s).success());
+}
+
+// `etcdctl elect` (etcd's concurrency.Election) and Client::campaign on the election's prefix
+// elect one leader between them: each waits while the other leads, and leads once it resigns.
+TEST_F(EtcdBackend, EtcdctlElectAndDistlocksCampaignElectOneLeader) {
+  const std::string prefix = "/distlock/elections/" + key_;
+  auto etcdctl = server().start_etcdctl({"elect", prefix, "etcdctl-proposal"});
+  const auto elected_key = etcdctl->read_line(20s);
+  ASSERT_TRUE(elected_key.has_value() && elected_key->starts_with(prefix + "/"))
+      << "etcdctl elect did not lead: " << elected_key.value_or("(no output)");
+  auto client = Client::connect(url_);
+  EXPECT_FALSE(client->try_campaign(election(std::string_view(key_), 30s)).has_value())
+      << "distlock elected beside etcdctl's leader";
+  auto campaign = std::async(std::launch::async, [&] {
+    return client->campaign(election(std::string_view(key_), 30s, wait(30s)));
+  });
+  ASSERT_TRUE(eventually([&] { return client->stats().waiting == 1; }));
+  etcdctl->kill(SIGINT);  // resigns
+  EXPECT_TRUE(etcdctl->wait(10s).success());
+  ASSERT_EQ(campaign.wait_for(20s), std::future_status::ready);
+  Leadership leadership = campaign.get();
+
+  // What `etcdctl elect -l` shows as the leader is distlock's key.
+  auto observer = server().start_etcdctl({"elect", "-l", prefix});
+  const auto observed = observer->read_line(20s);
+  ASSERT_TRUE(observed.has_value());
+  EXPECT_TRUE(observed->starts_with(prefix + "/")) << *observed;
+  EXPECT_EQ(*observed, contenders(prefix).substr(0, contenders(prefix).find('\n')));
+  observer->kill(SIGINT);
+  (void)observer->wait(10s);
+
+  auto follower = server().start_etcdctl({"elect", prefix, "etcdctl-proposal"});
+  ASSERT_TRUE(eventually([&] { return lines_in(contenders(prefix)) == 2; })) << contenders(prefix);
+  EXPECT_TRUE(follower->pending_output().empty()) << "etcdctl led beside distlock's leader";
+  leadership.resign();
+  const auto follower_key = follower->read_line(20s);
+  ASSERT_TRUE(follower_key.has_value()) << "etcdctl elect did not lead after distlock resigned";
+  EXPECT_TRUE(follower_key->starts_with(prefix + "/")) << *follower_key;
+  follower->kill(SIGINT);
+  EXPECT_TRUE(follower->wait(10s).success());
 }
 
 TEST_F(EtcdBackend, DistlockWaitsForEtcdctlsHolderAndGetsTheLockWhenItLetsGo) {

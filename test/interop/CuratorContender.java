@@ -3,7 +3,7 @@
 // ZooKeeper path (Debian's Curator jars). The interop tests run it beside distlock processes.
 //
 //   CuratorContender --connect HOSTS --path /distlock/<type>/<key>
-//                    --mode mutex|read|write|semaphore [--max-leases N] [--leases N]
+//                    --mode mutex|read|write|semaphore|latch [--max-leases N] [--leases N]
 //                    [--iterations N] [--threads N] [--counter FILE] [--intervals FILE]
 //                    [--pause-us N] [--session-timeout-ms N] [--go FILE] [--hold]
 //
@@ -23,7 +23,9 @@
 // --hold: acquires once (waiting as long as it takes), prints "acquired <our node> <ns>" (ns:
 // System.nanoTime() once acquire() returned) and holds the lock until SIGTERM, then releases
 // it (a shutdown hook) and exits. A semaphore takes --leases leases (default 1), one after the
-// other, and prints their nodes separated by commas.
+// other, and prints their nodes separated by commas. --mode latch (with --hold only): a
+// LeaderLatch on the path, with the participant id "curator-<pid>": "acquired" once it leads,
+// and on SIGTERM it closes the latch (resigns).
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,6 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
@@ -107,8 +110,11 @@ public final class CuratorContender {
       throw new IllegalArgumentException("--connect and --path are required");
     }
     if (!mode.equals("mutex") && !mode.equals("read") && !mode.equals("write")
-        && !mode.equals("semaphore")) {
-      throw new IllegalArgumentException("--mode must be mutex, read, write or semaphore");
+        && !mode.equals("semaphore") && !mode.equals("latch")) {
+      throw new IllegalArgumentException("--mode must be mutex, read, write, semaphore or latch");
+    }
+    if (mode.equals("latch") && !hold) {
+      throw new IllegalArgumentException("--mode latch needs --hold");
     }
     if (!hold && counter == null && !semaphore()) {
       throw new IllegalArgumentException("--counter is required");
@@ -243,6 +249,7 @@ public final class CuratorContender {
   }
 
   private int holdUntilTerminated(CuratorFramework client) throws Exception {
+    if (mode.equals("latch")) return leadUntilTerminated(client);
     // Curator's locks belong to the thread that acquired them: this thread acquires, waits
     // for SIGTERM (the shutdown hook), releases, and lets the hook return.
     List<InterProcessLock> locks = new ArrayList<>();
@@ -276,6 +283,32 @@ public final class CuratorContender {
     }
     client.close();
     released.countDown();
+    return 0;
+  }
+
+  // --mode latch --hold: campaigns with a LeaderLatch, says when it leads, and resigns (closes
+  // the latch) on SIGTERM.
+  private int leadUntilTerminated(CuratorFramework client) throws Exception {
+    LeaderLatch latch = new LeaderLatch(client, path, "curator-" + ProcessHandle.current().pid());
+    CountDownLatch terminate = new CountDownLatch(1);
+    CountDownLatch resigned = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      terminate.countDown();
+      try {
+        resigned.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    latch.start();
+    latch.await();
+    long ledAt = System.nanoTime();
+    System.out.println("acquired " + latch.getId() + " " + ledAt);
+    System.out.flush();
+    terminate.await();
+    latch.close();
+    client.close();
+    resigned.countDown();
     return 0;
   }
 

@@ -63,6 +63,7 @@ TEST(ZooKeeperLockNodes, ContendersAreNamedAsCuratorNamesThem) {
   EXPECT_EQ(contender_prefix(kUuid, Mode::read), contender("__READ__", ""));
   EXPECT_EQ(contender_prefix(kUuid, Mode::write), contender("__WRIT__", ""));
   EXPECT_EQ(lease_prefix(kUuid), contender("lease-", ""));
+  EXPECT_EQ(latch_prefix(kUuid), contender("latch-", ""));
   EXPECT_EQ(semaphore_mutex_path("/distlock/pool"), "/distlock/pool/locks");
   EXPECT_EQ(semaphore_leases_path("/distlock/pool"), "/distlock/pool/leases");
 }
@@ -72,6 +73,11 @@ TEST(ZooKeeperLockNodes, OnlyContendersParse) {
   ASSERT_TRUE(write);
   EXPECT_EQ(write->kind, ContenderKind::write);
   EXPECT_EQ(write->sequence, "0000000007");
+  // An election's contender (Curator's LeaderLatch) contends as an exclusive one.
+  const auto latch = parse_contender(contender("latch-", "0000000003"));
+  ASSERT_TRUE(latch);
+  EXPECT_EQ(latch->kind, ContenderKind::exclusive);
+  EXPECT_EQ(latch->sequence, "0000000003");
   EXPECT_FALSE(parse_contender("alice:42"));                         // a key node
   EXPECT_FALSE(parse_contender(contender("lease-", "0000000001")));  // a semaphore's lease
   EXPECT_FALSE(parse_contender(contender("lock-", "")));

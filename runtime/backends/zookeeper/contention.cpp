@@ -73,7 +73,9 @@ std::optional<Contention::Entered> Contention::enter(const std::shared_ptr<Sessi
   const std::string data = context_.node_data(request_.hold.acquisition_id);
   for (int parent_rounds = 0;;) {
     const std::string uuid = random_uuid();
-    std::string name = contender_prefix(uuid, request_.hold.kind.mode);
+    std::string name = request_.hold.kind.election
+                           ? latch_prefix(uuid)
+                           : contender_prefix(uuid, request_.hold.kind.mode);
     int mode = ZOO_EPHEMERAL_SEQUENTIAL;
     if (downgrade_) {
       name += downgrade_->sequence;

@@ -16,6 +16,7 @@ constexpr std::string_view kExclusiveMarker = "lock-";  // InterProcessMutex
 constexpr std::string_view kReadMarker = "__READ__";    // InterProcessReadWriteLock
 constexpr std::string_view kWriteMarker = "__WRIT__";
 constexpr std::string_view kLeaseMarker = "lease-";  // InterProcessSemaphoreV2's leases
+constexpr std::string_view kLatchMarker = "latch-";  // LeaderLatch
 
 std::string_view marker_of(Mode mode) {
   switch (mode) {
@@ -130,6 +131,14 @@ std::string contender_prefix(std::string_view uuid, Mode mode) {
   return prefix;
 }
 
+std::string latch_prefix(std::string_view uuid) {
+  std::string prefix(kProtectedPrefix);
+  prefix += uuid;
+  prefix += '-';
+  prefix += kLatchMarker;
+  return prefix;
+}
+
 std::string semaphore_mutex_path(std::string_view lock_path) {
   return std::string(lock_path) + "/locks";
 }
@@ -153,6 +162,7 @@ std::optional<Contender> parse_contender(std::string_view name) {
     return std::nullopt;
   const std::string_view rest = name.substr(kMarkerAt);
   for (const auto& [marker, kind] : {std::pair{kExclusiveMarker, ContenderKind::exclusive},
+                                     std::pair{kLatchMarker, ContenderKind::exclusive},
                                      std::pair{kReadMarker, ContenderKind::read},
                                      std::pair{kWriteMarker, ContenderKind::write}}) {
     if (!rest.starts_with(marker)) continue;

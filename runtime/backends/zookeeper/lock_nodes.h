@@ -11,6 +11,7 @@
 //                             <lock path>/_c_<uuid>-__WRIT__<seq>    (write)
 //   a semaphore's mutex    -> <lock path>/locks/_c_<uuid>-lock-<seq>
 //   a semaphore's leases   -> <lock path>/leases/_c_<uuid>-lease-<seq>
+//   election "scheduler"   -> /distlock/elections/scheduler/_c_<uuid>-latch-<seq>  (LeaderLatch)
 #pragma once
 
 #include <optional>
@@ -43,6 +44,9 @@ std::vector<std::string> lock_path_parents(std::string_view path);
 std::string random_uuid();
 // "_c_<uuid>-" + the mode's marker; the server appends the sequence number.
 std::string contender_prefix(std::string_view uuid, Mode mode);
+// An election's contender, as Curator's LeaderLatch names it: "_c_<uuid>-latch-". It contends
+// as an exclusive one (the first leads; each other watches the one before it).
+std::string latch_prefix(std::string_view uuid);
 
 // A semaphore's children, as InterProcessSemaphoreV2 names them: the mutex a contender holds
 // while it adds its lease, and the parent of the leases.
