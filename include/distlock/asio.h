@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Acquiring a lock from Asio (standalone Asio 1.22 or later, <asio.hpp>): the operation
-// async_acquire, for any completion token: asio::use_awaitable in a coroutine, a callback,
-// asio::use_future, asio::experimental::deferred.
+// Acquiring a lock from Asio (standalone Asio 1.22 or later, <asio.hpp>): the operations
+// async_acquire and async_campaign (an election's, distlock/election.h), for any completion token:
+// asio::use_awaitable in a coroutine, a callback, asio::use_future, asio::experimental::deferred.
 //
 //   distlock::Lease lease = co_await distlock::async_acquire(
 //       *client, distlock::spec("order", "30s"), order_id, asio::use_awaitable);
@@ -80,7 +80,19 @@ struct StandaloneAsio {
 template <class CompletionToken>
 auto async_acquire(Client& client, const LockSpec& spec, const Key& key, CompletionToken&& token) {
   return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Lease)>(
-      asio_detail::AcquireInitiation<asio_detail::StandaloneAsio>{}, token, &client, spec, key);
+      asio_detail::AcquireInitiation<asio_detail::StandaloneAsio>{}, token,
+      asio_detail::AcquireStart{&client, spec, key});
+}
+
+// Campaigns in `election` as Client::campaign does, without blocking the thread: the operation
+// completes with the term when elected, LockTimeout when the election's wait runs out, or
+// operation_aborted when cancelled, as async_acquire does. Its signature is
+// void(std::exception_ptr, distlock::Leadership).
+template <class CompletionToken>
+auto async_campaign(Client& client, const ElectionSpec& election, CompletionToken&& token) {
+  return ::asio::async_initiate<CompletionToken, void(std::exception_ptr, Leadership)>(
+      asio_detail::AcquireInitiation<asio_detail::StandaloneAsio>{}, token,
+      asio_detail::CampaignStart{&client, election});
 }
 
 #if defined(ASIO_HAS_CO_AWAIT)

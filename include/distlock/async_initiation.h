@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// What distlock/asio.h and distlock/boost_asio.h share: the initiation of async_acquire, for
-// either flavour of Asio. It starts Client::acquire_async, hands the outcome to the completion
-// handler on the handler's own executor, keeps that executor's work alive meanwhile, and turns
-// a cancellation of the operation into AsyncAcquisition::cancel(). No Asio header here: each
-// flavour names its own functions (a `Net` class of static functions).
+// What distlock/asio.h and distlock/boost_asio.h share: the initiation of async_acquire and
+// async_campaign, for either flavour of Asio. It starts Client::acquire_async (or
+// campaign_async), hands the outcome to the completion handler on the handler's own executor,
+// keeps that executor's work alive meanwhile, and turns a cancellation of the operation into
+// AsyncAcquisition::cancel(). No Asio header here: each flavour names its own functions (a `Net`
+// class of static functions).
 #pragma once
 
 #include <exception>
@@ -13,9 +14,30 @@
 #include <utility>
 
 #include <distlock/client.h>
+#include <distlock/election.h>
 #include <distlock/error.h>
 
 namespace distlock::asio_detail {
+
+// What an operation starts: an acquisition of a lock...
+struct AcquireStart {
+  using Result = Lease;
+  Client* client;
+  LockSpec spec;
+  Key key;
+  AsyncAcquisition operator()(Client::AcquireHandler done) const {
+    return client->acquire_async(spec, key, std::move(done));
+  }
+};
+// ... or a campaign in an election.
+struct CampaignStart {
+  using Result = Leadership;
+  Client* client;
+  ElectionSpec election;
+  AsyncAcquisition operator()(Client::CampaignHandler done) const {
+    return client->campaign_async(election, std::move(done));
+  }
+};
 
 // `Net` provides, for its flavour of Asio:
 //   executor_of(handler), slot_of(handler), work_for(executor), post(executor, function),
@@ -23,8 +45,9 @@ namespace distlock::asio_detail {
 //   operation_aborted error code).
 template <class Net>
 struct AcquireInitiation {
-  template <class Handler>
-  void operator()(Handler&& handler, Client* client, const LockSpec& spec, const Key& key) const {
+  template <class Handler, class Start>
+  void operator()(Handler&& handler, const Start& start) const {
+    using Result = typename Start::Result;
     using Completion = std::decay_t<Handler>;
     using Work = decltype(Net::work_for(Net::executor_of(std::declval<Completion&>())));
     struct Pending {
@@ -43,19 +66,18 @@ struct AcquireInitiation {
       // Any kind of cancellation may withdraw it: a waiter that leaves has changed nothing.
       Net::assign_cancellation(slot, [cancellation] { cancellation->request(); });
     }
-    AsyncAcquisition acquisition =
-        client->acquire_async(spec, key, [pending](std::exception_ptr error, Lease lease) {
-          // This thread gives the work up once post() has returned, not the posted function:
-          // after the handler ran, the context's run() may return and the context be destroyed
-          // while post() is still waking the context's thread from here.
-          Work work = std::move(pending->work);
-          Net::post(work.get_executor(),
-                    [pending, error = std::move(error), lease = std::move(lease)]() mutable {
-                      Net::slot_of(pending->handler).clear();
-                      Completion handler = std::move(pending->handler);
-                      std::move(handler)(translated(error), std::move(lease));
-                    });
-        });
+    AsyncAcquisition acquisition = start([pending](std::exception_ptr error, Result result) {
+      // This thread gives the work up once post() has returned, not the posted function:
+      // after the handler ran, the context's run() may return and the context be destroyed
+      // while post() is still waking the context's thread from here.
+      Work work = std::move(pending->work);
+      Net::post(work.get_executor(),
+                [pending, error = std::move(error), result = std::move(result)]() mutable {
+                  Net::slot_of(pending->handler).clear();
+                  Completion handler = std::move(pending->handler);
+                  std::move(handler)(translated(error), std::move(result));
+                });
+    });
     if (cancellation) cancellation->started(std::move(acquisition));
   }
 

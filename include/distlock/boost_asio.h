@@ -96,7 +96,16 @@ namespace boost_asio {
 template <class CompletionToken>
 auto async_acquire(Client& client, const LockSpec& spec, const Key& key, CompletionToken&& token) {
   return ::boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, Lease)>(
-      asio_detail::AcquireInitiation<asio_detail::BoostAsio>{}, token, &client, spec, key);
+      asio_detail::AcquireInitiation<asio_detail::BoostAsio>{}, token,
+      asio_detail::AcquireStart{&client, spec, key});
+}
+
+// As distlock::async_campaign (distlock/asio.h), for Boost.Asio's completion tokens.
+template <class CompletionToken>
+auto async_campaign(Client& client, const ElectionSpec& election, CompletionToken&& token) {
+  return ::boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, Leadership)>(
+      asio_detail::AcquireInitiation<asio_detail::BoostAsio>{}, token,
+      asio_detail::CampaignStart{&client, election});
 }
 
 }  // namespace boost_asio

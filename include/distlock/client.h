@@ -120,6 +120,13 @@ class Client {
   Leadership campaign(const ElectionSpec& election);
   // Never waits, whatever the spec says: nullopt when another campaigner leads.
   std::optional<Leadership> try_campaign(const ElectionSpec& election);
+  // How an asynchronous campaign ends: with no exception and the term, or with why there is
+  // none (as AcquireHandler) and an empty Leadership.
+  using CampaignHandler = std::function<void(std::exception_ptr, Leadership)>;
+  // Campaigns as campaign() does, without blocking the calling thread: as acquire_async()
+  // acquires, `handler` called once on the client's own thread (distlock/asio.h:
+  // async_campaign).
+  AsyncAcquisition campaign_async(const ElectionSpec& election, CampaignHandler handler);
 
   // The server as error messages name it: the URL without its password.
   const std::string& server() const;

@@ -40,6 +40,10 @@ std::optional<Leadership> Client::try_campaign(const ElectionSpec& election) {
   return core_->campaign(election, detail::IfBusy::return_empty_at_once);
 }
 
+AsyncAcquisition Client::campaign_async(const ElectionSpec& election, CampaignHandler handler) {
+  return core_->campaign_async(election, std::move(handler));
+}
+
 const std::string& Client::server() const { return core_->server(); }
 
 ClientStats Client::stats() const { return core_->stats().snapshot(); }

@@ -34,6 +34,11 @@ void deliver_to_handler(const Client::AcquireHandler& handler, std::exception_pt
 
 AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
                                            Client::AcquireHandler handler) {
+  return acquire_async_for(spec, key, Holder::no_thread, std::move(handler));
+}
+
+AsyncAcquisition ClientCore::acquire_async_for(const LockSpec& spec, const Key& key, Holder holder,
+                                               Client::AcquireHandler handler) {
   struct Job {
     LockSpec spec;
     Preparation preparation;
@@ -45,7 +50,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
   job->spec = spec;
   job->handler = std::move(handler);
   try {
-    job->preparation = prepare(spec, key, Holder::no_thread);
+    job->preparation = prepare(spec, key, holder);
   } catch (...) {
     const std::uint64_t serial = async_began({});
     async_executor_.post([this, serial, job, error = std::current_exception()]() mutable {
@@ -118,7 +123,7 @@ AsyncAcquisition ClientCore::acquire_async(const LockSpec& spec, const Key& key,
             });
             return;
           }
-          deferred->started(std::move(acquisition));
+          deferred->started(acquisition);
         });
     pending = std::move(deferred);
   } else {

@@ -128,6 +128,8 @@ ClientCore::Preparation ClientCore::prepare(const LockSpec& spec, const Key& key
   } catch (const ConfigError& error) {
     throw ConfigError(error.lock(), server(), error.reason());
   }
+  if (holder == Holder::election && name.size() == kElectionLockType.size() + 1)
+    throw ConfigError(name, server(), "the election name is empty");
   // A lease cannot outlast what the backend can vouch for without the server.
   const Millis ttl = std::min(spec.ttl, backend_->lease_time_limit().value_or(spec.ttl));
   Preparation preparation;
@@ -217,25 +219,41 @@ std::optional<Lease> ClientCore::acquire(const LockSpec& spec, const Key& key, I
   return acquire_prepared(preparation, spec, if_busy);
 }
 
-std::optional<Leadership> ClientCore::campaign(const ElectionSpec& election, IfBusy if_busy) {
-  const std::string name(election.name);
-  // What election() checks, for specs put together field by field.
-  if (name.empty()) throw ConfigError(name, server(), "the election name is empty");
-  if (election.ttl <= Millis::zero())
-    throw ConfigError(name, server(), "the election's ttl must be positive");
+LockSpec ClientCore::term_spec(const ElectionSpec& election) {
   LockSpec spec;
   spec.type = LockType(kElectionLockType);
   spec.ttl = election.ttl;
   spec.wait = election.wait;
-  Preparation preparation = prepare(spec, Key(name), Holder::election);
-  auto lease = acquire_prepared(preparation, spec, if_busy);
-  if (!lease) return std::nullopt;
+  return spec;
+}
+
+Leadership ClientCore::term_of(const ElectionSpec& election, Lease lease) const {
   // Half the span between a renewal's due time and the end of the validity it would extend: the
   // renewal's time to get through, and then the leader's to stop.
   const auto stop_margin =
-      std::chrono::duration_cast<Millis>(lease->ttl() * ((1.0 - renew_fraction_) / 2.0));
-  return std::optional<Leadership>(std::in_place, name, election.stop_when, stop_margin,
-                                   std::move(*lease));
+      std::chrono::duration_cast<Millis>(lease.ttl() * ((1.0 - renew_fraction_) / 2.0));
+  return {std::string(election.name), election.stop_when, stop_margin, std::move(lease)};
+}
+
+std::optional<Leadership> ClientCore::campaign(const ElectionSpec& election, IfBusy if_busy) {
+  const LockSpec spec = term_spec(election);
+  Preparation preparation = prepare(spec, Key(std::string(election.name)), Holder::election);
+  auto lease = acquire_prepared(preparation, spec, if_busy);
+  if (!lease) return std::nullopt;
+  return term_of(election, std::move(*lease));
+}
+
+AsyncAcquisition ClientCore::campaign_async(const ElectionSpec& election,
+                                            Client::CampaignHandler handler) {
+  return acquire_async_for(
+      term_spec(election), Key(std::string(election.name)), Holder::election,
+      [this, election, handler = std::move(handler)](std::exception_ptr error, Lease lease) {
+        if (error) {
+          handler(std::move(error), Leadership());
+          return;
+        }
+        handler(nullptr, term_of(election, std::move(lease)));
+      });
 }
 
 std::optional<Lease> ClientCore::acquire_prepared(Preparation& preparation, const LockSpec& spec,

@@ -71,6 +71,8 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // A term of the election's leadership: its lock taken by no thread (a campaign never
   // re-enters). nullopt only with IfBusy::return_empty_at_once.
   std::optional<Leadership> campaign(const ElectionSpec& election, IfBusy if_busy);
+  // The same without a thread, as acquire_async.
+  AsyncAcquisition campaign_async(const ElectionSpec& election, Client::CampaignHandler handler);
   // Waits without a thread (Client::acquire_async): `handler` is called once, on the async
   // executor's thread, with no lock of the runtime held. Never throws but for memory.
   AsyncAcquisition acquire_async(const LockSpec& spec, const Key& key,
@@ -109,6 +111,13 @@ class ClientCore : public std::enable_shared_from_this<ClientCore> {
   // Checks the spec and key and names the lease: on the calling thread's owner token, or on a
   // token of its own.
   Preparation prepare(const LockSpec& spec, const Key& key, Holder holder);
+  // acquire_async, for `holder` (no_thread or election).
+  AsyncAcquisition acquire_async_for(const LockSpec& spec, const Key& key, Holder holder,
+                                     Client::AcquireHandler handler);
+  // The lock spec of an election's term.
+  static LockSpec term_spec(const ElectionSpec& election);
+  // A term of `election` from its lease.
+  Leadership term_of(const ElectionSpec& election, Lease lease) const;
   // Acquires what `preparation` names, as the spec says.
   std::optional<Lease> acquire_prepared(Preparation& preparation, const LockSpec& spec,
                                         IfBusy if_busy);

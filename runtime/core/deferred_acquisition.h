@@ -29,7 +29,7 @@ class DeferredAcquisition final : public PendingAcquisition {
     return true;
   }
   // The acquisition has started as `pending` (null: it could not start, and has completed).
-  void started(std::shared_ptr<PendingAcquisition> pending) {
+  void started(const std::shared_ptr<PendingAcquisition>& pending) {
     std::exception_ptr withdrawn_meanwhile;
     {
       const std::lock_guard lock(mutex_);

@@ -130,7 +130,8 @@ def together(compiler, blocks, as_body):
         first = len(lines) + 1
         lines.extend(block.rest)
         spans.append((first, len(lines)))
-        lines.append("}" if not as_body else "}\n}")
+        # One list item per line: the spans above count lines by items.
+        lines.extend(["}", "}"] if as_body else ["}"])
     ok, output = compiler.check("\n".join(lines) + "\n", any(b.locked for b in blocks))
     if ok:
         return []

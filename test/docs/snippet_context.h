@@ -49,5 +49,6 @@ inline std::shared_ptr<distlock::Client> locks;
 inline constexpr auto s = distlock::spec("order", 30s);
 
 void write_to_store(const Order& order, std::uint64_t fence);
+void schedule_next(std::uint64_t epoch);
 void my_log(distlock::LogLevel level, std::string_view message);
 spdlog::level::level_enum spdlog_level(distlock::LogLevel level);

@@ -2,7 +2,7 @@
 // distlock::async_acquire (distlock/asio.h) on memory:// (and a private redis-server): coroutines
 // on one thread wait for locks without blocking it, and exclude each other; a cancelled waiter, or
 // one whose client closed, ends with operation_aborted and leaves no place behind; the other
-// completion tokens work alike.
+// completion tokens work alike; async_campaign elects as Client::campaign does.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -245,6 +245,58 @@ TEST_F(AsioAcquire, UseFutureGetsTheLease) {
   EXPECT_EQ(lease.name(), "future:a");
   EXPECT_TRUE(lease.valid());
   EXPECT_TRUE(client_thread_caught_up(*client_));
+}
+
+// async_campaign: a coroutine is elected without blocking its thread, a second campaigner
+// waits while it leads and is elected, with a higher epoch, when it resigns; a cancelled
+// campaign ends with operation_aborted.
+TEST_F(AsioAcquire, ACoroutineCampaignsWaitsForTheLeaderAndIsElectedWhenItResigns) {
+  const auto scheduler = election("scheduler", 30s);
+  Leadership first = client_->campaign(scheduler);
+  asio::io_context io;
+  std::uint64_t epoch = 0;
+  std::string failure;
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        try {
+          Leadership next = co_await async_campaign(*client_, scheduler, asio::use_awaitable);
+          epoch = next.epoch();
+        } catch (const std::exception& error) {
+          failure = error.what();
+        }
+      },
+      asio::detached);
+  std::thread runner([&] { io.run(); });
+  ASSERT_TRUE(eventually([&] { return client_->stats().waiting == 1; }));
+  EXPECT_EQ(epoch, 0u) << "elected beside the leader";
+  first.resign();
+  runner.join();
+  EXPECT_TRUE(failure.empty()) << failure;
+  EXPECT_GT(epoch, first.epoch());
+
+  Leadership leader = client_->campaign(scheduler);
+  asio::cancellation_signal signal;
+  std::future<Leadership> cancelled = async_campaign(
+      *client_, scheduler, asio::bind_cancellation_slot(signal.slot(), asio::use_future));
+  ASSERT_TRUE(eventually([&] { return client_->stats().waiting == 1; }));
+  signal.emit(asio::cancellation_type::terminal);
+  ASSERT_EQ(cancelled.wait_for(30s), std::future_status::ready);
+  try {
+    (void)cancelled.get();
+    ADD_FAILURE() << "a cancelled campaign was elected";
+  } catch (const std::system_error& aborted) {
+    EXPECT_EQ(aborted.code(), asio::error::operation_aborted);
+  }
+  EXPECT_TRUE(leader.valid());
+}
+
+TEST_F(AsioAcquire, AnAsyncCampaignWithoutANameEndsWithConfigError) {
+  ElectionSpec nameless;
+  nameless.ttl = 1s;
+  std::future<Leadership> refused = async_campaign(*client_, nameless, asio::use_future);
+  ASSERT_EQ(refused.wait_for(30s), std::future_status::ready);
+  EXPECT_THROW((void)refused.get(), ConfigError);
 }
 
 }  // namespace

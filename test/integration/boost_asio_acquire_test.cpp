@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // distlock::boost_asio::async_acquire (distlock/boost_asio.h) on memory://: Boost.Asio
 // coroutines on one thread wait for locks without blocking it and exclude each other; a timeout
-// is thrown into the coroutine; use_future gets the lease.
+// is thrown into the coroutine; use_future gets the lease, and the term of a campaign.
 #include <array>
 #include <chrono>
 #include <future>
@@ -87,6 +87,16 @@ TEST_F(BoostAsioAcquire, UseFutureGetsTheLease) {
   ASSERT_EQ(granted.wait_for(30s), std::future_status::ready);
   EXPECT_EQ(granted.get().name(), "future:a");
   EXPECT_TRUE(client_thread_caught_up(*client_));
+}
+
+TEST_F(BoostAsioAcquire, UseFutureGetsTheTermOfACampaign) {
+  std::future<Leadership> elected =
+      boost_asio::async_campaign(*client_, election("scheduler", 30s), net::use_future);
+  ASSERT_EQ(elected.wait_for(30s), std::future_status::ready);
+  Leadership term = elected.get();
+  EXPECT_EQ(term.lease().name(), "elections:scheduler");
+  EXPECT_TRUE(term.valid());
+  EXPECT_FALSE(client_->try_campaign(election("scheduler", 30s)).has_value());
 }
 
 }  // namespace
