@@ -15,7 +15,7 @@ namespace distlock::cli {
 // The exit codes, as docs/operations.md lists them.
 enum ExitCode : int {
   kOk = 0,
-  kNothingFound = 1,  // no such lock, nothing released, no function of that type
+  kNothingFound = 1,  // no such lock, nothing released, no function of that type, no leader
   kUsage = 2,         // bad command line, bad URL, release without --force, unreadable manifest
   kUnreachable = 3,   // the server could not be reached or failed
   kFailed = 4,        // anything else
@@ -52,6 +52,10 @@ struct WatchOptions {
   int interval_ms = 1000;
 };
 
+struct LeaderOptions {
+  std::string election;  // the election's name, as election() takes it
+};
+
 struct WhereOptions {
   std::string type;
   std::string manifest;
@@ -62,6 +66,7 @@ int list_locks(const GlobalOptions& options, const ListOptions& list_options);
 int show_lock(const GlobalOptions& options, const ShowOptions& show_options);
 int release_lock(const GlobalOptions& options, const ReleaseOptions& release_options);
 int watch_locks(const GlobalOptions& options, const WatchOptions& watch_options);
+int show_leader(const GlobalOptions& options, const LeaderOptions& leader_options);
 int where_type_is_taken(const GlobalOptions& options, const WhereOptions& where_options);
 int describe_servers(const GlobalOptions& options);
 

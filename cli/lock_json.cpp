@@ -86,6 +86,16 @@ std::string lock_document(const std::string& server, const std::optional<admin::
       .dump(2);
 }
 
+std::string leader_document(const std::string& server, const std::string& election,
+                            const std::optional<admin::LockState>& lock) {
+  const bool led = lock && !lock->holds.empty();
+  return nlohmann::json{{"server", server},
+                        {"election", election},
+                        {"leader", led ? to_json(lock->holds.front()) : nlohmann::json()},
+                        {"campaigners_waiting", lock ? lock->waiters.size() : 0}}
+      .dump();
+}
+
 std::string released_document(const std::string& server, const std::string& name,
                               const std::vector<admin::ReleasedHold>& released) {
   nlohmann::json array = nlohmann::json::array();

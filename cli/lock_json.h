@@ -17,6 +17,10 @@ namespace distlock::cli {
 std::string locks_document(const std::string& server, const std::vector<admin::LockState>& locks);
 // show: {"server", "lock": lock or null}
 std::string lock_document(const std::string& server, const std::optional<admin::LockState>& lock);
+// leader: {"server", "election", "leader": hold (its fence the term's epoch) or null,
+// "campaigners_waiting"}
+std::string leader_document(const std::string& server, const std::string& election,
+                            const std::optional<admin::LockState>& lock);
 // release: {"server", "name", "released": [hold with its name...]}
 std::string released_document(const std::string& server, const std::string& name,
                               const std::vector<admin::ReleasedHold>& released);

@@ -118,6 +118,17 @@ void write_lock_detail(std::ostream& out, const admin::LockState& lock, const st
   }
 }
 
+void write_leader(std::ostream& out, const std::string& election, const admin::LockState& lock,
+                  const std::string& server) {
+  const admin::Hold& leader = lock.holds.front();
+  out << "election '" << election << "' on " << server << '\n'
+      << "  leader: " << holder_text(leader.holder) << '\n'
+      << "    epoch " << fence_text(leader) << ", since " << acquired_text(leader) << ", time left "
+      << (leader.time_left ? seconds_text(leader.time_left) : "until its session ends") << '\n'
+      << "    at " << leader.location << '\n'
+      << "  campaigners waiting: " << lock.waiters.size() << '\n';
+}
+
 std::string released_text(const admin::ReleasedHold& released, const std::string& server) {
   const admin::Hold& hold = released.hold;
   return "distlock: lock '" + released.name + "' on " + server + ": force-released the " +

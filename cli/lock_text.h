@@ -25,6 +25,9 @@ std::string holder_text(const admin::Holder& holder);
 void write_lock_table(std::ostream& out, const std::vector<admin::LockState>& locks);
 // Every hold and every waiter of one lock, waiters in their order.
 void write_lock_detail(std::ostream& out, const admin::LockState& lock, const std::string& server);
+// Who leads an election (its lock's hold; the term's epoch is its fence), and how many wait.
+void write_leader(std::ostream& out, const std::string& election, const admin::LockState& lock,
+                  const std::string& server);
 // One line per released hold: what a force-release removed.
 std::string released_text(const admin::ReleasedHold& released, const std::string& server);
 

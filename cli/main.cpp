@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // distlock: the operator's command for the locks a Redis, ZooKeeper or PostgreSQL server keeps
-// (list, show, release, watch), for the servers themselves (server) and for a woven target's lock
-// inventory (where). docs/operations.md describes each subcommand, its output and its exit codes.
+// (list, show, release, watch), for who leads an election (leader), for the servers themselves
+// (server) and for a woven target's lock inventory (where). docs/operations.md describes each
+// subcommand, its output and its exit codes.
 #include <algorithm>
 #include <functional>
 #include <iostream>
@@ -86,6 +87,17 @@ Subcommand add_watch(CLI::App& parent, const GlobalOptions& options, WatchOption
   return {app, [&] { return watch_locks(options, watch); }};
 }
 
+Subcommand add_leader(CLI::App& parent, const GlobalOptions& options, LeaderOptions& leader) {
+  CLI::App* app = parent.add_subcommand(
+      "leader",
+      "Who leads an election (Client::campaign): the leader's acquisition, host and pid, its "
+      "term's epoch, since when, its time left, and how many campaigners wait. Exit 1 when "
+      "nobody leads.");
+  app->add_option("NAME", leader.election, "The election's name, as election() takes it")
+      ->required();
+  return {app, [&] { return show_leader(options, leader); }};
+}
+
 Subcommand add_where(CLI::App& parent, const GlobalOptions& options, WhereOptions& where) {
   CLI::App* app = parent.add_subcommand(
       "where",
@@ -162,11 +174,15 @@ int run(int argc, char** argv) {
   ShowOptions show;
   ReleaseOptions release;
   WatchOptions watch;
+  LeaderOptions leader;
   WhereOptions where;
-  const std::vector<Subcommand> subcommands = {
-      add_list(app, options, list),       add_show(app, options, show),
-      add_release(app, options, release), add_watch(app, options, watch),
-      add_where(app, options, where),     add_server(app, options)};
+  const std::vector<Subcommand> subcommands = {add_list(app, options, list),
+                                               add_show(app, options, show),
+                                               add_release(app, options, release),
+                                               add_watch(app, options, watch),
+                                               add_leader(app, options, leader),
+                                               add_where(app, options, where),
+                                               add_server(app, options)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -175,11 +191,13 @@ int run(int argc, char** argv) {
       const std::string word = app.remaining().front();
       if (may_hold_password(word)) {
         std::cerr << "distlock: unknown subcommand (not shown: it may be a URL holding a "
-                     "password); use list, show, release, watch or where, and give the URL as "
+                     "password); use list, show, release, watch, leader, where or server, and give "
+                     "the URL as "
                      "--url URL or in DISTLOCK_URL\n";
       } else {
-        std::cerr << "distlock: unknown subcommand '" << word
-                  << "'; use list, show, release, watch or where (distlock --help)\n";
+        std::cerr
+            << "distlock: unknown subcommand '" << word
+            << "'; use list, show, release, watch, leader, where or server (distlock --help)\n";
       }
       return kUsage;
     }

@@ -258,6 +258,29 @@ TEST_F(DistlockCommandRedis, ReleaseWithoutForceDeletesNothing) {
   EXPECT_NE(nobody.err.find("nobody holds"), std::string::npos) << nobody.err;
 }
 
+TEST_F(DistlockCommandRedis, LeaderShowsWhoLeadsAnElectionAndTheTermsEpoch) {
+  const std::string name = unique_name("election");
+  Leadership term = connect()->campaign(election(std::string_view(name), 30s));
+  const auto text = distlock({"leader", name});
+  EXPECT_EQ(text.code(), 0) << text.describe();
+  EXPECT_NE(text.out.find("epoch " + std::to_string(term.epoch())), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(term.lease().id()), std::string::npos) << text.out;
+  const auto json = distlock({"--json", "leader", name});
+  ASSERT_EQ(json.code(), 0) << json.describe();
+  const nlohmann::json document = json.json();
+  EXPECT_EQ(document.at("election"), name);
+  EXPECT_EQ(document.at("leader").at("fence").get<std::uint64_t>(), term.epoch()) << document;
+  EXPECT_EQ(document.at("leader").at("acquisition_id"), term.lease().id()) << document;
+
+  term.resign();
+  const auto nobody = distlock({"leader", name});
+  EXPECT_EQ(nobody.code(), 1) << nobody.describe();
+  EXPECT_NE(nobody.err.find("nobody leads"), std::string::npos) << nobody.err;
+  EXPECT_NE(nobody.err.find("elections:" + name), std::string::npos) << nobody.err;
+  const auto nobody_json = distlock({"--json", "leader", name});
+  EXPECT_TRUE(nobody_json.json().at("leader").is_null()) << nobody_json.out;
+}
+
 TEST_F(DistlockCommandRedis, ShowOfAnUnknownNameNamesTheLockAndTheServer) {
   const auto result = distlock({"show", type_ + ":missing"});
   EXPECT_EQ(result.code(), 1) << result.describe();

@@ -96,6 +96,27 @@ TEST_F(DistlockCommandZooKeeper, ListsEveryLockKindWithItsHolder) {
   writer.join();
 }
 
+TEST_F(DistlockCommandZooKeeper, LeaderShowsTheLeadersLatchNodeAndTheCampaignersInLine) {
+  const std::string name = unique_name("election");
+  const auto client = connect();
+  const auto other = connect();
+  Leadership term = client->campaign(election(std::string_view(name), 30s));
+  auto next = std::async(std::launch::async, [&] {
+    return other->campaign(election(std::string_view(name), 30s, wait(30s)));
+  });
+  ASSERT_TRUE(eventually([&] { return other->stats().waiting == 1; }));
+  const auto json = distlock({"--json", "leader", name});
+  ASSERT_EQ(json.code(), 0) << json.describe();
+  const nlohmann::json document = json.json();
+  EXPECT_EQ(document.at("leader").at("fence").get<std::uint64_t>(), term.epoch()) << document;
+  EXPECT_EQ(document.at("campaigners_waiting"), 1) << document;
+  EXPECT_NE(document.at("leader").at("location").get<std::string>().find("-latch-"),
+            std::string::npos)
+      << document;
+  term.resign();
+  EXPECT_GT(next.get().epoch(), term.epoch());
+}
+
 TEST_F(DistlockCommandZooKeeper, ShowGivesTheWaitersInTheirOrder) {
   const auto client = connect();
   const LockSpec lock_spec = spec(std::string_view(type_), 4s, distlock::wait(60s));
