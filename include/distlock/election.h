@@ -26,7 +26,6 @@
 namespace distlock {
 
 namespace detail {
-class ClientCore;
 class LeaseState;
 }  // namespace detail
 
