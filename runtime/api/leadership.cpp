@@ -27,7 +27,7 @@ Leadership::Leadership(std::string election, StopWhen stop_when, Millis stop_mar
       lease_(std::move(lease)) {}
 
 const std::string& Leadership::election() const {
-  if (!lease_.state_) throw std::logic_error("distlock::Leadership: used after it was moved from");
+  (void)lease();  // throws for a moved-from one
   return election_;
 }
 

@@ -18,6 +18,15 @@ constexpr std::string_view kWriteMarker = "__WRIT__";
 constexpr std::string_view kLeaseMarker = "lease-";  // InterProcessSemaphoreV2's leases
 constexpr std::string_view kLatchMarker = "latch-";  // LeaderLatch
 
+// Curator's protected-mode node name before its sequence number: "_c_<uuid>-<marker>".
+std::string protected_prefix(std::string_view uuid, std::string_view marker) {
+  std::string prefix(kProtectedPrefix);
+  prefix += uuid;
+  prefix += '-';
+  prefix += marker;
+  return prefix;
+}
+
 std::string_view marker_of(Mode mode) {
   switch (mode) {
     case Mode::read:
@@ -124,20 +133,10 @@ std::string random_uuid() {
 }
 
 std::string contender_prefix(std::string_view uuid, Mode mode) {
-  std::string prefix(kProtectedPrefix);
-  prefix += uuid;
-  prefix += '-';
-  prefix += marker_of(mode);
-  return prefix;
+  return protected_prefix(uuid, marker_of(mode));
 }
 
-std::string latch_prefix(std::string_view uuid) {
-  std::string prefix(kProtectedPrefix);
-  prefix += uuid;
-  prefix += '-';
-  prefix += kLatchMarker;
-  return prefix;
-}
+std::string latch_prefix(std::string_view uuid) { return protected_prefix(uuid, kLatchMarker); }
 
 std::string semaphore_mutex_path(std::string_view lock_path) {
   return std::string(lock_path) + "/locks";
@@ -147,13 +146,7 @@ std::string semaphore_leases_path(std::string_view lock_path) {
   return std::string(lock_path) + "/leases";
 }
 
-std::string lease_prefix(std::string_view uuid) {
-  std::string prefix(kProtectedPrefix);
-  prefix += uuid;
-  prefix += '-';
-  prefix += kLeaseMarker;
-  return prefix;
-}
+std::string lease_prefix(std::string_view uuid) { return protected_prefix(uuid, kLeaseMarker); }
 
 std::optional<Contender> parse_contender(std::string_view name) {
   constexpr std::size_t kMarkerAt = kProtectedPrefix.size() + kUuidLength + 1;
